@@ -1,0 +1,57 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Plugins under Plugins/ are feature plugins (dynamic libraries loaded by the host with dlopen),
+// not SwiftPM package plugins; every target there names its path.
+let package = Package(
+  name: "FeatureHost",
+  products: [
+    .executable(name: "host", targets: ["host"]),
+    .library(name: "FeatureKit", targets: ["FeatureKit"]),
+    .library(name: "FeatureTesting", targets: ["FeatureTesting"]),
+    .library(name: "Counter", type: .dynamic, targets: ["CounterPlugin"]),
+  ],
+  targets: [
+    // The C contract between host and plugins.
+    .target(name: "FeatureABI", path: "Sources/FeatureABI"),
+    .systemLibrary(
+      name: "CFFI",
+      path: "Sources/CFFI",
+      pkgConfig: "libffi",
+      providers: [.apt(["libffi-dev"])]
+    ),
+    .target(name: "FeatureJSON", path: "Sources/FeatureJSON"),
+    .target(name: "FeatureKit", dependencies: ["FeatureABI", "FeatureJSON"], path: "Sources/FeatureKit"),
+    .target(
+      name: "HostKit",
+      dependencies: ["FeatureABI", "FeatureJSON", "CFFI"],
+      path: "Sources/HostKit"
+    ),
+    .executableTarget(name: "host", dependencies: ["HostKit"], path: "Sources/host"),
+    .target(name: "FeatureTesting", dependencies: ["HostKit", "FeatureJSON"], path: "Sources/FeatureTesting"),
+
+    // Counter: the feature logic is a plain module (benchmarks call it directly); the plugin
+    // target only exports it.
+    .target(name: "CounterFeature", dependencies: ["FeatureKit"], path: "Plugins/Counter/Feature"),
+    .target(name: "CounterPlugin", dependencies: ["CounterFeature", "FeatureKit"], path: "Plugins/Counter/Plugin"),
+
+    .executableTarget(
+      name: "Benchmarks",
+      dependencies: ["HostKit", "FeatureJSON", "CounterFeature"],
+      path: "Benchmarks"
+    ),
+
+    .testTarget(name: "FeatureJSONTests", dependencies: ["FeatureJSON"], path: "Tests/FeatureJSONTests"),
+    .testTarget(
+      name: "FeatureKitTests",
+      dependencies: ["FeatureKit", "FeatureJSON", "CounterFeature"],
+      path: "Tests/FeatureKitTests"
+    ),
+    .testTarget(
+      name: "HostKitTests",
+      dependencies: ["HostKit", "FeatureJSON", "FeatureTesting", "host"],
+      path: "Tests/HostKitTests",
+      exclude: ["Fixtures"]
+    ),
+  ]
+)

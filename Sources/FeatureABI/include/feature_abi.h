@@ -1,0 +1,225 @@
+/*
+ * feature_abi.h - the FeatureHost plugin ABI, version 1.
+ *
+ * This header is the whole contract between the host and a feature plugin. A plugin is a shared
+ * library that exports one function, fh_plugin_entry_v1, returning a descriptor of the feature it
+ * implements: an MVI state machine whose actions and states are JSON objects.
+ *
+ * Conventions
+ * - Every string is NUL-terminated UTF-8.
+ * - A string passed into a function is borrowed for the duration of that call only.
+ * - A string a function returns through an out-pointer is owned by the instance and stays valid until
+ *   the next call on that instance (or until destroy). Never free() it: the host copies what it keeps.
+ * - Errors: every fallible function returns an fh_status; on failure the instance's last_error()
+ *   describes it in one line. A plugin never crashes on bad input and never fails silently.
+ * - Structs begin with struct_size and only ever grow at their end. Readers must not read a field
+ *   whose end lies beyond struct_size.
+ * - Optional capabilities are found by versioned string id through get_extension ("fh.xxx/1"),
+ *   which returns NULL when the capability is absent.
+ *
+ * Threading (the tags written on every function)
+ * - [any-thread]       may be called from any thread, concurrently.
+ * - [store-thread]     calls on one instance are serialized by the host: never two at once, never
+ *                      re-entered from a host callback. Different instances may be called in parallel.
+ * - [callback]         host callbacks are thread-safe. They may be called from any thread, from
+ *                      start until stop returns (and emit also during dispatch, see below). After
+ *                      stop returns the plugin calls nothing on that instance's fh_host.
+ *
+ * Lifecycle of an instance
+ *   create -> [restore] -> start -> (dispatch | snapshot | restore | render)* -> stop -> destroy
+ * snapshot and render are also allowed before start and after stop. A call out of this order
+ * returns FH_ERR_LIFECYCLE, never undefined behaviour. After start the host dispatches one
+ * lifecycle action first: {"type":"created"} for a fresh instance, or {"type":"restored"} when
+ * the state was set with restore before start.
+ *
+ * Memory: the plugin is never unloaded while the host runs (it is loaded with RTLD_NODELETE), so
+ * the descriptor, its manifest and its function pointers stay valid for the life of the process.
+ *
+ * ChangeLog
+ * - 1.0: first version: descriptor, host callbacks (emit, log, effect_began, effect_ended,
+ *        get_extension), lifecycle, snapshot/restore, render, manifest.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define FH_EXPORT __attribute__((visibility("default")))
+#else
+#define FH_EXPORT
+#endif
+
+#define FH_ABI_MAJOR 1u
+#define FH_ABI_MINOR 0u
+
+/* The name of the one symbol a plugin exports. The ABI major is part of it. */
+#define FH_ENTRY_SYMBOL "fh_plugin_entry_v1"
+
+/* Result of every fallible call. */
+typedef int32_t fh_status;
+enum {
+    FH_OK = 0,
+    /* The action JSON is malformed, its "type" is unknown, or its arguments are invalid.
+     * The state is unchanged. */
+    FH_ERR_BAD_ACTION = 1,
+    /* restore: the state JSON is malformed or not a valid state. The state is unchanged. */
+    FH_ERR_BAD_STATE = 2,
+    /* create: the config JSON is malformed or names an invalid setting. */
+    FH_ERR_BAD_CONFIG = 3,
+    /* The call is not allowed in the instance's lifecycle phase (e.g. dispatch before start). */
+    FH_ERR_LIFECYCLE = 4,
+    /* Anything else that went wrong inside the plugin. */
+    FH_ERR_INTERNAL = 5,
+};
+
+/* Flags dispatch reports through out_flags. */
+enum {
+    /* The reducer produced a state different from the one before: the host may re-render. */
+    FH_DISPATCH_STATE_CHANGED = 1u << 0,
+};
+
+/* Where an action emitted by the plugin comes from; recorded in journals. */
+typedef int32_t fh_origin;
+enum {
+    /* The result of an effect (a network response, a timer). */
+    FH_ORIGIN_EFFECT = 1,
+    /* A feedback rule reacting to a new state (Spin-style). */
+    FH_ORIGIN_FEEDBACK = 2,
+};
+
+typedef int32_t fh_log_level;
+enum {
+    FH_LOG_DEBUG = 0,
+    FH_LOG_INFO = 1,
+    FH_LOG_WARNING = 2,
+    FH_LOG_ERROR = 3,
+};
+
+/*
+ * What the host hands each instance at create. Every function pointer here is bound to that one
+ * instance (two instances of one plugin get different pointers), so callbacks need no context
+ * argument. The struct and its functions stay valid until destroy returns; the plugin may keep the
+ * pointer. Read no field beyond struct_size.
+ */
+typedef struct fh_host {
+    uint32_t struct_size; /* sizeof(fh_host) as the host was built */
+    uint32_t abi_major;   /* FH_ABI_MAJOR of the host */
+    uint32_t abi_minor;   /* FH_ABI_MINOR of the host */
+    uint32_t reserved;    /* zero */
+
+    /* The host's version, e.g. "0.1.0". Static. */
+    const char *host_version;
+
+    /* [callback] Queue an action for this instance's store. action_json is a JSON object with a
+     * string "type"; borrowed for the call. Never re-enters the plugin: an emit made during
+     * dispatch (a feedback reacting synchronously) is queued and dispatched after the current
+     * action. Allowed during dispatch and from any thread between start and stop; ignored (and
+     * counted by the host) otherwise. */
+    void (*emit)(const char *action_json, fh_origin origin);
+
+    /* [callback] Log one line for this instance. message is borrowed for the call. */
+    void (*log)(fh_log_level level, const char *message);
+
+    /* [callback] Tell the host an effect is now in flight. Call it before the dispatch that
+     * started the effect returns, so the host never sees the instance as settled while work is
+     * pending. */
+    void (*effect_began)(void);
+
+    /* [callback] Tell the host an effect has finished. Call it after the effect's last emit.
+     * Each effect_began is matched by exactly one effect_ended, or by stop. */
+    void (*effect_ended)(void);
+
+    /* [any-thread] Look up a host capability by versioned id ("fh.navigation/1").
+     * Returns NULL when the host does not offer it. The returned struct is bound to this instance
+     * and valid until destroy returns. */
+    const void *(*get_extension)(const char *id);
+} fh_host;
+
+/* An instance of the feature, owned by the plugin. Opaque to the host. */
+typedef struct fh_instance fh_instance;
+
+/*
+ * The plugin descriptor. Static: the plugin returns the same pointer on every call of the entry
+ * function. Required functions are non-NULL; get_extension may be NULL.
+ */
+typedef struct fh_plugin {
+    uint32_t struct_size; /* sizeof(fh_plugin) as the plugin was built */
+    uint32_t abi_major;   /* must equal the host's FH_ABI_MAJOR */
+    uint32_t abi_minor;   /* must not exceed the host's FH_ABI_MINOR */
+    uint32_t reserved;    /* zero */
+
+    /* The manifest: a JSON object, static for the life of the process:
+     *   {"id": "counter",                       lowercase letters, digits, '-' or '_'
+     *    "name": "Counter", "version": "1.0.0", "description": "...",
+     *    "actions": [                           the catalogue of actions a user may type
+     *      {"type": "set", "help": "Start a new regulation",
+     *       "arguments": [{"name": "left", "type": "integer", "help": "...", "required": true}]}]}
+     * Argument types: "integer", "number", "string", "boolean". The lifecycle actions "created" and
+     * "restored" are sent by the host only and are not listed. */
+    const char *manifest_json;
+
+    /* [any-thread] Create an instance from config_json (a JSON object, "{}" for defaults; borrowed).
+     * host is owned by the host and valid until destroy returns.
+     * Returns FH_OK and sets *out_instance. On failure *out_instance is either NULL (no memory) or an
+     * instance whose only valid calls are last_error and destroy. */
+    fh_status (*create)(const fh_host *host, const char *config_json, fh_instance **out_instance);
+
+    /* [store-thread] Start the instance: from now on effects may run and callbacks may be made.
+     * Fails with FH_ERR_LIFECYCLE unless the instance was created and not yet started. */
+    fh_status (*start)(fh_instance *instance);
+
+    /* [store-thread] Reduce one action (a JSON object with a string "type"; borrowed) into the
+     * state, then start the effects and run the feedbacks it calls for. Only while started.
+     * On FH_OK, *out_flags (if out_flags is not NULL) receives FH_DISPATCH_* flags.
+     * On FH_ERR_BAD_ACTION the state is exactly what it was before the call. */
+    fh_status (*dispatch)(fh_instance *instance, const char *action_json, uint32_t *out_flags);
+
+    /* [store-thread] The whole state as a JSON object, deterministic (snapshot -> restore ->
+     * snapshot gives identical bytes). *out_state_json is owned by the instance. */
+    fh_status (*snapshot)(fh_instance *instance, const char **out_state_json);
+
+    /* [store-thread] Replace the state with state_json (borrowed), checked by the plugin.
+     * Allowed before start and while started. On FH_ERR_BAD_STATE the state is unchanged.
+     * Restoring does not start effects; the host dispatches {"type":"restored"} when it applies. */
+    fh_status (*restore)(fh_instance *instance, const char *state_json);
+
+    /* [store-thread] The view of the current state: lines of UTF-8 text separated by '\n', with no
+     * terminal control sequences. *out_view is owned by the instance. */
+    fh_status (*render)(fh_instance *instance, const char **out_view);
+
+    /* [store-thread] Stop: cancel every effect in flight. When stop returns the plugin makes no
+     * further callback on this instance's fh_host. Only while started. */
+    fh_status (*stop)(fh_instance *instance);
+
+    /* [store-thread] Free the instance. Stops it first if it is still started. The instance
+     * pointer and every string it returned are invalid afterwards. NULL is allowed. */
+    void (*destroy)(fh_instance *instance);
+
+    /* [store-thread] One line describing why the last call on this instance failed, or "" if it
+     * did not. Owned by the instance, valid until the next call on it. */
+    const char *(*last_error)(const fh_instance *instance);
+
+    /* [any-thread] Look up an optional plugin capability by versioned id. May be NULL itself;
+     * returns NULL when the capability is absent. */
+    const void *(*get_extension)(const char *id);
+} fh_plugin;
+
+/* The entry point. [any-thread] Returns the plugin's static descriptor, or NULL if the plugin
+ * cannot run in this process (the host then reports the plugin as broken and calls nothing else).
+ * The host reads struct_size, abi_major and abi_minor before anything else. */
+typedef const fh_plugin *(*fh_plugin_entry_v1_fn)(void);
+FH_EXPORT const fh_plugin *fh_plugin_entry_v1(void);
+
+/* True when a descriptor of this version can be used by a host built with this header. */
+static inline int fh_abi_is_compatible(uint32_t abi_major, uint32_t abi_minor) {
+    return abi_major == FH_ABI_MAJOR && abi_minor <= FH_ABI_MINOR;
+}
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,91 @@
+/// Keyed container over an object's members.
+struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+  let members: [String: JSONValue]
+  let codingPath: [any CodingKey]
+  let userInfo: [CodingUserInfoKey: Any]
+
+  var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
+
+  func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
+
+  private func value(for key: Key) throws -> JSONValue {
+    guard let value = members[key.stringValue] else {
+      throw DecodingError.keyNotFound(
+        key,
+        DecodingError.Context(
+          codingPath: codingPath, debugDescription: "missing key \"\(key.stringValue)\""))
+    }
+    return value
+  }
+
+  func decodeNil(forKey key: Key) throws -> Bool {
+    if case .null = try value(for: key) {
+      return true
+    }
+    return false
+  }
+
+  func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+    try PrimitiveUnbox.bool(value(for: key), at: codingPath + [key])
+  }
+
+  func decode(_ type: String.Type, forKey key: Key) throws -> String {
+    try PrimitiveUnbox.string(value(for: key), at: codingPath + [key])
+  }
+
+  func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+    try PrimitiveUnbox.double(value(for: key), at: codingPath + [key])
+  }
+
+  func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+    try PrimitiveUnbox.float(value(for: key), at: codingPath + [key])
+  }
+
+  func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
+  func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
+  func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, key) }
+  func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, key) }
+  func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(type, key) }
+  func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(type, key) }
+  func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(type, key) }
+  func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(type, key) }
+  func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, key) }
+  func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, key) }
+
+  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+  func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { try integer(type, key) }
+
+  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+  func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try integer(type, key) }
+
+  func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+    try decodeValue(type, from: value(for: key), at: codingPath + [key], userInfo: userInfo)
+  }
+
+  func nestedContainer<NestedKey: CodingKey>(
+    keyedBy type: NestedKey.Type, forKey key: Key
+  ) throws -> KeyedDecodingContainer<NestedKey> {
+    try decoder(for: value(for: key), key: key).container(keyedBy: type)
+  }
+
+  func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+    try decoder(for: value(for: key), key: key).unkeyedContainer()
+  }
+
+  /// A missing `super` member decodes as `null`, as in Foundation.
+  func superDecoder() throws -> any Decoder {
+    decoder(for: members[JSONCodingKey.superKey.stringValue] ?? .null, key: JSONCodingKey.superKey)
+  }
+
+  func superDecoder(forKey key: Key) throws -> any Decoder {
+    decoder(for: members[key.stringValue] ?? .null, key: key)
+  }
+
+  private func decoder(for value: JSONValue, key: any CodingKey) -> JSONDecoderImpl {
+    JSONDecoderImpl(value: value, codingPath: codingPath + [key], userInfo: userInfo)
+  }
+
+  private func integer<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
+    try PrimitiveUnbox.integer(value(for: key), as: type, at: codingPath + [key])
+  }
+}

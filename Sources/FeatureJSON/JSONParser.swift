@@ -1,0 +1,220 @@
+/// Strict RFC 8259 recursive-descent parser over borrowed UTF-8 bytes.
+///
+/// It reads straight from a buffer so Swift strings and NUL-terminated C
+/// strings share one path and no intermediate `String` of the document is
+/// built. Only string contents with escapes go through a scratch buffer.
+struct JSONParser {
+  /// Deepest allowed nesting of arrays and objects; deeper input is rejected
+  /// so hostile input cannot exhaust the stack.
+  static let maxDepth = 512
+
+  let bytes: UnsafePointer<UInt8>
+  let count: Int
+  var index = 0
+  var depth = 0
+  /// Reused buffer for decoding strings that contain escapes.
+  var scratch: [UInt8] = []
+
+  init(bytes: UnsafePointer<UInt8>, count: Int) {
+    self.bytes = bytes
+    self.count = count
+  }
+
+  /// Parses exactly one value surrounded by optional whitespace.
+  mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+    skipWhitespace()
+    if index >= count {
+      throw JSONParseError(message: "unexpected end of input, expected a JSON value", offset: index)
+    }
+    let value = try parseValue()
+    skipWhitespace()
+    if index < count {
+      throw JSONParseError(
+        message: "unexpected \(describeByte(at: index)) after the top-level value", offset: index)
+    }
+    return value
+  }
+
+  mutating func parseValue() throws(JSONParseError) -> JSONValue {
+    guard index < count else { throw failure("expected a JSON value") }
+    switch bytes[index] {
+    case .quote:
+      index += 1
+      return .string(try parseString())
+    case .openBrace:
+      return try parseObject()
+    case .openBracket:
+      return try parseArray()
+    case .minus, .asciiZero ... .asciiNine:
+      return .number(try parseNumber())
+    case UInt8(ascii: "t"):
+      try expectLiteral("true")
+      return .bool(true)
+    case UInt8(ascii: "f"):
+      try expectLiteral("false")
+      return .bool(false)
+    case UInt8(ascii: "n"):
+      try expectLiteral("null")
+      return .null
+    case UInt8(ascii: "N"), UInt8(ascii: "I"):
+      throw JSONParseError(message: "NaN and Infinity are not valid JSON", offset: index)
+    default:
+      throw JSONParseError(
+        message: "unexpected \(describeByte(at: index)), expected a JSON value", offset: index)
+    }
+  }
+
+  mutating func parseObject() throws(JSONParseError) -> JSONValue {
+    try enterNesting()
+    index += 1
+    var members: [String: JSONValue] = [:]
+    skipWhitespace()
+    if index < count, bytes[index] == .closeBrace {
+      index += 1
+      depth -= 1
+      return .object(members)
+    }
+    while true {
+      guard index < count, bytes[index] == .quote else {
+        throw failure("expected '\"' to start an object key")
+      }
+      let keyOffset = index
+      index += 1
+      let key = try parseString()
+      skipWhitespace()
+      guard index < count, bytes[index] == .colon else {
+        throw failure("expected ':' after object key")
+      }
+      index += 1
+      skipWhitespace()
+      let value = try parseValue()
+      if members.updateValue(value, forKey: key) != nil {
+        throw JSONParseError(message: "duplicate key \"\(key)\" in object", offset: keyOffset)
+      }
+      skipWhitespace()
+      guard index < count else { throw failure("expected ',' or '}' after object member") }
+      switch bytes[index] {
+      case .comma:
+        let commaOffset = index
+        index += 1
+        skipWhitespace()
+        if index < count, bytes[index] == .closeBrace {
+          throw JSONParseError(message: "trailing comma before '}'", offset: commaOffset)
+        }
+      case .closeBrace:
+        index += 1
+        depth -= 1
+        return .object(members)
+      default:
+        throw failure("expected ',' or '}' after object member")
+      }
+    }
+  }
+
+  mutating func parseArray() throws(JSONParseError) -> JSONValue {
+    try enterNesting()
+    index += 1
+    var elements: [JSONValue] = []
+    skipWhitespace()
+    if index < count, bytes[index] == .closeBracket {
+      index += 1
+      depth -= 1
+      return .array(elements)
+    }
+    while true {
+      elements.append(try parseValue())
+      skipWhitespace()
+      guard index < count else { throw failure("expected ',' or ']' after array element") }
+      switch bytes[index] {
+      case .comma:
+        let commaOffset = index
+        index += 1
+        skipWhitespace()
+        if index < count, bytes[index] == .closeBracket {
+          throw JSONParseError(message: "trailing comma before ']'", offset: commaOffset)
+        }
+      case .closeBracket:
+        index += 1
+        depth -= 1
+        return .array(elements)
+      default:
+        throw failure("expected ',' or ']' after array element")
+      }
+    }
+  }
+
+  private mutating func enterNesting() throws(JSONParseError) {
+    depth += 1
+    if depth > Self.maxDepth {
+      throw JSONParseError(
+        message: "nesting deeper than \(Self.maxDepth) arrays/objects", offset: index)
+    }
+  }
+
+  private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+    let length = literal.utf8CodeUnitCount
+    let expected = literal.utf8Start
+    var offset = 0
+    while offset < length {
+      guard index + offset < count, bytes[index + offset] == expected[offset] else {
+        throw JSONParseError(message: "invalid literal, expected '\(literal)'", offset: index)
+      }
+      offset += 1
+    }
+    index += length
+  }
+
+  mutating func skipWhitespace() {
+    while index < count {
+      switch bytes[index] {
+      case .space, .tab, .newline, .carriageReturn: index += 1
+      default: return
+      }
+    }
+  }
+
+  /// An error at the current position, phrased for the end of input when
+  /// the document stops early.
+  func failure(_ expectation: String) -> JSONParseError {
+    if index >= count {
+      return JSONParseError(message: "unexpected end of input, \(expectation)", offset: index)
+    }
+    return JSONParseError(message: expectation, offset: index)
+  }
+
+  /// `'x'` for printable ASCII, `byte 0xNN` otherwise, for error messages.
+  func describeByte(at offset: Int) -> String {
+    let byte = bytes[offset]
+    if byte > 0x20 && byte < 0x7F {
+      return "'\(Character(Unicode.Scalar(byte)))'"
+    }
+    return "byte \(hexByte(byte))"
+  }
+}
+
+/// `0x0A`-style rendering used in parse error messages.
+func hexByte(_ byte: UInt8) -> String {
+  let digits = String(byte, radix: 16, uppercase: true)
+  return byte < 0x10 ? "0x0\(digits)" : "0x\(digits)"
+}
+
+extension UInt8 {
+  static let quote = UInt8(ascii: "\"")
+  static let backslash = UInt8(ascii: "\\")
+  static let slash = UInt8(ascii: "/")
+  static let openBrace = UInt8(ascii: "{")
+  static let closeBrace = UInt8(ascii: "}")
+  static let openBracket = UInt8(ascii: "[")
+  static let closeBracket = UInt8(ascii: "]")
+  static let colon = UInt8(ascii: ":")
+  static let comma = UInt8(ascii: ",")
+  static let minus = UInt8(ascii: "-")
+  static let plus = UInt8(ascii: "+")
+  static let dot = UInt8(ascii: ".")
+  static let asciiZero = UInt8(ascii: "0")
+  static let asciiNine = UInt8(ascii: "9")
+  static let space = UInt8(ascii: " ")
+  static let tab = UInt8(ascii: "\t")
+  static let newline = UInt8(ascii: "\n")
+  static let carriageReturn = UInt8(ascii: "\r")
+}

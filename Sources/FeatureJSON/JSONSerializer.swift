@@ -1,0 +1,173 @@
+/// Writes `JSONValue` trees as UTF-8 bytes.
+///
+/// Object keys are ordered by their UTF-8 bytes so the same value always
+/// produces the same bytes (snapshot -> restore -> snapshot is stable).
+enum JSONSerializer {
+  static func write(_ value: JSONValue, into out: inout [UInt8]) {
+    switch value {
+    case .null: appendLiteral("null", into: &out)
+    case .bool(let flag): appendLiteral(flag ? "true" : "false", into: &out)
+    case .number(let number): writeNumber(number, into: &out)
+    case .string(let string): writeString(string, into: &out)
+    case .array(let elements):
+      out.append(.openBracket)
+      var first = true
+      for element in elements {
+        if !first {
+          out.append(.comma)
+        }
+        first = false
+        write(element, into: &out)
+      }
+      out.append(.closeBracket)
+    case .object(let members):
+      out.append(.openBrace)
+      var first = true
+      forEachSorted(members) { key, member in
+        if !first {
+          out.append(.comma)
+        }
+        first = false
+        writeString(key, into: &out)
+        out.append(.colon)
+        write(member, into: &out)
+      }
+      out.append(.closeBrace)
+    }
+  }
+
+  /// Human-oriented layout: two-space indent, `"key": value`, sorted keys.
+  static func writePretty(_ value: JSONValue, indent: Int, into out: inout [UInt8]) {
+    switch value {
+    case .array(let elements) where !elements.isEmpty:
+      out.append(.openBracket)
+      var first = true
+      for element in elements {
+        if !first {
+          out.append(.comma)
+        }
+        first = false
+        newline(indent: indent + 1, into: &out)
+        writePretty(element, indent: indent + 1, into: &out)
+      }
+      newline(indent: indent, into: &out)
+      out.append(.closeBracket)
+    case .object(let members) where !members.isEmpty:
+      out.append(.openBrace)
+      var first = true
+      forEachSorted(members) { key, member in
+        if !first {
+          out.append(.comma)
+        }
+        first = false
+        newline(indent: indent + 1, into: &out)
+        writeString(key, into: &out)
+        out.append(.colon)
+        out.append(.space)
+        writePretty(member, indent: indent + 1, into: &out)
+      }
+      newline(indent: indent, into: &out)
+      out.append(.closeBrace)
+    default:
+      write(value, into: &out)
+    }
+  }
+
+  /// Visits members in UTF-8 byte order of their keys. Swift's `String <`
+  /// compares normalized scalars, not bytes, so it is not used here.
+  private static func forEachSorted(
+    _ members: [String: JSONValue], _ body: (String, JSONValue) -> Void
+  ) {
+    if members.count <= 1 {
+      for (key, value) in members {
+        body(key, value)
+      }
+      return
+    }
+    let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    for (key, value) in sorted {
+      body(key, value)
+    }
+  }
+
+  private static func newline(indent: Int, into out: inout [UInt8]) {
+    out.append(.newline)
+    out.append(contentsOf: repeatElement(.space, count: indent * 2))
+  }
+
+  private static func appendLiteral(_ literal: StaticString, into out: inout [UInt8]) {
+    out.append(
+      contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+  }
+
+  static func writeNumber(_ number: JSONNumber, into out: inout [UInt8]) {
+    switch number {
+    case .int(let value):
+      writeInteger(value, into: &out)
+    case .double(let value):
+      // Non-finite values have no JSON spelling; `null` keeps output valid.
+      // `description` is the shortest text that round-trips exactly.
+      if value.isFinite {
+        out.append(contentsOf: value.description.utf8)
+      } else {
+        appendLiteral("null", into: &out)
+      }
+    }
+  }
+
+  private static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
+    if value < 0 {
+      out.append(.minus)
+    }
+    var magnitude = value.magnitude
+    let start = out.count
+    repeat {
+      out.append(.asciiZero &+ UInt8(truncatingIfNeeded: magnitude % 10))
+      magnitude /= 10
+    } while magnitude > 0
+    out[start...].reverse()
+  }
+
+  /// Escapes only what RFC 8259 requires; non-ASCII stays raw UTF-8.
+  static func writeString(_ string: String, into out: inout [UInt8]) {
+    out.append(.quote)
+    let handled: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
+      var runStart = 0
+      for position in bytes.indices {
+        let byte = bytes[position]
+        guard byte < 0x20 || byte == .quote || byte == .backslash else { continue }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
+        writeEscape(byte, into: &out)
+        runStart = position + 1
+      }
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+    }
+    if handled == nil {
+      for byte in string.utf8 {
+        if byte < 0x20 || byte == .quote || byte == .backslash {
+          writeEscape(byte, into: &out)
+        } else {
+          out.append(byte)
+        }
+      }
+    }
+    out.append(.quote)
+  }
+
+  private static func writeEscape(_ byte: UInt8, into out: inout [UInt8]) {
+    out.append(.backslash)
+    switch byte {
+    case .quote, .backslash: out.append(byte)
+    case .newline: out.append(UInt8(ascii: "n"))
+    case .carriageReturn: out.append(UInt8(ascii: "r"))
+    case .tab: out.append(UInt8(ascii: "t"))
+    case 0x08: out.append(UInt8(ascii: "b"))
+    case 0x0C: out.append(UInt8(ascii: "f"))
+    default:
+      let hexDigits: StaticString = "0123456789abcdef"
+      out.append(contentsOf: [UInt8(ascii: "u"), .asciiZero, .asciiZero])
+      out.append(hexDigits.utf8Start[Int(byte >> 4)])
+      out.append(hexDigits.utf8Start[Int(byte & 0x0F)])
+    }
+  }
+}

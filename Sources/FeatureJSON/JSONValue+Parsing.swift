@@ -1,0 +1,39 @@
+// Public parse entry points. All three funnel into `JSONParser`, which reads
+// the bytes in place.
+
+extension JSONValue {
+  /// Parses a complete JSON text (RFC 8259, strict).
+  public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+    var text = text
+    let result = text.withUTF8 { buffer in
+      Result { () throws(JSONParseError) -> JSONValue in
+        try parse(bytes: UnsafeRawBufferPointer(buffer))
+      }
+    }
+    return try result.get()
+  }
+
+  /// Parses a complete JSON text from UTF-8 bytes without copying them.
+  public static func parse(bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
+    guard let base = bytes.baseAddress, bytes.count > 0 else {
+      throw JSONParseError(message: "unexpected end of input, expected a JSON value", offset: 0)
+    }
+    var parser = JSONParser(
+      bytes: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+    return try parser.parseDocument()
+  }
+
+  /// Parses a NUL-terminated UTF-8 C string in place, as handed across the
+  /// plugin ABI; the bytes are never copied into a `String` first.
+  public static func parse(
+    utf8CString cString: UnsafePointer<CChar>
+  ) throws(JSONParseError) -> JSONValue {
+    let raw = UnsafeRawPointer(cString)
+    let bytes = raw.assumingMemoryBound(to: UInt8.self)
+    var length = 0
+    while bytes[length] != 0 {
+      length += 1
+    }
+    return try parse(bytes: UnsafeRawBufferPointer(start: raw, count: length))
+  }
+}

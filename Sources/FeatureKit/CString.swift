@@ -1,0 +1,22 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A C string the instance owns and hands out until it is replaced: the ABI's "owned by the
+/// instance, valid until the next call" rule.
+struct OwnedCString: ~Copyable {
+  private var pointer: UnsafeMutablePointer<CChar>?
+
+  init() { pointer = nil }
+
+  /// Replaces the held string and returns a pointer to the new one.
+  mutating func set(_ text: String) -> UnsafePointer<CChar>? {
+    free(pointer)
+    pointer = strdup(text)
+    return UnsafePointer(pointer)
+  }
+
+  var value: UnsafePointer<CChar>? { UnsafePointer(pointer) }
+
+  deinit { free(pointer) }
+}

@@ -1,0 +1,49 @@
+/// Work a reducer or feedback asks for. Effects are the only place for side effects; they report
+/// back only by sending actions.
+public struct Effect<Action: Sendable>: Sendable {
+  enum Operation: Sendable {
+    case send([Action])
+    case run(id: String?, body: @Sendable (Send<Action>) async -> Void)
+    case cancel(id: String)
+  }
+
+  let operations: [Operation]
+
+  /// No work.
+  public static var none: Effect { Effect(operations: []) }
+
+  /// Sends actions right away; they are queued by the host and applied after the current one.
+  public static func send(_ actions: Action...) -> Effect { Effect(operations: [.send(actions)]) }
+
+  /// Runs `body` asynchronously. With an `id`, a new run cancels the one still in flight under
+  /// that id. Stopping the instance cancels every run; `send` then drops what it is given, so a
+  /// late result never reaches the reducer. A thrown error ends the run silently: report failures
+  /// by sending an action.
+  public static func run(
+    id: String? = nil,
+    _ body: @escaping @Sendable (Send<Action>) async throws -> Void
+  ) -> Effect {
+    Effect(operations: [.run(id: id, body: { send in try? await body(send) })])
+  }
+
+  /// Cancels the run in flight under `id`, if any.
+  public static func cancel(id: String) -> Effect { Effect(operations: [.cancel(id: id)]) }
+
+  /// All of the given effects, in order.
+  public static func merge(_ effects: Effect...) -> Effect {
+    Effect(operations: effects.flatMap(\.operations))
+  }
+}
+
+/// Sends actions from a running effect back to the store. Thread-safe.
+public struct Send<Action: Sendable>: Sendable {
+  let deliver: @Sendable (Action) -> Void
+
+  public init(_ deliver: @escaping @Sendable (Action) -> Void) { self.deliver = deliver }
+
+  /// Sends `action` unless the effect was cancelled or the instance stopped.
+  public func callAsFunction(_ action: Action) {
+    guard !Task.isCancelled else { return }
+    deliver(action)
+  }
+}

@@ -1,0 +1,93 @@
+import Dispatch
+import FeatureABI
+import FeatureJSON
+import Synchronization
+
+/// Runs an instance's effects and delivers what they send, until stop.
+///
+/// Emits happen under the lock that `stop` takes to close the gate, so once `stop` returns
+/// nothing more reaches the host, whatever a cancelled task still does.
+final class EffectRunner<Action: Codable & Sendable>: Sendable {
+  private struct Running {
+    var open = false
+    var nextKey: UInt64 = 0
+    var tasks: [UInt64: Task<Void, Never>] = [:]
+    var keysByID: [String: UInt64] = [:]
+  }
+
+  private let host: HostConnection
+  private let running = Mutex(Running())
+  private let finished = DispatchGroup()
+
+  init(host: HostConnection) { self.host = host }
+
+  /// Opens the gate: from now on effects may run and emit.
+  func start() { running.withLock { $0.open = true } }
+
+  /// Closes the gate, cancels every run, and waits (bounded) for them to wind down.
+  func stop() {
+    running.withLock { running in
+      running.open = false
+      for task in running.tasks.values { task.cancel() }
+      running.keysByID.removeAll()
+    }
+    _ = finished.wait(timeout: .now() + .seconds(2))
+  }
+
+  /// Starts the work `effect` describes. Actions it sends are emitted with `origin`.
+  func run(_ effect: Effect<Action>, origin: fh_origin) {
+    for operation in effect.operations {
+      switch operation {
+      case .send(let actions):
+        for action in actions { emit(action, origin: origin) }
+      case .cancel(let id):
+        running.withLock { running in
+          if let key = running.keysByID.removeValue(forKey: id) { running.tasks[key]?.cancel() }
+        }
+      case .run(let id, let body):
+        launch(id: id, origin: origin, body: body)
+      }
+    }
+  }
+
+  private func launch(id: String?, origin: fh_origin, body: @escaping @Sendable (Send<Action>) async -> Void) {
+    running.withLock { running in
+      guard running.open else { return }
+      host.effectBegan()
+      finished.enter()
+      let key = running.nextKey
+      running.nextKey += 1
+      if let id {
+        if let previous = running.keysByID[id] { running.tasks[previous]?.cancel() }
+        running.keysByID[id] = key
+      }
+      // Created under the lock, so the task cannot finish before it is recorded.
+      running.tasks[key] = Task { [self] in
+        await body(Send { action in self.emit(action, origin: origin) })
+        self.finish(key)
+      }
+    }
+  }
+
+  private func finish(_ key: UInt64) {
+    running.withLock { running in
+      running.tasks[key] = nil
+      if let id = running.keysByID.first(where: { $0.value == key })?.key { running.keysByID[id] = nil }
+      if running.open { host.effectEnded() }
+    }
+    finished.leave()
+  }
+
+  private func emit(_ action: Action, origin: fh_origin) {
+    let json: String
+    do {
+      json = try JSONValueEncoder().encodeTagged(action).serialized()
+    } catch {
+      host.log(fh_log_level(FH_LOG_ERROR), "cannot encode action \(action): \(error)")
+      return
+    }
+    running.withLock { running in
+      if running.open { host.emit(json, origin: origin) }
+    }
+  }
+}

@@ -1,0 +1,50 @@
+import FeatureJSON
+
+/// A feature: one MVI state machine that a plugin exports to the host.
+///
+/// State and Action are Codable; actions cross the plugin boundary as flat JSON objects
+/// (`{"type": "set", "left": 3}`), which FeatureKit maps onto an enum's synthesized Codable
+/// (`case set(left: Int)`). Include `case created` and `case restored` to react to the lifecycle
+/// actions the host sends after start; a feature without them simply ignores them.
+///
+/// Everything here runs on the store thread, one call at a time. `reduce` and `feedback` must be
+/// pure: side effects belong in the `Effect`s they return.
+public protocol Feature: Sendable {
+  associatedtype State: Codable & Equatable & Sendable
+  associatedtype Action: Codable & Sendable
+
+  /// Identity and action catalogue, shown by `host list` and used to parse typed actions.
+  static var manifest: Manifest { get }
+
+  /// Builds the feature from its config (the JSON object given at create).
+  /// Throw a `FeatureError` naming the bad setting to refuse the config.
+  init(config: FeatureConfig) throws
+
+  /// The state of a fresh instance, before the `created` action.
+  func initialState() -> State
+
+  /// Applies one action to the state and returns the work it starts.
+  func reduce(into state: inout State, action: Action) -> Effect<Action>
+
+  /// Spin-style feedback: called with each new state (and after the lifecycle actions); the only
+  /// place besides effects where actions are produced. Default: none.
+  func feedback(_ state: State) -> Effect<Action>
+
+  /// The view: lines of plain text, no terminal control sequences.
+  func render(_ state: State) -> [String]
+
+  /// Checks a state given to `restore` beyond what decoding checks. Default: accepts all.
+  func validate(_ state: State) throws
+}
+
+extension Feature {
+  public func feedback(_ state: State) -> Effect<Action> { .none }
+  public func validate(_ state: State) throws {}
+}
+
+/// An error a feature reports to the host: one line saying what is wrong and how to fix it.
+public struct FeatureError: Error, Sendable, CustomStringConvertible {
+  public let message: String
+  public init(_ message: String) { self.message = message }
+  public var description: String { message }
+}

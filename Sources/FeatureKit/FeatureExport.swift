@@ -1,0 +1,155 @@
+import FeatureABI
+import FeatureJSON
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Exports a feature through the C ABI. A plugin needs exactly this:
+///
+///     @_cdecl("fh_plugin_entry_v1")
+///     public func entry() -> UnsafeRawPointer { FeatureExport.plugin(CounterFeature.self) }
+///
+/// Each plugin image holds one feature; the descriptor is built once and lives for the process.
+public enum FeatureExport {
+  /// The static descriptor for `F`. Thread-safe; every call returns the same pointer.
+  public static func plugin<F: Feature>(_ feature: F.Type) -> UnsafeRawPointer {
+    registration.withLock { registration in
+      if let existing = registration {
+        precondition(existing.featureType == ObjectIdentifier(F.self), "one plugin image exports one feature")
+        return UnsafeRawPointer(existing.descriptor)
+      }
+      let created = Registration(
+        featureType: ObjectIdentifier(F.self),
+        descriptor: makeDescriptor(manifest: F.manifest),
+        factory: { host, config in
+          let feature = try F(config: config)
+          return FeatureInstance(feature: feature, host: HostConnection(host))
+        }
+      )
+      registration = created
+      return UnsafeRawPointer(created.descriptor)
+    }
+  }
+
+  fileprivate struct Registration: @unchecked Sendable {
+    let featureType: ObjectIdentifier
+    let descriptor: UnsafeMutablePointer<fh_plugin>
+    let factory: (UnsafePointer<fh_host>, FeatureConfig) throws -> AnyFeatureInstance
+  }
+
+  fileprivate static let registration = Mutex<Registration?>(nil)
+
+  private static func makeDescriptor(manifest: Manifest) -> UnsafeMutablePointer<fh_plugin> {
+    let descriptor = UnsafeMutablePointer<fh_plugin>.allocate(capacity: 1)
+    descriptor.initialize(
+      to: fh_plugin(
+        struct_size: UInt32(MemoryLayout<fh_plugin>.size),
+        abi_major: FH_ABI_MAJOR,
+        abi_minor: FH_ABI_MINOR,
+        reserved: 0,
+        manifest_json: UnsafePointer(strdup(manifest.json.serialized())),
+        create: glueCreate,
+        start: { instance($0)?.start() ?? fh_status(FH_ERR_LIFECYCLE) },
+        dispatch: { pointer, json, outFlags in
+          guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
+          guard let json else { return object.fail(FH_ERR_BAD_ACTION, "action JSON is NULL") }
+          var flags: UInt32 = 0
+          let status = object.dispatch(json, flags: &flags)
+          outFlags?.pointee = flags
+          return status
+        },
+        snapshot: { pointer, out in
+          guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
+          var text: UnsafePointer<CChar>?
+          let status = object.snapshot(&text)
+          out?.pointee = text
+          return status
+        },
+        restore: { pointer, json in
+          guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
+          guard let json else { return object.fail(FH_ERR_BAD_STATE, "state JSON is NULL") }
+          return object.restore(json)
+        },
+        render: { pointer, out in
+          guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
+          var text: UnsafePointer<CChar>?
+          let status = object.render(&text)
+          out?.pointee = text
+          return status
+        },
+        stop: { instance($0)?.stop() ?? fh_status(FH_ERR_LIFECYCLE) },
+        destroy: { pointer in
+          guard let pointer else { return }
+          // The instance stops its effects in deinit if it is still started.
+          Unmanaged<AnyFeatureInstance>.fromOpaque(UnsafeRawPointer(pointer)).release()
+        },
+        last_error: { pointer in
+          guard let pointer else { return nil }
+          let object = Unmanaged<AnyFeatureInstance>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+          return object.lastError.value ?? emptyString
+        },
+        get_extension: nil
+      )
+    )
+    return descriptor
+  }
+}
+
+private nonisolated(unsafe) let emptyString: UnsafePointer<CChar> = {
+  let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+  pointer.initialize(to: 0)
+  return UnsafePointer(pointer)
+}()
+
+private func instance(_ pointer: OpaquePointer?) -> AnyFeatureInstance? {
+  guard let pointer else { return nil }
+  return Unmanaged<AnyFeatureInstance>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+}
+
+private let glueCreate:
+  @convention(c) (
+    UnsafePointer<fh_host>?, UnsafePointer<CChar>?, UnsafeMutablePointer<OpaquePointer?>?
+  ) -> fh_status = { host, configJSON, out in
+    out?.pointee = nil
+    guard let host, let out else { return fh_status(FH_ERR_INTERNAL) }
+    guard let factory = FeatureExport.registration.withLock({ $0?.factory }) else {
+      return fh_status(FH_ERR_INTERNAL)
+    }
+    let failed = FailedInstance()
+    do {
+      let config: [String: JSONValue]
+      if let configJSON {
+        let value = try JSONValue.parse(utf8CString: configJSON)
+        guard let object = value.objectValue else {
+          throw FeatureError("config must be a JSON object, got \(value.serialized())")
+        }
+        config = object
+      } else {
+        config = [:]
+      }
+      let created = try factory(host, FeatureConfig(values: config))
+      out.pointee = OpaquePointer(Unmanaged.passRetained(created).toOpaque())
+      return fh_status(FH_OK)
+    } catch let error as JSONParseError {
+      out.pointee = OpaquePointer(Unmanaged<AnyFeatureInstance>.passRetained(failed).toOpaque())
+      return failed.fail(FH_ERR_BAD_CONFIG, "config is not valid JSON: \(error)")
+    } catch {
+      out.pointee = OpaquePointer(Unmanaged<AnyFeatureInstance>.passRetained(failed).toOpaque())
+      return failed.fail(FH_ERR_BAD_CONFIG, "config refused: \(error)")
+    }
+  }
+
+/// What create hands back when it fails: only last_error and destroy work on it.
+private final class FailedInstance: AnyFeatureInstance {
+  private func refuse(_ call: String) -> fh_status {
+    fail(FH_ERR_LIFECYCLE, "\(call) is not allowed: the instance failed to be created")
+  }
+  override func start() -> fh_status { refuse("start") }
+  override func dispatch(_ json: UnsafePointer<CChar>, flags: inout UInt32) -> fh_status { refuse("dispatch") }
+  override func snapshot(_ out: inout UnsafePointer<CChar>?) -> fh_status { refuse("snapshot") }
+  override func restore(_ json: UnsafePointer<CChar>) -> fh_status { refuse("restore") }
+  override func render(_ out: inout UnsafePointer<CChar>?) -> fh_status { refuse("render") }
+  override func stop() -> fh_status { refuse("stop") }
+}

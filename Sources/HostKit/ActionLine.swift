@@ -1,0 +1,136 @@
+import FeatureJSON
+
+/// Turns a typed line into an action JSON object, checked against the feature's catalogue:
+/// `increment`, `set left=3 right=9`, `rename name="two words"`, or raw JSON (`{"type": ...}`).
+public enum ActionLine {
+  public static func parse(_ line: String, manifest: PluginManifest) throws(HostError) -> String {
+    let trimmed = line.trimmingWhitespace()
+    if trimmed.hasPrefix("{") { return try parseJSON(trimmed, manifest: manifest) }
+    let words = try tokenize(trimmed)
+    guard let type = words.first else { throw HostError("empty action") }
+    if PluginManifest.lifecycleTypes.contains(type) {
+      throw HostError("'\(type)' is a lifecycle action only the host sends", help: "type one of: \(names(manifest))")
+    }
+    guard let action = manifest.action(named: type) else {
+      let hint = Suggestion.closest(to: type, in: manifest.actions.map(\.type)).map { "did you mean '\($0)'? " } ?? ""
+      throw HostError(
+        "unknown action '\(type)' for \(manifest.id)",
+        help: "\(hint)actions: \(names(manifest)) (':help' explains them)", kind: .failure)
+    }
+    var object: [String: JSONValue] = ["type": .string(type)]
+    for word in words.dropFirst() {
+      guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
+        throw HostError(
+          "expected name=value after '\(type)', got '\(word)'", help: "usage: \(usage(action))")
+      }
+      let name = String(word[..<equals])
+      let text = String(word[word.index(after: equals)...])
+      guard let argument = action.arguments.first(where: { $0.name == name }) else {
+        let known = action.arguments.map(\.name)
+        let hint = Suggestion.closest(to: name, in: known).map { "did you mean '\($0)'? " } ?? ""
+        throw HostError("'\(type)' has no argument '\(name)'", help: "\(hint)usage: \(usage(action))")
+      }
+      guard object[name] == nil else {
+        throw HostError("argument '\(name)' is given twice", help: "usage: \(usage(action))")
+      }
+      object[name] = try value(text, for: argument, of: type)
+    }
+    if let missing = action.arguments.first(where: { $0.required && object[$0.name] == nil }) {
+      throw HostError("'\(type)' needs \(missing.name)=<\(missing.kind.rawValue)>", help: "usage: \(usage(action))")
+    }
+    return JSONValue.object(object).serialized()
+  }
+
+  /// `set left=<integer> right=<integer>`, with optional arguments in brackets.
+  public static func usage(_ action: PluginManifest.Action) -> String {
+    ([action.type]
+      + action.arguments.map { $0.required ? "\($0.name)=<\($0.kind.rawValue)>" : "[\($0.name)=<\($0.kind.rawValue)>]" })
+      .joined(separator: " ")
+  }
+
+  private static func names(_ manifest: PluginManifest) -> String {
+    manifest.actions.map(\.type).joined(separator: ", ")
+  }
+
+  private static func parseJSON(_ text: String, manifest: PluginManifest) throws(HostError) -> String {
+    let value: JSONValue
+    do {
+      value = try JSONValue.parse(text)
+    } catch {
+      throw HostError("\(error)", help: "a raw action is one JSON object, e.g. {\"type\":\"increment\"}")
+    }
+    guard let type = value["type"]?.stringValue else {
+      throw HostError("a raw action needs a string \"type\", got \(value.serialized())")
+    }
+    if PluginManifest.lifecycleTypes.contains(type) {
+      throw HostError("'\(type)' is a lifecycle action only the host sends", help: "type one of: \(names(manifest))")
+    }
+    return value.serialized()
+  }
+
+  private static func value(
+    _ text: String, for argument: PluginManifest.Argument, of type: String
+  ) throws(HostError) -> JSONValue {
+    func bad() -> HostError {
+      HostError(
+        "argument \(argument.name)='\(text)' of '\(type)' must be \(article(argument.kind)) \(argument.kind.rawValue)",
+        help: argument.help.isEmpty ? nil : "\(argument.name): \(argument.help)")
+    }
+    switch argument.kind {
+    case .string: return .string(text)
+    case .integer:
+      guard let int = Int64(text) else { throw bad() }
+      return .number(.int(int))
+    case .number:
+      guard let double = Double(text), double.isFinite else { throw bad() }
+      return .number(.double(double))
+    case .boolean:
+      switch text {
+      case "true", "yes", "on", "1": return .bool(true)
+      case "false", "no", "off", "0": return .bool(false)
+      default: throw bad()
+      }
+    }
+  }
+
+  private static func article(_ kind: PluginManifest.Argument.Kind) -> String {
+    kind == .integer ? "an" : "a"
+  }
+
+  /// Splits on spaces; double or single quotes keep spaces inside a value.
+  static func tokenize(_ line: String) throws(HostError) -> [String] {
+    var words: [String] = []
+    var current = ""
+    var quote: Character?
+    var inWord = false
+    for character in line {
+      if let open = quote {
+        if character == open { quote = nil } else { current.append(character) }
+      } else if character == "\"" || character == "'" {
+        quote = character
+        inWord = true
+      } else if character == " " || character == "\t" {
+        if inWord { words.append(current) }
+        current = ""
+        inWord = false
+      } else {
+        current.append(character)
+        inWord = true
+      }
+    }
+    if let open = quote { throw HostError("unterminated \(open) in '\(line)'", help: "close the quote") }
+    if inWord { words.append(current) }
+    return words
+  }
+}
+
+extension String {
+  /// The string without leading and trailing spaces, tabs and line ends.
+  public func trimmingWhitespace() -> String {
+    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+    guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+      return ""
+    }
+    return String(self[first...last])
+  }
+}

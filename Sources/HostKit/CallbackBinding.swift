@@ -1,0 +1,139 @@
+import CFFI
+import FeatureABI
+
+/// Receives the callbacks of one plugin instance. Called from any thread.
+public protocol InstanceCallbackTarget: AnyObject, Sendable {
+  func instanceEmitted(_ json: UnsafePointer<CChar>, origin: fh_origin)
+  func instanceLogged(level: fh_log_level, message: UnsafePointer<CChar>)
+  func instanceEffectBegan()
+  func instanceEffectEnded()
+}
+
+/// The `fh_host` an instance gets: plain C function pointers bound to that one instance with libffi
+/// closures (`ffi_closure_alloc` + `ffi_prep_closure_loc`), so C authors need no context argument
+/// and two instances of one plugin never mix.
+///
+/// Free it only after the instance was stopped and destroyed: the plugin may call until then.
+final class CallbackBinding: @unchecked Sendable {
+  /// Holds the target weakly; the closures' user data points here.
+  private final class Box {
+    weak var target: (any InstanceCallbackTarget)?
+    init(_ target: any InstanceCallbackTarget) { self.target = target }
+  }
+
+  let host: UnsafeMutablePointer<fh_host>
+  private var closures: [UnsafeMutableRawPointer] = []
+  private let box: Unmanaged<Box>
+
+  init(target: any InstanceCallbackTarget, hostVersion: UnsafePointer<CChar>) throws(HostError) {
+    box = Unmanaged.passRetained(Box(target))
+    host = .allocate(capacity: 1)
+    let interfaces = CallInterfaces.shared
+    let user = box.toOpaque()
+    do {
+      let emit = try bind(interfaces.pointerInt32, user) { _, _, args, user in
+        guard let args, let user, let json = args[0]?.load(as: UnsafePointer<CChar>?.self) else { return }
+        let origin = args[1]?.load(as: Int32.self) ?? 0
+        Unmanaged<Box>.fromOpaque(user).takeUnretainedValue().target?.instanceEmitted(json, origin: origin)
+      }
+      let log = try bind(interfaces.int32Pointer, user) { _, _, args, user in
+        guard let args, let user, let message = args[1]?.load(as: UnsafePointer<CChar>?.self) else { return }
+        let level = args[0]?.load(as: Int32.self) ?? 0
+        Unmanaged<Box>.fromOpaque(user).takeUnretainedValue().target?.instanceLogged(level: level, message: message)
+      }
+      let began = try bind(interfaces.void, user) { _, _, _, user in
+        guard let user else { return }
+        Unmanaged<Box>.fromOpaque(user).takeUnretainedValue().target?.instanceEffectBegan()
+      }
+      let ended = try bind(interfaces.void, user) { _, _, _, user in
+        guard let user else { return }
+        Unmanaged<Box>.fromOpaque(user).takeUnretainedValue().target?.instanceEffectEnded()
+      }
+      // No host extensions yet: every lookup answers NULL.
+      let getExtension = try bind(interfaces.pointerReturningPointer, user) { _, result, _, _ in
+        result?.storeBytes(of: nil, as: UnsafeRawPointer?.self)
+      }
+      host.initialize(
+        to: fh_host(
+          struct_size: UInt32(MemoryLayout<fh_host>.size),
+          abi_major: FH_ABI_MAJOR,
+          abi_minor: FH_ABI_MINOR,
+          reserved: 0,
+          host_version: hostVersion,
+          emit: unsafeBitCast(emit, to: (@convention(c) (UnsafePointer<CChar>?, fh_origin) -> Void).self),
+          log: unsafeBitCast(log, to: (@convention(c) (fh_log_level, UnsafePointer<CChar>?) -> Void).self),
+          effect_began: unsafeBitCast(began, to: (@convention(c) () -> Void).self),
+          effect_ended: unsafeBitCast(ended, to: (@convention(c) () -> Void).self),
+          get_extension: unsafeBitCast(
+            getExtension, to: (@convention(c) (UnsafePointer<CChar>?) -> UnsafeRawPointer?).self)
+        ))
+    } catch {
+      for closure in closures { ffi_closure_free(closure) }
+      host.deallocate()
+      box.release()
+      throw error
+    }
+  }
+
+  deinit {
+    for closure in closures { ffi_closure_free(closure) }
+    host.deinitialize(count: 1)
+    host.deallocate()
+    box.release()
+  }
+
+  private typealias Handler =
+    @convention(c) (
+      UnsafeMutablePointer<ffi_cif>?, UnsafeMutableRawPointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+      UnsafeMutableRawPointer?
+    ) -> Void
+
+  /// Allocates one closure and returns its executable address.
+  private func bind(
+    _ cif: UnsafeMutablePointer<ffi_cif>, _ user: UnsafeMutableRawPointer, _ handler: Handler
+  ) throws(HostError) -> UnsafeMutableRawPointer {
+    var code: UnsafeMutableRawPointer?
+    guard let closure = ffi_closure_alloc(MemoryLayout<ffi_closure>.size, &code), let code else {
+      throw HostError("libffi could not allocate a callback closure (out of memory?)")
+    }
+    closures.append(closure)
+    let status = ffi_prep_closure_loc(
+      closure.assumingMemoryBound(to: ffi_closure.self), cif, handler, user, code)
+    guard status == FFI_OK else {
+      throw HostError("libffi could not prepare a callback closure (status \(status.rawValue))")
+    }
+    return code
+  }
+}
+
+/// The call interfaces of the callbacks, prepared once and shared by every instance.
+private final class CallInterfaces: @unchecked Sendable {
+  static let shared = CallInterfaces()
+
+  /// void (const char *, int32_t): emit
+  let pointerInt32: UnsafeMutablePointer<ffi_cif>
+  /// void (int32_t, const char *): log
+  let int32Pointer: UnsafeMutablePointer<ffi_cif>
+  /// void (void): effect_began, effect_ended
+  let void: UnsafeMutablePointer<ffi_cif>
+  /// const void *(const char *): get_extension
+  let pointerReturningPointer: UnsafeMutablePointer<ffi_cif>
+
+  private init() {
+    pointerInt32 = Self.prepare(returning: fh_ffi_type_void(), [fh_ffi_type_pointer(), fh_ffi_type_sint32()])
+    int32Pointer = Self.prepare(returning: fh_ffi_type_void(), [fh_ffi_type_sint32(), fh_ffi_type_pointer()])
+    void = Self.prepare(returning: fh_ffi_type_void(), [])
+    pointerReturningPointer = Self.prepare(returning: fh_ffi_type_pointer(), [fh_ffi_type_pointer()])
+  }
+
+  private static func prepare(
+    returning result: UnsafeMutablePointer<ffi_type>?, _ arguments: [UnsafeMutablePointer<ffi_type>?]
+  ) -> UnsafeMutablePointer<ffi_cif> {
+    let cif = UnsafeMutablePointer<ffi_cif>.allocate(capacity: 1)
+    let types = UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>.allocate(capacity: max(1, arguments.count))
+    for (index, type) in arguments.enumerated() { types[index] = type }
+    let status = ffi_prep_cif(cif, FFI_DEFAULT_ABI, UInt32(arguments.count), result, types)
+    precondition(status == FFI_OK, "ffi_prep_cif failed for a fixed, valid signature")
+    return cif
+  }
+}

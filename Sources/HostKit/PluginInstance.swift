@@ -1,0 +1,109 @@
+import FeatureABI
+
+/// A call on an instance that the plugin refused: its status and the instance's own message.
+public struct PluginCallError: Error, Sendable, Equatable, CustomStringConvertible {
+  public let call: String
+  public let status: fh_status
+  public let message: String
+
+  public var description: String { message.isEmpty ? "\(call) failed with status \(status)" : message }
+
+  /// True when the plugin refused bad input (action, state or config) rather than failing itself.
+  public var isBadInput: Bool {
+    status == fh_status(FH_ERR_BAD_ACTION) || status == fh_status(FH_ERR_BAD_STATE)
+      || status == fh_status(FH_ERR_BAD_CONFIG)
+  }
+}
+
+/// One live instance of a loaded plugin, seen from the host.
+///
+/// Not thread-safe: the ABI requires calls on one instance to be serialized, and the owning
+/// `Store` makes every call from its own thread. Strings the plugin returns are copied at once.
+public final class PluginInstance: @unchecked Sendable {
+  public let plugin: LoadedPlugin
+  private let functions: fh_plugin
+  private let handle: OpaquePointer
+  private let binding: CallbackBinding
+
+  /// Creates an instance with `config` (a JSON object), its callbacks delivered to `target`.
+  public init(plugin: LoadedPlugin, config: String, target: any InstanceCallbackTarget) throws(HostError) {
+    self.plugin = plugin
+    let functions = plugin.descriptor.pointee
+    let binding = try CallbackBinding(target: target, hostVersion: HostVersion.cString)
+    self.functions = functions
+    self.binding = binding
+    var created: OpaquePointer?
+    let status = config.withCString { functions.create(binding.host, $0, &created) }
+    guard status == fh_status(FH_OK), let created else {
+      var message = "create failed with status \(status)"
+      if let created {
+        message = functions.last_error(created).map { String(cString: $0) } ?? message
+        functions.destroy(created)
+      }
+      throw HostError(
+        "feature '\(plugin.id)' refused its config \(config): \(message)",
+        help: "check the --config value against the feature's documented settings")
+    }
+    handle = created
+  }
+
+  deinit {
+    functions.destroy(handle)
+  }
+
+  public func start() throws(PluginCallError) {
+    try check("start", functions.start(handle))
+  }
+
+  /// Reduces one action; returns whether the plugin reports the state as changed.
+  public func dispatch(_ json: String) throws(PluginCallError) -> Bool {
+    var flags: UInt32 = 0
+    let status = json.withCString { functions.dispatch(handle, $0, &flags) }
+    try check("dispatch", status)
+    return flags & UInt32(FH_DISPATCH_STATE_CHANGED) != 0
+  }
+
+  public func snapshot() throws(PluginCallError) -> String {
+    var text: UnsafePointer<CChar>?
+    try check("snapshot", functions.snapshot(handle, &text))
+    return text.map { String(cString: $0) } ?? ""
+  }
+
+  public func restore(_ json: String) throws(PluginCallError) {
+    let status = json.withCString { functions.restore(handle, $0) }
+    try check("restore", status)
+  }
+
+  public func render() throws(PluginCallError) -> String {
+    var text: UnsafePointer<CChar>?
+    try check("render", functions.render(handle, &text))
+    return text.map { String(cString: $0) } ?? ""
+  }
+
+  public func stop() throws(PluginCallError) {
+    try check("stop", functions.stop(handle))
+  }
+
+  private func check(_ call: String, _ status: fh_status) throws(PluginCallError) {
+    guard status != fh_status(FH_OK) else { return }
+    let message = functions.last_error(handle).map { String(cString: $0) } ?? ""
+    throw PluginCallError(call: call, status: status, message: message)
+  }
+}
+
+/// The host's version, as reported to plugins and written in journals.
+public enum HostVersion {
+  public static let string = "0.1.0"
+  nonisolated(unsafe) static let cString: UnsafePointer<CChar> = {
+    let bytes = Array(string.utf8CString)
+    let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
+    pointer.initialize(from: bytes, count: bytes.count)
+    return UnsafePointer(pointer)
+  }()
+}
+
+/// The ABI version this host was built with.
+public enum HostABI {
+  public static let major = FH_ABI_MAJOR
+  public static let minor = FH_ABI_MINOR
+}

@@ -1,0 +1,121 @@
+import FeatureABI
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A plugin that passed every check: its descriptor, ABI version and manifest.
+///
+/// The library is never unloaded (RTLD_NODELETE; Swift plugins must not be dlclosed), so the
+/// descriptor stays valid for the life of the process.
+public struct LoadedPlugin: @unchecked Sendable {
+  public let path: String
+  public let manifest: PluginManifest
+  public let abiMajor: UInt32
+  public let abiMinor: UInt32
+  let descriptor: UnsafePointer<fh_plugin>
+
+  public var id: String { manifest.id }
+}
+
+/// Why a plugin file could not be used. The message names the file (and symbol or field).
+public struct PluginLoadError: Error, Sendable, Equatable, CustomStringConvertible {
+  public enum Reason: Sendable, Equatable {
+    case untrusted, notSharedLibrary, noEntrySymbol, entryReturnedNull, wrongMajor, newerMinor
+    case structTooSmall, missingFunction, badManifest
+  }
+
+  public let reason: Reason
+  public let path: String
+  public let message: String
+  public let help: String?
+
+  public var description: String { message }
+
+  /// The error as the host reports it.
+  public var hostError: HostError { HostError(message, help: help) }
+}
+
+/// Loads plugin libraries and checks them before any plugin code beyond the entry function runs.
+public enum PluginLoader {
+  /// Opens `path` with RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE, finds `fh_plugin_entry_v1`, checks
+  /// the descriptor's size and version, its required functions and its manifest.
+  public static func load(_ path: String) throws(PluginLoadError) -> LoadedPlugin {
+    func failure(_ reason: PluginLoadError.Reason, _ message: String, help: String? = nil) -> PluginLoadError {
+      PluginLoadError(reason: reason, path: path, message: message, help: help)
+    }
+    _ = dlerror()
+    guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
+      let detail = dlerror().map { String(cString: $0) } ?? "unknown dlopen error"
+      throw failure(
+        .notSharedLibrary, "'\(path)' is not a loadable shared library: \(detail)",
+        help: "build the plugin as a shared library for this machine (swift build, or cc -shared -fPIC)")
+    }
+    guard let symbol = dlsym(handle, FH_ENTRY_SYMBOL) else {
+      let other = (2...4).first { dlsym(handle, "fh_plugin_entry_v\($0)") != nil }
+      if let other {
+        throw failure(
+          .wrongMajor, "'\(path)' exports fh_plugin_entry_v\(other) (ABI \(other)); this host speaks ABI 1",
+          help: "rebuild the plugin against this host's feature_abi.h, or use a newer host")
+      }
+      throw failure(
+        .noEntrySymbol, "'\(path)' does not export the symbol '\(FH_ENTRY_SYMBOL)'",
+        help: "a plugin exports fh_plugin_entry_v1 (see Sources/FeatureABI/include/feature_abi.h)")
+    }
+    let entry = unsafeBitCast(symbol, to: fh_plugin_entry_v1_fn.self)
+    guard let raw = entry() else {
+      throw failure(
+        .entryReturnedNull, "\(FH_ENTRY_SYMBOL) in '\(path)' returned NULL",
+        help: "the plugin refused to run in this process; check its own log output")
+    }
+    // Read only the leading fields until the size says the rest is there.
+    let base = UnsafeRawPointer(raw)
+    let structSize = base.load(as: UInt32.self)
+    guard structSize >= 12 else {
+      throw failure(
+        .structTooSmall, "the descriptor of '\(path)' is \(structSize) bytes, too small to hold its version",
+        help: "struct_size must be sizeof(fh_plugin)")
+    }
+    let major = base.load(fromByteOffset: 4, as: UInt32.self)
+    let minor = base.load(fromByteOffset: 8, as: UInt32.self)
+    guard major == FH_ABI_MAJOR else {
+      throw failure(
+        .wrongMajor, "'\(path)' was built for ABI \(major).\(minor); this host speaks ABI \(FH_ABI_MAJOR)",
+        help: "rebuild the plugin against this host's feature_abi.h")
+    }
+    guard minor <= FH_ABI_MINOR else {
+      throw failure(
+        .newerMinor,
+        "'\(path)' needs ABI \(major).\(minor); this host supports up to \(FH_ABI_MAJOR).\(FH_ABI_MINOR)",
+        help: "update the host, or rebuild the plugin against this host's feature_abi.h")
+    }
+    let needed = MemoryLayout<fh_plugin>.size
+    guard Int(structSize) >= needed else {
+      throw failure(
+        .structTooSmall, "the descriptor of '\(path)' is \(structSize) bytes; ABI \(major).\(minor) needs \(needed)",
+        help: "set struct_size to sizeof(fh_plugin) and fill every field")
+    }
+    let plugin = raw.pointee
+    let required: [(String, Bool)] = [
+      ("manifest_json", plugin.manifest_json != nil), ("create", plugin.create != nil),
+      ("start", plugin.start != nil), ("dispatch", plugin.dispatch != nil),
+      ("snapshot", plugin.snapshot != nil), ("restore", plugin.restore != nil),
+      ("render", plugin.render != nil), ("stop", plugin.stop != nil),
+      ("destroy", plugin.destroy != nil), ("last_error", plugin.last_error != nil),
+    ]
+    if let missing = required.first(where: { !$0.1 }) {
+      throw failure(
+        .missingFunction, "the descriptor of '\(path)' has no '\(missing.0)' (NULL)",
+        help: "every field of fh_plugin except get_extension is required")
+    }
+    let manifest: PluginManifest
+    do {
+      manifest = try PluginManifest(json: String(cString: plugin.manifest_json))
+    } catch {
+      throw failure(
+        .badManifest, "'\(path)': \(error.message)",
+        help: "see the manifest_json comment in feature_abi.h for the fields it needs")
+    }
+    return LoadedPlugin(path: path, manifest: manifest, abiMajor: major, abiMinor: minor, descriptor: raw)
+  }
+}

@@ -1,0 +1,335 @@
+import FeatureABI
+import Foundation
+
+/// The serial loop that owns one instance: inbox -> reduce -> observe -> render.
+///
+/// Actions come from any thread (the terminal, effects, feedbacks) into a FIFO inbox; one thread per
+/// store applies them in order. An emit made during dispatch is queued, never re-entered. Nothing
+/// is dropped while the instance lives; actions that arrive once it is stopping are counted in the
+/// `StopReport`, never applied. A feedback loop that does not settle within `maxFeedbackSteps`
+/// pauses the store (see `resume()`).
+public final class Store: InstanceCallbackTarget, @unchecked Sendable {
+  public struct Options: Sendable {
+    /// Feedback actions applied in a row, with no action from elsewhere, before the store pauses.
+    public var maxFeedbackSteps: Int = 10_000
+    /// Whether to render after changes and report `viewChanged`.
+    public var rendersViews: Bool = true
+
+    public init(maxFeedbackSteps: Int = 10_000, rendersViews: Bool = true) {
+      self.maxFeedbackSteps = maxFeedbackSteps
+      self.rendersViews = rendersViews
+    }
+  }
+
+  fileprivate enum Item {
+    case action(String, ActionSource)
+    case job(() -> Void)
+  }
+
+  public let plugin: LoadedPlugin
+  private let options: Options
+  private let observer: @Sendable (StoreEvent) -> Void
+
+  // Guarded by `condition`.
+  private let condition = NSCondition()
+  private var queue: [Item] = []
+  private var processing = false
+  private var effectsInFlight = 0
+  private var paused = false
+  private var stopping = false
+  private var stopped = false
+  private var unapplied = 0
+  private var late = 0
+
+  // Owned by the store thread.
+  private var instance: PluginInstance?
+  private var appliedCount = 0
+  private var feedbackRun = 0
+  private var viewIsStale = true
+  private var lastView: String?
+  private var thread: Thread?
+
+  /// Creates the instance (with `config`, a JSON object) and the store thread. Call `start`, and
+  /// `stop` when done: the thread keeps the store alive until then.
+  public init(
+    plugin: LoadedPlugin, config: String = "{}", options: Options = Options(),
+    observer: @escaping @Sendable (StoreEvent) -> Void
+  ) throws(HostError) {
+    self.plugin = plugin
+    self.options = options
+    self.observer = observer
+    instance = try PluginInstance(plugin: plugin, config: config, target: self)
+    let thread = Thread { [self] in self.run() }
+    thread.name = "store.\(plugin.id)"
+    self.thread = thread
+    thread.start()
+  }
+
+  /// Starts the instance and queues its first action: `created`, or `restored` after restoring
+  /// `state`. A refused state leaves the store unstarted and throws.
+  public func start(restoring state: String? = nil) throws(HostError) {
+    let result: Result<Void, PluginCallError> = perform { instance in
+      do throws(PluginCallError) {
+        if let state { try instance.restore(state) }
+        try instance.start()
+        return .success(())
+      } catch {
+        return .failure(error)
+      }
+    }
+    if case .failure(let error) = result {
+      throw HostError(
+        "feature '\(plugin.id)' could not \(error.call): \(error)",
+        help: error.call == "restore" ? "the saved state does not fit this version of the feature" : nil)
+    }
+    send(state == nil ? #"{"type":"created"}"# : #"{"type":"restored"}"#, source: .lifecycle)
+  }
+
+  /// Queues an action (a JSON object). Thread-safe; never blocks on the plugin.
+  public func send(_ json: String, source: ActionSource) {
+    enqueue(.action(json, source))
+  }
+
+  /// Runs `body` on the store thread after everything queued before it, and returns its result.
+  /// Once the store has stopped, runs it on the caller's thread.
+  public func perform<T>(_ body: @escaping (PluginInstance) -> T) -> T {
+    guard let instance else { fatalError("a store always has an instance until deinit") }
+    if Thread.current === thread { return body(instance) }
+    var result: T?
+    let done = DispatchSemaphore(value: 0)
+    condition.lock()
+    if stopped {
+      condition.unlock()
+      return body(instance)
+    }
+    queue.append(.job { result = body(instance); done.signal() })
+    condition.signal()
+    condition.unlock()
+    done.wait()
+    guard let result else { fatalError("a job always sets its result before signalling") }
+    return result
+  }
+
+  /// Waits until nothing is queued, nothing is being applied and no effect is in flight, or until
+  /// `timeout` passes, or the store pauses or stops.
+  public func waitUntilSettled(timeout: Duration) -> SettleResult {
+    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    condition.lock()
+    defer { condition.unlock() }
+    while true {
+      if stopped { return .stopped }
+      if paused && !processing { return .paused }
+      if queue.isEmpty && !processing && effectsInFlight == 0 { return .settled }
+      if !condition.wait(until: deadline) {
+        if queue.isEmpty && !processing && effectsInFlight == 0 { return .settled }
+        return .timedOut
+      }
+    }
+  }
+
+  /// Whether the runaway guard has paused the store.
+  public var isPaused: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return paused
+  }
+
+  /// Effects the plugin reports as in flight.
+  public var effectsRunning: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return effectsInFlight
+  }
+
+  /// Lifts a pause: the queued actions are applied again, with a fresh feedback budget.
+  public func resume() {
+    condition.lock()
+    paused = false
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// Stops the instance (cancelling its effects) and the store thread. Idempotent.
+  @discardableResult
+  public func stop() -> StopReport {
+    condition.lock()
+    defer { condition.unlock() }
+    if !stopping && !stopped {
+      stopping = true
+      condition.broadcast()
+    }
+    while !stopped { condition.wait() }
+    return StopReport(unapplied: unapplied, late: late)
+  }
+
+  /// The last view rendered, if any.
+  public var currentView: String? { perform { _ in self.lastView } }
+
+  // MARK: - Callbacks from the plugin, any thread
+
+  public func instanceEmitted(_ json: UnsafePointer<CChar>, origin: fh_origin) {
+    enqueue(.action(String(cString: json), origin == fh_origin(FH_ORIGIN_FEEDBACK) ? .feedback : .effect))
+  }
+
+  public func instanceLogged(level: fh_log_level, message: UnsafePointer<CChar>) {
+    observer(.log(level: level, message: String(cString: message)))
+  }
+
+  public func instanceEffectBegan() {
+    condition.lock()
+    effectsInFlight += 1
+    condition.unlock()
+  }
+
+  public func instanceEffectEnded() {
+    condition.lock()
+    effectsInFlight = max(0, effectsInFlight - 1)
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  // MARK: - The store thread
+
+  private func enqueue(_ item: Item) {
+    condition.lock()
+    defer { condition.unlock() }
+    if stopped {
+      if case .action = item { late += 1 }
+      return
+    }
+    if stopping, case .action = item {
+      unapplied += 1
+      return
+    }
+    queue.append(item)
+    condition.signal()
+  }
+
+  private func run() {
+    var batch: [Item] = []
+    while true {
+      condition.lock()
+      while !stopping && (queue.isEmpty || (paused && !queue.contains(where: \.isJob))) {
+        condition.wait()
+      }
+      if stopping {
+        condition.unlock()
+        break
+      }
+      if paused {
+        batch = queue.filter(\.isJob)
+        queue.removeAll(where: \.isJob)
+      } else {
+        swap(&batch, &queue)
+      }
+      processing = true
+      condition.unlock()
+
+      var index = 0
+      while index < batch.count {
+        let item = batch[index]
+        index += 1
+        if process(item) == .pause {
+          condition.lock()
+          queue.insert(contentsOf: batch[index...], at: 0)
+          condition.unlock()
+          break
+        }
+      }
+      batch.removeAll(keepingCapacity: true)
+
+      condition.lock()
+      let idle = queue.isEmpty
+      condition.unlock()
+      if idle { renderIfStale() }
+
+      condition.lock()
+      processing = false
+      condition.broadcast()
+      condition.unlock()
+    }
+    finish()
+  }
+
+  private enum Outcome { case next, pause }
+
+  private func process(_ item: Item) -> Outcome {
+    guard let instance else { return .next }
+    switch item {
+    case .job(let body):
+      body()
+      return .next
+    case .action(let json, let source):
+      do {
+        let changed = try instance.dispatch(json)
+        appliedCount += 1
+        if changed { viewIsStale = true }
+        observer(.applied(sequence: appliedCount, action: json, source: source, changed: changed))
+      } catch {
+        observer(.rejected(action: json, source: source, error: error))
+      }
+      guard source == .feedback else {
+        if source != .effect { feedbackRun = 0 }
+        return .next
+      }
+      feedbackRun += 1
+      guard feedbackRun >= options.maxFeedbackSteps else { return .next }
+      feedbackRun = 0
+      condition.lock()
+      paused = true
+      condition.unlock()
+      renderIfStale()
+      observer(
+        .paused(
+          HostError(
+            "feature '\(plugin.id)' has not settled after \(options.maxFeedbackSteps) feedback steps; paused it",
+            help: "':resume' to let it go on, ':state' to inspect it, ':quit' to leave")))
+      return .pause
+    }
+  }
+
+  private func renderIfStale() {
+    guard options.rendersViews, viewIsStale, let instance else { return }
+    viewIsStale = false
+    guard let view = try? instance.render(), view != lastView else { return }
+    lastView = view
+    observer(.viewChanged(view))
+  }
+
+  private func finish() {
+    if let instance {
+      do {
+        try instance.stop()
+      } catch {
+        // Stopping an instance that never started is fine; anything else is worth a line.
+        if error.status != fh_status(FH_ERR_LIFECYCLE) {
+          observer(.log(level: fh_log_level(FH_LOG_WARNING), message: "stop failed: \(error)"))
+        }
+      }
+    }
+    // Jobs already waiting still get their answer (snapshot and render work after stop).
+    while true {
+      condition.lock()
+      let left = queue
+      queue.removeAll()
+      if left.isEmpty {
+        stopped = true
+        stopping = false
+        condition.broadcast()
+        condition.unlock()
+        return
+      }
+      unapplied += left.filter { !$0.isJob }.count
+      condition.unlock()
+      for case .job(let body) in left { body() }
+    }
+  }
+}
+
+extension Store.Item {
+  fileprivate var isJob: Bool {
+    if case .job = self { return true }
+    return false
+  }
+}

@@ -1,0 +1,45 @@
+import FeatureABI
+
+/// Where an action came from; recorded with every applied action.
+public enum ActionSource: String, Sendable, Equatable {
+  case user, effect, feedback, lifecycle, navigation
+}
+
+/// What a store reports to its observer, on the store's thread, in order.
+public enum StoreEvent: Sendable, Equatable {
+  /// The plugin applied an action. `sequence` counts applied actions from 1.
+  case applied(sequence: Int, action: String, source: ActionSource, changed: Bool)
+  /// The plugin refused an action; the state is unchanged.
+  case rejected(action: String, source: ActionSource, error: PluginCallError)
+  /// The view changed (distinct until changed); `text` is the whole new view.
+  case viewChanged(String)
+  /// The runaway guard paused the store; `message` says why.
+  case paused(HostError)
+  /// The plugin logged a line.
+  case log(level: fh_log_level, message: String)
+}
+
+/// How a wait for the store to settle ended.
+public enum SettleResult: Sendable, Equatable {
+  /// Nothing queued, nothing being applied, no effect in flight.
+  case settled
+  /// The bound passed first.
+  case timedOut
+  /// The runaway guard paused the store; queued actions wait for `resume()`.
+  case paused
+  /// The store has stopped.
+  case stopped
+}
+
+/// What stopping the store left behind.
+public struct StopReport: Sendable, Equatable {
+  /// Actions still queued, or emitted while the instance was stopping: never applied.
+  public var unapplied: Int
+  /// Actions emitted after stop returned (a plugin breaking the ABI): counted, never applied.
+  public var late: Int
+
+  public init(unapplied: Int, late: Int) {
+    self.unapplied = unapplied
+    self.late = late
+  }
+}

@@ -1,0 +1,68 @@
+import HostKit
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The terminal: stdout for results and views, stderr for errors, colors only on a TTY without
+/// NO_COLOR. Thread-safe: the store thread prints views while the main thread reads input.
+final class Console: @unchecked Sendable {
+  let inputIsTerminal = isatty(STDIN_FILENO) == 1
+  let outputIsTerminal = isatty(STDOUT_FILENO) == 1
+  let errorIsTerminal = isatty(STDERR_FILENO) == 1
+  private let colors = getenv("NO_COLOR") == nil
+  private let lock = Mutex(())
+
+  /// Writes lines to stdout.
+  func out(_ text: String) {
+    lock.withLock { _ in write(STDOUT_FILENO, text + "\n") }
+  }
+
+  /// Writes lines to stderr.
+  func err(_ text: String) {
+    lock.withLock { _ in write(STDERR_FILENO, text + "\n") }
+  }
+
+  /// An error (and its help line) on stderr, with `error:` in red on a terminal.
+  func report(_ error: HostError) {
+    var lines = [paint("error:", code: "1;31", on: errorIsTerminal) + " " + error.message]
+    if let help = error.help { lines.append(paint("help:", code: "1;36", on: errorIsTerminal) + " " + help) }
+    err(lines.joined(separator: "\n"))
+  }
+
+  func warn(_ message: String) {
+    err(paint("warning:", code: "1;33", on: errorIsTerminal) + " " + message)
+  }
+
+  func note(_ message: String) {
+    err(paint("note:", code: "1", on: errorIsTerminal) + " " + message)
+  }
+
+  /// Bold on a terminal, plain otherwise.
+  func heading(_ text: String) -> String { paint(text, code: "1", on: outputIsTerminal) }
+
+  func prompt(_ text: String) {
+    guard inputIsTerminal else { return }
+    let painted = paint(text, code: "2", on: outputIsTerminal)
+    lock.withLock { _ in write(STDOUT_FILENO, painted) }
+  }
+
+  /// Writes all of `text` to `descriptor` (unbuffered, so stdout and stderr keep their order).
+  private func write(_ descriptor: Int32, _ text: String) {
+    var text = text
+    text.withUTF8 { bytes in
+      var offset = 0
+      while offset < bytes.count {
+        let written = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { return }
+        offset += written
+      }
+    }
+  }
+
+  private func paint(_ text: String, code: String, on terminal: Bool) -> String {
+    terminal && colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+  }
+}

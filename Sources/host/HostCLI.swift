@@ -1,0 +1,112 @@
+import HostKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Parses the command line and runs one command. Errors are rendered in one place, `run`.
+struct HostCLI {
+  let console: Console
+
+  static let usage = """
+    usage: host [--plugins DIR]... <command> [options]
+
+    Runs MVI feature plugins (shared libraries) in the terminal.
+
+    commands:
+      list                 list the features found, and the plugin files that were rejected
+      run ID               run one feature: type actions, see its view
+      help [COMMAND]       show help for a command
+
+    options:
+      --plugins DIR        look for plugins in DIR first (repeatable); then FEATUREHOST_PLUGIN_PATH
+                           (colon-separated), then the folder the host was built into
+      -h, --help           show this help
+      --version            print the host's version
+
+    exit codes: 0 ok, 1 failure, 64 usage error
+    """
+
+  /// Options every command shares.
+  struct Global {
+    var pluginDirectories: [String] = []
+  }
+
+  /// Returns the exit code.
+  func run(_ arguments: [String]) -> Int32 {
+    do {
+      return try dispatch(arguments)
+    } catch {
+      console.report(error)
+      if error.kind == .usage { console.err("\nrun 'host --help' for usage") }
+      return error.exitCode
+    }
+  }
+
+  private func dispatch(_ arguments: [String]) throws(HostError) -> Int32 {
+    var global = Global()
+    var rest = arguments[...]
+    while let first = rest.first, first.hasPrefix("-") {
+      rest = rest.dropFirst()
+      switch first {
+      case "--plugins":
+        guard let directory = rest.first else { throw .usage("--plugins needs a folder") }
+        global.pluginDirectories.append(directory)
+        rest = rest.dropFirst()
+      case "-h", "--help":
+        console.out(Self.usage)
+        return 0
+      case "--version":
+        console.out("host \(HostVersion.string) (feature ABI \(abiVersion))")
+        return 0
+      default:
+        throw .usage("unknown option '\(first)'", help: Self.suggest(first, ["--plugins", "--help", "--version"]))
+      }
+    }
+    guard let command = rest.first else {
+      console.out(Self.usage)
+      return 0
+    }
+    let options = Array(rest.dropFirst())
+    switch command {
+    case "list": return try ListCommand(console: console, global: global).run(options)
+    case "run": return try RunCommand(console: console, global: global).run(options)
+    case "help":
+      switch options.first {
+      case "list": console.out(ListCommand.usage)
+      case "run": console.out(RunCommand.usage)
+      default: console.out(Self.usage)
+      }
+      return 0
+    default:
+      throw .usage(
+        "unknown command '\(command)'",
+        help: Self.suggest(command, ["list", "run", "help"]) ?? "commands: list, run, help")
+    }
+  }
+
+  static func suggest(_ input: String, _ candidates: [String]) -> String? {
+    Suggestion.closest(to: input, in: candidates).map { "did you mean '\($0)'?" }
+  }
+
+  private var abiVersion: String { "\(HostABI.major).\(HostABI.minor)" }
+}
+
+extension HostCLI.Global {
+  /// The plugin folders in search order.
+  var searchedDirectories: [String] {
+    var environment: [String: String] = [:]
+    if let path = getenv("FEATUREHOST_PLUGIN_PATH") {
+      environment["FEATUREHOST_PLUGIN_PATH"] = String(cString: path)
+    }
+    return PluginDiscovery.searchDirectories(
+      explicit: pluginDirectories, environment: environment, buildFolder: PluginDiscovery.buildFolder)
+  }
+
+  /// Scans the search folders in order.
+  func discover() -> PluginDiscovery.Result {
+    PluginDiscovery(directories: searchedDirectories).scan()
+  }
+}
+
+typealias Global = HostCLI.Global

@@ -1,0 +1,9 @@
+import HostKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+let console = Console()
+let code = HostCLI(console: console).run(Array(CommandLine.arguments.dropFirst()))
+exit(code)

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+@Suite("host CLI")
+struct HostCLITests {
+  @Test func counterInAPipeReportsStateAndFinalView() throws {
+    let result = try HostProcess.run(["run", "counter"], input: "increment\nincrement\ndecrement\n:state\n")
+    #expect(result.status == 0)
+    #expect(result.stderr == "")
+    #expect(result.stdout == "{\"clicks\":3,\"count\":1}\nCounter\n  count:  1\n  clicks: 3\n")
+  }
+
+  @Test func aBadLineIsReportedAndTheRunGoesOn() throws {
+    let result = try HostProcess.run(
+      ["run", "counter"], input: "increment\nincremnt\ncount=3\n{\"type\":\"created\"}\n:stat\nincrement\n:state\n")
+    #expect(result.status == 0)
+    #expect(result.stdout.hasPrefix("{\"clicks\":2,\"count\":2}\n"))
+    #expect(result.stderr.contains("error: unknown action 'incremnt' for counter\nhelp: did you mean 'increment'?"))
+    #expect(result.stderr.contains("error: unknown action 'count=3'"))
+    #expect(result.stderr.contains("error: 'created' is a lifecycle action only the host sends"))
+    #expect(result.stderr.contains("error: unknown command ':stat'\nhelp: did you mean ':state'?"))
+  }
+
+  @Test func rawJSONActionsWork() throws {
+    let result = try HostProcess.run(["run", "counter"], input: "{\"type\":\"decrement\"}\n:state\n")
+    #expect(result.status == 0)
+    #expect(result.stdout.hasPrefix("{\"clicks\":1,\"count\":-1}\n"))
+  }
+
+  @Test func anUnknownFeatureExitsWithUsageAndListsTheKnownIds() throws {
+    let result = try HostProcess.run(["run", "countr"])
+    #expect(result.status == 64)
+    #expect(result.stdout == "")
+    #expect(result.stderr.contains("error: unknown feature 'countr'"))
+    #expect(result.stderr.contains("help: did you mean 'counter'? known features: counter"))
+  }
+
+  @Test func listShowsEachFeatureAndRejectedCandidates() throws {
+    let folder = try FixtureBuilder.temporaryFolder()
+    try FixtureBuilder.compile(defines: ["FIXTURE_NEWER_MINOR"], output: "\(folder)/libnewer.so")
+    let result = try HostProcess.run(["--plugins", folder, "list"])
+    #expect(result.status == 0)
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+    let counter = lines.first { $0.hasPrefix("counter ") }
+    #expect(counter?.contains("1.0.0") == true)
+    #expect(counter?.contains("abi 1.0") == true)
+    #expect(counter?.hasSuffix("/libCounter.so") == true)
+    #expect(lines.contains { $0.hasPrefix("rejected  \(folder)/libnewer.so") && $0.contains("needs ABI 1.7") })
+  }
+
+  @Test func pluginPathEnvironmentIsSearched() throws {
+    let folder = try FixtureBuilder.temporaryFolder()
+    try FixtureBuilder.compile(defines: [], output: "\(folder)/libfixture.so")
+    let result = try HostProcess.run(
+      ["run", "fixture"], input: "tick tag=T\n:state\n", environment: ["FEATUREHOST_PLUGIN_PATH": folder])
+    #expect(result.status == 0)
+    #expect(result.stdout.hasPrefix("{\"count\":0,\"foreign\":1,\"pings\":0,\"reentered\":0}\n"))
+  }
+
+  struct UsageCase: CustomTestStringConvertible, Sendable {
+    let id: String
+    let arguments: [String]
+    let status: Int32
+    let stderr: String
+    var testDescription: String { id }
+  }
+
+  static let usageCases: [UsageCase] = [
+    UsageCase(id: "unknown-command", arguments: ["lst"], status: 64, stderr: "error: unknown command 'lst'\nhelp: did you mean 'list'?"),
+    UsageCase(id: "unknown-option", arguments: ["--plugin", "x"], status: 64, stderr: "error: unknown option '--plugin'"),
+    UsageCase(id: "run-without-id", arguments: ["run"], status: 64, stderr: "error: 'run' needs a feature id"),
+    UsageCase(id: "plugins-without-folder", arguments: ["--plugins"], status: 64, stderr: "error: --plugins needs a folder"),
+    UsageCase(
+      id: "bad-feedback-bound", arguments: ["run", "counter", "--max-feedback-steps", "0"], status: 64,
+      stderr: "error: --max-feedback-steps '0' must be a whole number above 0"),
+    UsageCase(
+      id: "bad-config", arguments: ["run", "counter", "--config", "nonsense"], status: 64,
+      stderr: "error: --config 'nonsense' is neither a JSON object nor KEY=VALUE"),
+  ]
+
+  @Test("usage errors exit 64 and say what is wrong", arguments: usageCases)
+  func usageErrors(_ usage: UsageCase) throws {
+    let result = try HostProcess.run(usage.arguments)
+    #expect(result.status == usage.status)
+    #expect(result.stderr.contains(usage.stderr))
+  }
+
+  @Test func helpIsPrintedForEachCommand() throws {
+    for arguments in [["--help"], ["run", "--help"], ["list", "--help"], ["help", "run"]] {
+      let result = try HostProcess.run(arguments)
+      #expect(result.status == 0)
+      #expect(result.stdout.hasPrefix("usage: host"))
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import FeatureTesting
+import Foundation
+
+/// Runs the built `host` executable with some stdin and returns what it printed.
+struct HostProcess {
+  struct Output {
+    var stdout: String
+    var stderr: String
+    var status: Int32
+  }
+
+  static var executable: String { "\(PluginPaths.buildFolder)/host" }
+
+  static func run(
+    _ arguments: [String], input: String = "", environment: [String: String] = [:]
+  ) throws -> Output {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env["FEATUREHOST_PLUGIN_PATH"] = nil
+    env["NO_COLOR"] = "1"
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let stdin = Pipe()
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    // Read both pipes to the end before waiting, so a full pipe never blocks the host.
+    let group = DispatchGroup()
+    nonisolated(unsafe) var errors = Data()
+    group.enter()
+    DispatchQueue.global().async {
+      errors = stderr.fileHandleForReading.readDataToEndOfFile()
+      group.leave()
+    }
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return Output(
+      stdout: String(decoding: output, as: UTF8.self), stderr: String(decoding: errors, as: UTF8.self),
+      status: process.terminationStatus)
+  }
+}

@@ -1,0 +1,131 @@
+import FeatureTesting
+import HostKit
+import Testing
+
+@Suite("Store loop")
+struct StoreTests {
+  @Test func counterCountsThroughTheRealPlugin() throws {
+    // given a counter store
+    let events = EventRecorder()
+    let store = try Store(plugin: try PluginLoader.load(CounterLibrary.path), observer: events.observer)
+    try store.start()
+    // when
+    for action in ["increment", "increment", "decrement"] {
+      store.send(#"{"type":"\#(action)"}"#, source: .user)
+    }
+    // then
+    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
+    #expect(try store.state() == #"{"clicks":3,"count":1}"#)
+    #expect(events.applied.map(\.source) == [.lifecycle, .user, .user, .user])
+    #expect(events.applied.first?.action == #"{"type":"created"}"#)
+    #expect(events.views.last == "Counter\n  count:  1\n  clicks: 3")
+    #expect(store.stop() == StopReport(unapplied: 0, late: 0))
+  }
+
+  @Test func aRestoredCounterKeepsItsStateAndSeesRestored() throws {
+    let events = EventRecorder()
+    let store = try Store(plugin: try PluginLoader.load(CounterLibrary.path), observer: events.observer)
+    try store.start(restoring: #"{"clicks":9,"count":-3}"#)
+    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
+    #expect(try store.state() == #"{"clicks":9,"count":-3}"#)
+    #expect(events.applied.map(\.action) == [#"{"type":"restored"}"#])
+    store.stop()
+  }
+
+  @Test func anInvalidRestoredStateIsRefusedAndNamed() throws {
+    let store = try Store(plugin: try PluginLoader.load(CounterLibrary.path), observer: { _ in })
+    defer { store.stop() }
+    let error = #expect(throws: HostError.self) { try store.start(restoring: #"{"clicks":1,"count":5}"#) }
+    #expect(error?.message.contains("count 5 cannot be reached in 1 clicks") == true)
+  }
+
+  @Test func aRefusedActionLeavesTheStateAsItWas() throws {
+    let events = EventRecorder()
+    let store = try Store(plugin: try PluginLoader.load(CounterLibrary.path), observer: events.observer)
+    try store.start()
+    store.send(#"{"type":"increment"}"#, source: .user)
+    store.send(#"{"type":"explode"}"#, source: .user)
+    store.send(#"{"type":"increment""#, source: .user)
+    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
+    #expect(try store.state() == #"{"clicks":1,"count":1}"#)
+    #expect(events.rejections.count == 2)
+    #expect(events.rejections.first?.message.contains("explode") == true)
+    #expect(events.rejections.last?.message.contains("not valid JSON") == true)
+    store.stop()
+  }
+
+  @Test func anEmitDuringDispatchIsQueuedNotReentered() throws {
+    let events = EventRecorder()
+    let store = try Store(plugin: try PluginLoader.load(try FixtureBuilder.plugin()), observer: events.observer)
+    try store.start()
+    store.send(#"{"type":"ping","limit":50}"#, source: .user)
+    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
+    #expect(try store.state() == #"{"count":0,"foreign":0,"pings":50,"reentered":0}"#)
+    #expect(events.applied.filter { $0.source == .feedback }.count == 49)
+    store.stop()
+  }
+
+  @Test func aFeedbackLoopThatNeverSettlesIsPausedAndTheStoreStaysUsable() throws {
+    let events = EventRecorder()
+    let store = try Store(
+      plugin: try PluginLoader.load(try FixtureBuilder.plugin()), options: Store.Options(maxFeedbackSteps: 100),
+      observer: events.observer)
+    try store.start()
+    store.send(#"{"type":"ping"}"#, source: .user)
+    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .paused)
+    // the user's ping plus 100 feedback pings, then the guard trips
+    #expect(try store.state() == #"{"count":0,"foreign":0,"pings":101,"reentered":0}"#)
+    #expect(events.pauses.count == 1)
+    #expect(events.pauses.first?.message.contains("has not settled after 100 feedback steps") == true)
+    store.resume()
+    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .paused)
+    #expect(try store.state() == #"{"count":0,"foreign":0,"pings":201,"reentered":0}"#)
+    let report = store.stop()
+    #expect(report.unapplied == 1)
+  }
+
+  @Test func twoInstancesOfOnePluginEmittingAtOnceNeverMix() throws {
+    // given two instances of the same C plugin, each with its own libffi-bound callbacks
+    let plugin = try PluginLoader.load(try FixtureBuilder.plugin())
+    let first = EventRecorder()
+    let second = EventRecorder()
+    let storeA = try Store(plugin: plugin, config: #"{"tag":"A"}"#, observer: first.observer)
+    let storeB = try Store(plugin: plugin, config: #"{"tag":"B"}"#, observer: second.observer)
+    try storeA.start()
+    try storeB.start()
+    // when both emit from four threads each at the same time
+    storeA.send(#"{"type":"burst","threads":4,"per":2500}"#, source: .user)
+    storeB.send(#"{"type":"burst","threads":4,"per":2500}"#, source: .user)
+    // then every tick lands in its own store, exactly once
+    #expect(storeA.waitUntilSettled(timeout: .seconds(30)) == .settled)
+    #expect(storeB.waitUntilSettled(timeout: .seconds(30)) == .settled)
+    #expect(try storeA.state() == #"{"count":10000,"foreign":0,"pings":0,"reentered":0}"#)
+    #expect(try storeB.state() == #"{"count":10000,"foreign":0,"pings":0,"reentered":0}"#)
+    #expect(first.applied.filter { $0.source == .effect }.count == 10000)
+    #expect(second.applied.filter { $0.source == .effect }.count == 10000)
+    storeA.stop()
+    storeB.stop()
+  }
+
+  @Test func actionsSentAfterStopAreCountedAndNeverApplied() throws {
+    let events = EventRecorder()
+    let store = try Store(plugin: try PluginLoader.load(CounterLibrary.path), observer: events.observer)
+    try store.start()
+    store.send(#"{"type":"increment"}"#, source: .user)
+    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
+    store.stop()
+    store.send(#"{"type":"increment"}"#, source: .user)
+    store.send(#"{"type":"increment"}"#, source: .effect)
+    #expect(store.stop() == StopReport(unapplied: 0, late: 2))
+    #expect(try store.state() == #"{"clicks":1,"count":1}"#)
+    #expect(events.applied.count == 2)
+  }
+
+  @Test func aConfigTheFeatureRefusesIsReported() throws {
+    let plugin = try PluginLoader.load(try FixtureBuilder.plugin())
+    let error = #expect(throws: HostError.self) {
+      _ = try Store(plugin: plugin, config: #"{"refuse":true}"#, observer: { _ in })
+    }
+    #expect(error?.message.contains("config 'refuse' is set") == true)
+  }
+}
