@@ -10,6 +10,8 @@ let package = Package(
     .library(name: "FeatureKit", targets: ["FeatureKit"]),
     .library(name: "FeatureTesting", targets: ["FeatureTesting"]),
     .library(name: "Counter", type: .dynamic, targets: ["CounterPlugin"]),
+    .library(name: "Kittens", type: .dynamic, targets: ["KittensPlugin"]),
+    .library(name: "Levels", type: .dynamic, targets: ["LevelsPlugin"]),
   ],
   targets: [
     // The C contract between host and plugins.
@@ -21,7 +23,8 @@ let package = Package(
       providers: [.apt(["libffi-dev"])]
     ),
     .target(name: "FeatureJSON", path: "Sources/FeatureJSON"),
-    .target(name: "FeatureKit", dependencies: ["FeatureABI", "FeatureJSON"], path: "Sources/FeatureKit"),
+    .target(
+      name: "FeatureKit", dependencies: ["FeatureABI", "FeatureJSON"], path: "Sources/FeatureKit"),
     .target(
       name: "HostKit",
       dependencies: ["FeatureABI", "FeatureJSON", "CFFI"],
@@ -35,9 +38,14 @@ let package = Package(
     .target(name: "CounterFeature", dependencies: ["FeatureKit"], path: "Plugins/Counter/Feature"),
     .target(name: "CounterPlugin", dependencies: ["CounterFeature", "FeatureKit"], path: "Plugins/Counter/Plugin"),
 
+    .target(name: "KittensFeature", dependencies: ["FeatureKit"], path: "Plugins/Kittens/Feature"),
+    .target(name: "KittensPlugin", dependencies: ["KittensFeature", "FeatureKit"], path: "Plugins/Kittens/Plugin"),
+    .target(name: "LevelsFeature", dependencies: ["FeatureKit"], path: "Plugins/Levels/Feature"),
+    .target(name: "LevelsPlugin", dependencies: ["LevelsFeature", "FeatureKit"], path: "Plugins/Levels/Plugin"),
+
     .executableTarget(
       name: "Benchmarks",
-      dependencies: ["HostKit", "FeatureJSON", "CounterFeature"],
+      dependencies: ["HostKit", "FeatureJSON", "CounterFeature", "KittensFeature", "LevelsFeature"],
       path: "Benchmarks"
     ),
 
@@ -46,6 +54,16 @@ let package = Package(
       name: "FeatureKitTests",
       dependencies: ["FeatureKit", "FeatureJSON", "CounterFeature"],
       path: "Tests/FeatureKitTests"
+    ),
+    .testTarget(
+      name: "KittensTests",
+      dependencies: ["KittensFeature", "FeatureKit", "FeatureJSON", "HostKit", "FeatureTesting", "host"],
+      path: "Tests/KittensTests"
+    ),
+    .testTarget(
+      name: "LevelsTests",
+      dependencies: ["LevelsFeature", "FeatureKit", "FeatureJSON", "HostKit", "FeatureTesting", "host"],
+      path: "Tests/LevelsTests"
     ),
     .testTarget(
       name: "HostKitTests",

@@ -4,7 +4,19 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
   let codingPath: [any CodingKey]
   let userInfo: [CodingUserInfoKey: Any]
 
-  var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
+  /// Members whose names are valid keys of `Key`. A plain loop: this runs
+  /// unspecialized for every synthesized enum decode, and `compactMap`'s
+  /// closure and growth cost more than the work itself.
+  var allKeys: [Key] {
+    var keys: [Key] = []
+    keys.reserveCapacity(members.count)
+    for name in members.keys {
+      if let key = Key(stringValue: name) {
+        keys.append(key)
+      }
+    }
+    return keys
+  }
 
   func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
 
@@ -65,11 +77,24 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
   func nestedContainer<NestedKey: CodingKey>(
     keyedBy type: NestedKey.Type, forKey key: Key
   ) throws -> KeyedDecodingContainer<NestedKey> {
-    try decoder(for: value(for: key), key: key).container(keyedBy: type)
+    let value = try value(for: key)
+    guard case .object(let nested) = value else {
+      throw PrimitiveUnbox.mismatch(
+        [String: JSONValue].self, expected: "an object", found: value, at: codingPath + [key])
+    }
+    return KeyedDecodingContainer(
+      JSONKeyedDecodingContainer<NestedKey>(
+        members: nested, codingPath: codingPath + [key], userInfo: userInfo))
   }
 
   func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-    try decoder(for: value(for: key), key: key).unkeyedContainer()
+    let value = try value(for: key)
+    guard case .array(let elements) = value else {
+      throw PrimitiveUnbox.mismatch(
+        [JSONValue].self, expected: "an array", found: value, at: codingPath + [key])
+    }
+    return JSONUnkeyedDecodingContainer(
+      elements: elements, codingPath: codingPath + [key], userInfo: userInfo)
   }
 
   /// A missing `super` member decodes as `null`, as in Foundation.

@@ -10,8 +10,7 @@ extension JSONParser {
       let byte = bytes[cursor]
       if byte == .quote {
         index = cursor + 1
-        return String(
-          decoding: UnsafeBufferPointer(start: bytes + start, count: cursor - start), as: UTF8.self)
+        return makeString(UnsafeBufferPointer(start: bytes + start, count: cursor - start))
       }
       if byte == .backslash {
         return try parseEscapedString(start: start, firstEscape: cursor)
@@ -48,6 +47,16 @@ extension JSONParser {
       }
     }
     throw JSONParseError(message: "unterminated string", offset: start - 1)
+  }
+
+  /// Builds a `String` from already-validated UTF-8. This initializer takes
+  /// the small-string path for short keys and is cheaper than
+  /// `String(decoding:as:)`, which goes through generic repair logic.
+  func makeString(_ utf8: UnsafeBufferPointer<UInt8>) -> String {
+    String(unsafeUninitializedCapacity: utf8.count) { buffer in
+      _ = buffer.initialize(fromContentsOf: utf8)
+      return utf8.count
+    }
   }
 
   /// Appends the escape at `offset` (a backslash) to `scratch` and returns

@@ -67,13 +67,13 @@ struct JSONParser {
   mutating func parseObject() throws(JSONParseError) -> JSONValue {
     try enterNesting()
     index += 1
-    var members: [String: JSONValue] = [:]
     skipWhitespace()
     if index < count, bytes[index] == .closeBrace {
       index += 1
       depth -= 1
-      return .object(members)
+      return .object([:])
     }
+    var members: [String: JSONValue] = [:]
     while true {
       guard index < count, bytes[index] == .quote else {
         throw failure("expected '\"' to start an object key")
@@ -88,7 +88,11 @@ struct JSONParser {
       index += 1
       skipWhitespace()
       let value = try parseValue()
-      if members.updateValue(value, forKey: key) != nil {
+      if members.isEmpty {
+        // A literal allocates at size 1 and hashes once; inserting into the
+        // empty singleton would hash, resize, and hash again.
+        members = [key: value]
+      } else if members.updateValue(value, forKey: key) != nil {
         throw JSONParseError(message: "duplicate key \"\(key)\" in object", offset: keyOffset)
       }
       skipWhitespace()
@@ -114,13 +118,13 @@ struct JSONParser {
   mutating func parseArray() throws(JSONParseError) -> JSONValue {
     try enterNesting()
     index += 1
-    var elements: [JSONValue] = []
     skipWhitespace()
     if index < count, bytes[index] == .closeBracket {
       index += 1
       depth -= 1
-      return .array(elements)
+      return .array([])
     }
+    var elements: [JSONValue] = []
     while true {
       elements.append(try parseValue())
       skipWhitespace()

@@ -75,6 +75,8 @@ enum JSONSerializer {
 
   /// Visits members in UTF-8 byte order of their keys. Swift's `String <`
   /// compares normalized scalars, not bytes, so it is not used here.
+  /// Entries carry their key's first 8 bytes as an integer, so most
+  /// comparisons never touch the strings.
   private static func forEachSorted(
     _ members: [String: JSONValue], _ body: (String, JSONValue) -> Void
   ) {
@@ -84,9 +86,52 @@ enum JSONSerializer {
       }
       return
     }
-    let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-    for (key, value) in sorted {
-      body(key, value)
+    var entries: [(prefix: UInt64, index: Dictionary<String, JSONValue>.Index)] = []
+    entries.reserveCapacity(members.count)
+    for index in members.indices {
+      entries.append((utf8Prefix(members[index].key), index))
+    }
+    entries.sort { lhs, rhs in
+      if lhs.prefix != rhs.prefix {
+        return lhs.prefix < rhs.prefix
+      }
+      return utf8Precedes(members[lhs.index].key, members[rhs.index].key)
+    }
+    for entry in entries {
+      let member = members[entry.index]
+      body(member.key, member.value)
+    }
+  }
+
+  /// The first 8 UTF-8 bytes, big-endian, zero-padded: ordering by it never
+  /// contradicts byte order, and ties fall back to `utf8Precedes`.
+  private static func utf8Prefix(_ key: String) -> UInt64 {
+    var key = key
+    return key.withUTF8 { bytes in
+      var prefix: UInt64 = 0
+      for position in 0..<8 {
+        prefix = prefix << 8 | (position < bytes.count ? UInt64(bytes[position]) : 0)
+      }
+      return prefix
+    }
+  }
+
+  /// Byte-wise comparison of the UTF-8 encodings of `lhs` and `rhs`.
+  static func utf8Precedes(_ lhs: String, _ rhs: String) -> Bool {
+    var lhs = lhs
+    var rhs = rhs
+    return lhs.withUTF8 { left in
+      rhs.withUTF8 { right in
+        let shared = min(left.count, right.count)
+        var position = 0
+        while position < shared {
+          if left[position] != right[position] {
+            return left[position] < right[position]
+          }
+          position += 1
+        }
+        return left.count < right.count
+      }
     }
   }
 
@@ -120,12 +165,20 @@ enum JSONSerializer {
       out.append(.minus)
     }
     var magnitude = value.magnitude
-    let start = out.count
-    repeat {
-      out.append(.asciiZero &+ UInt8(truncatingIfNeeded: magnitude % 10))
-      magnitude /= 10
-    } while magnitude > 0
-    out[start...].reverse()
+    if magnitude < 10 {
+      out.append(.asciiZero &+ UInt8(truncatingIfNeeded: magnitude))
+      return
+    }
+    // Digits come out last-first; fill a stack buffer from the end.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var start = digits.count
+      repeat {
+        start -= 1
+        digits[start] = .asciiZero &+ UInt8(truncatingIfNeeded: magnitude % 10)
+        magnitude /= 10
+      } while magnitude > 0
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+    }
   }
 
   /// Escapes only what RFC 8259 requires; non-ASCII stays raw UTF-8.

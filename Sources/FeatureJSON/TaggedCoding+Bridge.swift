@@ -6,21 +6,26 @@ extension JSONValueDecoder {
   /// `{"type": "case", ...payload}`. Shape problems and unknown case names
   /// are reported as `DecodingError.dataCorrupted` at the `type` key.
   public func decodeTagged<T: Decodable>(_ type: T.Type, from flat: JSONValue) throws -> T {
-    let nested: JSONValue
+    let tag: String
+    let members: [String: JSONValue]
     do {
-      nested = try TaggedCoding.nest(flat)
+      (tag, members) = try TaggedCoding.split(flat)
     } catch {
       throw DecodingError.dataCorrupted(
         DecodingError.Context(
-          codingPath: [], debugDescription: describeDecodingError(error), underlyingError: error))
+          codingPath: [], debugDescription: error.message, underlyingError: error))
     }
     do {
-      return try decode(type, from: nested)
+      // Decodes against a view of the nested shape; no nested copy is built.
+      let decoder = TaggedDecoderImpl(tag: tag, members: members, userInfo: userInfo)
+      if T.self == JSONValue.self, let nested = try TaggedCoding.nest(flat) as? T {
+        return nested
+      }
+      return try T(from: decoder)
     } catch DecodingError.typeMismatch(_, let context)
       where context.codingPath.isEmpty && context.debugDescription == synthesizedKeyCountMessage
     {
       // The synthesized init found no case key it knows: name the tag.
-      let tag = flat[TaggedCoding.typeKey]?.stringValue ?? ""
       throw DecodingError.dataCorrupted(
         DecodingError.Context(
           codingPath: [JSONCodingKey(stringValue: TaggedCoding.typeKey)],

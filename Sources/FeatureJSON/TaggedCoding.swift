@@ -11,6 +11,19 @@ public enum TaggedCoding {
   /// Flat -> nested. Requires an object with a string `type`; every other
   /// member becomes the payload.
   public static func nest(_ flat: JSONValue) throws -> JSONValue {
+    let (tag, members) = try split(flat)
+    var payload: [String: JSONValue] = [:]
+    if members.count > 1 {
+      payload = members
+      payload.removeValue(forKey: typeKey)
+    }
+    return .object([tag: .object(payload)])
+  }
+
+  /// The case name and the flat members (still including `type`).
+  static func split(
+    _ flat: JSONValue
+  ) throws(TaggedCodingError) -> (tag: String, members: [String: JSONValue]) {
     guard case .object(let members) = flat else {
       throw TaggedCodingError(
         message: "expected an object with a \"type\" member, found \(describeFound(flat))")
@@ -21,12 +34,7 @@ public enum TaggedCoding {
     guard case .string(let name) = tag else {
       throw TaggedCodingError(message: "\"type\" must be a string, found \(describeFound(tag))")
     }
-    var payload: [String: JSONValue] = [:]
-    if members.count > 1 {
-      payload = members
-      payload.removeValue(forKey: typeKey)
-    }
-    return .object([name: .object(payload)])
+    return (name, members)
   }
 
   /// Nested -> flat. Requires an object with exactly one member whose value

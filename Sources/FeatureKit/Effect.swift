@@ -1,19 +1,27 @@
 /// Work a reducer or feedback asks for. Effects are the only place for side effects; they report
 /// back only by sending actions.
 public struct Effect<Action: Sendable>: Sendable {
+  @usableFromInline
   enum Operation: Sendable {
     case send([Action])
     case run(id: String?, body: @Sendable (Send<Action>) async -> Void)
     case cancel(id: String)
   }
 
-  let operations: [Operation]
+  @usableFromInline let operations: [Operation]
 
-  /// No work.
+  @usableFromInline
+  init(operations: [Operation]) { self.operations = operations }
+
+  /// No work. Inlinable, so the common case costs a reducer nothing.
+  @inlinable
   public static var none: Effect { Effect(operations: []) }
 
   /// Sends actions right away; they are queued by the host and applied after the current one.
   public static func send(_ actions: Action...) -> Effect { Effect(operations: [.send(actions)]) }
+
+  /// Sends the actions of a list, in order, as `send(_:)` does.
+  public static func send(contentsOf actions: [Action]) -> Effect { Effect(operations: [.send(actions)]) }
 
   /// Runs `body` asynchronously. With an `id`, a new run cancels the one still in flight under
   /// that id. Stopping the instance cancels every run; `send` then drops what it is given, so a
@@ -45,5 +53,12 @@ public struct Send<Action: Sendable>: Sendable {
   public func callAsFunction(_ action: Action) {
     guard !Task.isCancelled else { return }
     deliver(action)
+  }
+
+  /// Sends all of `actions` in order, or none of them if the effect was cancelled: a cancel that
+  /// lands between two of them cannot split the batch.
+  public func callAsFunction(all actions: [Action]) {
+    guard !Task.isCancelled else { return }
+    for action in actions { deliver(action) }
   }
 }

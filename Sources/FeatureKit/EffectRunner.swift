@@ -36,6 +36,7 @@ final class EffectRunner<Action: Codable & Sendable>: Sendable {
 
   /// Starts the work `effect` describes. Actions it sends are emitted with `origin`.
   func run(_ effect: Effect<Action>, origin: fh_origin) {
+    guard !effect.operations.isEmpty else { return }
     for operation in effect.operations {
       switch operation {
       case .send(let actions):

@@ -23,12 +23,18 @@ public protocol Feature: Sendable {
   /// The state of a fresh instance, before the `created` action.
   func initialState() -> State
 
-  /// Applies one action to the state and returns the work it starts.
-  func reduce(into state: inout State, action: Action) -> Effect<Action>
+  /// Applies one action to the state and returns the work it starts. Throw a `FeatureError` to
+  /// refuse the action (an argument out of range): the state is then left exactly as it was.
+  func reduce(into state: inout State, action: Action) throws -> Effect<Action>
 
   /// Spin-style feedback: called with each new state (and after the lifecycle actions); the only
   /// place besides effects where actions are produced. Default: none.
   func feedback(_ state: State) -> Effect<Action>
+
+  /// How long the actions a feedback sends wait before they are sent, so a person can watch a
+  /// loop converge. With a non-zero interval only the latest state's feedback is sent: a new state
+  /// replaces what an older one asked for (Spin's "cancel on new state"). Default: zero, sent at once.
+  var feedbackInterval: Duration { get }
 
   /// The view: lines of plain text, no terminal control sequences.
   func render(_ state: State) -> [String]
@@ -39,6 +45,7 @@ public protocol Feature: Sendable {
 
 extension Feature {
   public func feedback(_ state: State) -> Effect<Action> { .none }
+  public var feedbackInterval: Duration { .zero }
   public func validate(_ state: State) throws {}
 }
 

@@ -35,6 +35,7 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   private var output = OwnedCString()
   private let decoder = JSONValueDecoder()
   private let encoder = JSONValueEncoder()
+  private var memo = ActionMemo<F.Action>()
 
   init(feature: F, host: HostConnection) {
     self.feature = feature
@@ -58,6 +59,10 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
 
   override func dispatch(_ json: UnsafePointer<CChar>, flags: inout UInt32) -> fh_status {
     guard phase == .started else { return lifecycleError("dispatch") }
+    let key = ActionMemo<F.Action>.key(json)
+    if let key, let known = memo.lookup(json, hash: key.hash, length: key.length) {
+      return apply(known.action, type: known.type, flags: &flags)
+    }
     let value: JSONValue
     do {
       value = try JSONValue.parse(utf8CString: json)
@@ -73,20 +78,56 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
     } catch {
       // A feature that does not model the lifecycle simply has nothing to do for it.
       if type == "created" || type == "restored" {
-        effects.run(feature.feedback(state), origin: fh_origin(FH_ORIGIN_FEEDBACK))
+        runFeedback()
         return succeed()
       }
       return fail(FH_ERR_BAD_ACTION, "action '\(type)' of \(F.manifest.id) was refused: \(describeDecodingError(error))")
     }
+    if let key { memo.store(json, hash: key.hash, length: key.length, type: type, action: action) }
+    return apply(action, type: type, flags: &flags)
+  }
+
+  /// Reduces a decoded action, then starts its effects and the feedbacks of the new state.
+  private func apply(_ action: F.Action, type: String, flags: inout UInt32) -> fh_status {
     let before = state
-    let effect = feature.reduce(into: &state, action: action)
+    let effect: Effect<F.Action>
+    do {
+      effect = try feature.reduce(into: &state, action: action)
+    } catch {
+      state = before
+      return fail(FH_ERR_BAD_ACTION, "action '\(type)' of \(F.manifest.id) was refused: \(error)")
+    }
     let changed = state != before
     flags = changed ? UInt32(FH_DISPATCH_STATE_CHANGED) : 0
     effects.run(effect, origin: fh_origin(FH_ORIGIN_EFFECT))
-    if changed || type == "created" || type == "restored" {
-      effects.run(feature.feedback(state), origin: fh_origin(FH_ORIGIN_FEEDBACK))
-    }
+    if changed || type == "created" || type == "restored" { runFeedback() }
     return succeed()
+  }
+
+  private static var pacedFeedbackID: String { "featurekit.feedback" }
+
+  /// Runs the feedback of the current state, paced by the feature's interval.
+  private func runFeedback() {
+    let effect = feature.feedback(state)
+    let interval = feature.feedbackInterval
+    guard interval > .zero else {
+      effects.run(effect, origin: fh_origin(FH_ORIGIN_FEEDBACK))
+      return
+    }
+    var actions: [F.Action] = []
+    var others: [Effect<F.Action>.Operation] = []
+    for operation in effect.operations {
+      if case .send(let sent) = operation { actions += sent } else { others.append(operation) }
+    }
+    // One pending delivery, replaced by every new state: the latest state's feedback wins.
+    let delivery: Effect<F.Action> =
+      actions.isEmpty
+      ? .cancel(id: Self.pacedFeedbackID)
+      : .run(id: Self.pacedFeedbackID) { [actions] send in
+        try await Task.sleep(for: interval)
+        send(all: actions)
+      }
+    effects.run(Effect(operations: others + delivery.operations), origin: fh_origin(FH_ORIGIN_FEEDBACK))
   }
 
   override func snapshot(_ out: inout UnsafePointer<CChar>?) -> fh_status {

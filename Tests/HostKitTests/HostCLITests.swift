@@ -1,3 +1,4 @@
+import FeatureTesting
 import Foundation
 import Testing
 

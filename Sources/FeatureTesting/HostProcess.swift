@@ -1,17 +1,20 @@
-import FeatureTesting
 import Foundation
 
-/// Runs the built `host` executable with some stdin and returns what it printed.
-struct HostProcess {
-  struct Output {
-    var stdout: String
-    var stderr: String
-    var status: Int32
+/// Runs the built `host` executable, as a person at a terminal would (but with a pipe for stdin),
+/// and returns what it printed: the CLI tier of the tests.
+public struct HostProcess {
+  public struct Output: Sendable {
+    public var stdout: String
+    public var stderr: String
+    public var status: Int32
   }
 
-  static var executable: String { "\(PluginPaths.buildFolder)/host" }
+  /// The `host` built beside the test executable.
+  public static var executable: String { "\(PluginPaths.buildFolder)/host" }
 
-  static func run(
+  /// Runs `host arguments...` with `input` on stdin. The environment is the test's own, less
+  /// FEATUREHOST_PLUGIN_PATH, with NO_COLOR set, plus `environment`.
+  public static func run(
     _ arguments: [String], input: String = "", environment: [String: String] = [:]
   ) throws -> Output {
     let process = Process()

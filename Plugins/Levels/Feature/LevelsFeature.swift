@@ -1,0 +1,124 @@
+import FeatureKit
+
+/// Spin's feedback-loop example: two levels, left and right, regulated toward each other by two
+/// feedbacks until they meet. The reducer is pure; the feedbacks are the only place events come from.
+public struct LevelsFeature: Feature {
+  public struct State: Codable, Equatable, Sendable {
+    public var left: Int
+    public var right: Int
+
+    public init(left: Int, right: Int) {
+      self.left = left
+      self.right = right
+    }
+
+    /// Whether the regulation is over.
+    public var settled: Bool { left == right }
+  }
+
+  public enum Action: Codable, Sendable, Equatable {
+    case created
+    case restored
+    case increaseLeft
+    case decreaseLeft
+    case increaseRight
+    case decreaseRight
+    /// The user started a new regulation.
+    case set(left: Int, right: Int)
+  }
+
+  /// The largest level `set` accepts, so a regulation stays short enough to watch.
+  public static let limit = 1_000_000
+
+  public static let manifest = Manifest(
+    id: "levels",
+    name: "Levels",
+    version: "1.0.0",
+    description: "Two levels regulated toward each other by feedback loops until they meet.",
+    actions: [
+      ActionSpec(
+        "set", help: "Start a new regulation from these levels.",
+        arguments: [
+          ArgumentSpec("left", .integer, help: "the left level (-1000000 to 1000000)"),
+          ArgumentSpec("right", .integer, help: "the right level (-1000000 to 1000000)"),
+        ])
+    ]
+  )
+
+  /// The pause between two regulation steps.
+  public let interval: Duration
+
+  /// Config `interval` (milliseconds, default 50; 0 runs the loop at full speed), or the
+  /// environment variable `LEVELS_INTERVAL`.
+  public init(config: FeatureConfig) throws {
+    let milliseconds = try config.integer("interval", environment: "LEVELS_INTERVAL") ?? 50
+    guard (0...60_000).contains(milliseconds) else {
+      throw FeatureError("interval \(milliseconds) must be between 0 and 60000 milliseconds")
+    }
+    interval = .milliseconds(milliseconds)
+  }
+
+  public init(interval: Duration = .zero) { self.interval = interval }
+
+  public var feedbackInterval: Duration { interval }
+
+  public func initialState() -> State { State(left: 10, right: 20) }
+
+  public func reduce(into state: inout State, action: Action) throws -> Effect<Action> {
+    switch action {
+    case .created:
+      state = initialState()
+    case .restored:
+      break
+    case .set(let left, let right):
+      guard left.magnitude <= Self.limit.magnitude, right.magnitude <= Self.limit.magnitude else {
+        throw FeatureError("levels \(left) and \(right) must lie between -\(Self.limit) and \(Self.limit)")
+      }
+      state = State(left: left, right: right)
+    case .increaseLeft, .decreaseLeft, .increaseRight, .decreaseRight:
+      // Once the levels meet nothing moves; a step only ever moves a level toward the other, so a
+      // step asked for by an older state cannot push them apart.
+      guard !state.settled else { break }
+      switch action {
+      case .increaseLeft where state.left < state.right: state.left += 1
+      case .decreaseLeft where state.left > state.right: state.left -= 1
+      case .increaseRight where state.right < state.left: state.right += 1
+      case .decreaseRight where state.right > state.left: state.right -= 1
+      default: break
+      }
+    }
+    return .none
+  }
+
+  /// Two feedbacks: one moves left toward right, the other right toward left.
+  public func feedback(_ state: State) -> Effect<Action> {
+    var actions: [Action] = []
+    if let left = Self.regulateLeft(state) { actions.append(left) }
+    if let right = Self.regulateRight(state) { actions.append(right) }
+    return actions.isEmpty ? .none : .send(contentsOf: actions)
+  }
+
+  static func regulateLeft(_ state: State) -> Action? {
+    state.left < state.right ? .increaseLeft : state.left > state.right ? .decreaseLeft : nil
+  }
+
+  static func regulateRight(_ state: State) -> Action? {
+    state.right > state.left ? .decreaseRight : state.right < state.left ? .increaseRight : nil
+  }
+
+  public func render(_ state: State) -> [String] {
+    let scale = max(state.left.magnitude, state.right.magnitude, 1)
+    func bar(_ value: Int) -> String {
+      String(repeating: "█", count: Int(UInt(max(0, value)) * 40 / scale))
+    }
+    let width = max(String(state.left).count, String(state.right).count)
+    func number(_ value: Int) -> String {
+      String(repeating: " ", count: width - String(value).count) + String(value)
+    }
+    return [
+      state.settled ? "Levels — settled at \(state.left)" : "Levels — regulating...",
+      "  left  \(number(state.left)) \(bar(state.left))",
+      "  right \(number(state.right)) \(bar(state.right))",
+    ]
+  }
+}
