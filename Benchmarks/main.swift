@@ -81,6 +81,19 @@ func baselineInProcess(actions: Int) -> Double {
   return elapsed * 1e9 / Double(actions)
 }
 
+/// The levels run from 10/20 with a zero interval, from start until settled at 15/15.
+func levelsSettle() throws -> Double {
+  let store = try Store(plugin: loadPlugin("Levels"), config: #"{"interval":0}"#, observer: { _ in })
+  let elapsed = try seconds {
+    try store.start()
+    _ = store.waitUntilSettled(timeout: .seconds(60))
+  }
+  let state = store.perform { try? $0.snapshot() }
+  precondition(state == #"{"left":15,"right":15}"#, "levels must settle at 15/15, got \(state ?? "nothing")")
+  store.stop()
+  return elapsed * 1000
+}
+
 /// `host list` as a person runs it: a whole process that discovers and loads every plugin.
 func hostList() throws -> Double {
   let process = Process()
@@ -106,6 +119,9 @@ if wanted("counter.dispatch.direct") {
 }
 if wanted("baseline.inprocess") {
   report("baseline.inprocess", median((0..<rounds).map { _ in baselineInProcess(actions: actions * 10) }), "ns/action")
+}
+if wanted("levels.settle") {
+  report("levels.settle", median(try (0..<rounds * 2).map { _ in try levelsSettle() }), "ms")
 }
 if wanted("host.list") {
   report("host.list", median(try (0..<rounds * 2).map { _ in try hostList() }), "ms")

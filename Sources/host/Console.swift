@@ -12,16 +12,23 @@ final class Console: @unchecked Sendable {
   let outputIsTerminal = isatty(STDOUT_FILENO) == 1
   let errorIsTerminal = isatty(STDERR_FILENO) == 1
   private let colors = getenv("NO_COLOR") == nil
-  private let lock = Mutex(())
+  /// The prompt on screen, if any: output that arrives while it waits for input (a view an effect
+  /// changed) clears it first and draws it again after.
+  private let lock = Mutex<String?>(nil)
 
   /// Writes lines to stdout.
-  func out(_ text: String) {
-    lock.withLock { _ in write(STDOUT_FILENO, text + "\n") }
-  }
+  func out(_ text: String) { print(text, to: STDOUT_FILENO) }
 
   /// Writes lines to stderr.
-  func err(_ text: String) {
-    lock.withLock { _ in write(STDERR_FILENO, text + "\n") }
+  func err(_ text: String) { print(text, to: STDERR_FILENO) }
+
+  private func print(_ text: String, to descriptor: Int32) {
+    lock.withLock { prompt in
+      guard let shown = prompt, outputIsTerminal else { return write(descriptor, text + "\n") }
+      write(STDOUT_FILENO, "\r\u{1B}[K")
+      write(descriptor, text + "\n")
+      write(STDOUT_FILENO, shown)
+    }
   }
 
   /// An error (and its help line) on stderr, with `error:` in red on a terminal.
@@ -42,11 +49,18 @@ final class Console: @unchecked Sendable {
   /// Bold on a terminal, plain otherwise.
   func heading(_ text: String) -> String { paint(text, code: "1", on: outputIsTerminal) }
 
+  /// Shows the input prompt, on a terminal only.
   func prompt(_ text: String) {
     guard inputIsTerminal else { return }
     let painted = paint(text, code: "2", on: outputIsTerminal)
-    lock.withLock { _ in write(STDOUT_FILENO, painted) }
+    lock.withLock { prompt in
+      prompt = painted
+      write(STDOUT_FILENO, painted)
+    }
   }
+
+  /// The user pressed return: the prompt is no longer waiting.
+  func promptAnswered() { lock.withLock { $0 = nil } }
 
   /// Writes all of `text` to `descriptor` (unbuffered, so stdout and stderr keep their order).
   private func write(_ descriptor: Int32, _ text: String) {

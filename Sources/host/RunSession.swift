@@ -57,6 +57,7 @@ final class RunSession {
     while !quit {
       console.prompt("\(id)> ")
       guard let line = readLine(strippingNewline: true) else { break }
+      console.promptAnswered()
       quit = handle(line, store: store)
     }
     if !interactive {
@@ -80,6 +81,8 @@ final class RunSession {
     guard text.hasPrefix(":") else {
       do {
         store.send(try ActionLine.parse(text, manifest: plugin.manifest), source: .user)
+        // At a terminal, draw the view of a quick action before the next prompt.
+        if console.inputIsTerminal { _ = store.waitUntilSettled(timeout: .milliseconds(250)) }
       } catch {
         console.report(error)
       }

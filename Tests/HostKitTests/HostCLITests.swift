@@ -55,7 +55,7 @@ struct HostCLITests {
     let result = try HostProcess.run(
       ["run", "fixture"], input: "tick tag=T\n:state\n", environment: ["FEATUREHOST_PLUGIN_PATH": folder])
     #expect(result.status == 0)
-    #expect(result.stdout.hasPrefix("{\"count\":0,\"foreign\":1,\"pings\":0,\"reentered\":0}\n"))
+    #expect(result.stdout.hasPrefix("{\"count\":0,\"disorder\":0,\"foreign\":1,\"pings\":0,\"reentered\":0}\n"))
   }
 
   struct UsageCase: CustomTestStringConvertible, Sendable {

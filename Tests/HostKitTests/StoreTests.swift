@@ -32,6 +32,22 @@ struct StoreTests {
     store.stop()
   }
 
+  @Test func snapshotRestoreSnapshotGivesIdenticalBytes() throws {
+    let store = try Store(plugin: try PluginLoader.load(CounterLibrary.path), observer: { _ in })
+    try store.start()
+    for _ in 0..<7 { store.send(#"{"type":"decrement"}"#, source: .user) }
+    let first = try store.state()
+    let second = try store.perform { instance in
+      Result { () throws(PluginCallError) in
+        try instance.restore(first)
+        return try instance.snapshot()
+      }
+    }.get()
+    #expect(first == #"{"clicks":7,"count":-7}"#)
+    #expect(Array(second.utf8) == Array(first.utf8))
+    store.stop()
+  }
+
   @Test func anInvalidRestoredStateIsRefusedAndNamed() throws {
     let store = try Store(plugin: try PluginLoader.load(CounterLibrary.path), observer: { _ in })
     defer { store.stop() }
@@ -60,7 +76,7 @@ struct StoreTests {
     try store.start()
     store.send(#"{"type":"ping","limit":50}"#, source: .user)
     #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
-    #expect(try store.state() == #"{"count":0,"foreign":0,"pings":50,"reentered":0}"#)
+    #expect(try store.state() == #"{"count":0,"disorder":0,"foreign":0,"pings":50,"reentered":0}"#)
     #expect(events.applied.filter { $0.source == .feedback }.count == 49)
     store.stop()
   }
@@ -74,12 +90,12 @@ struct StoreTests {
     store.send(#"{"type":"ping"}"#, source: .user)
     #expect(store.waitUntilSettled(timeout: .seconds(10)) == .paused)
     // the user's ping plus 100 feedback pings, then the guard trips
-    #expect(try store.state() == #"{"count":0,"foreign":0,"pings":101,"reentered":0}"#)
+    #expect(try store.state() == #"{"count":0,"disorder":0,"foreign":0,"pings":101,"reentered":0}"#)
     #expect(events.pauses.count == 1)
     #expect(events.pauses.first?.message.contains("has not settled after 100 feedback steps") == true)
     store.resume()
     #expect(store.waitUntilSettled(timeout: .seconds(10)) == .paused)
-    #expect(try store.state() == #"{"count":0,"foreign":0,"pings":201,"reentered":0}"#)
+    #expect(try store.state() == #"{"count":0,"disorder":0,"foreign":0,"pings":201,"reentered":0}"#)
     let report = store.stop()
     #expect(report.unapplied == 1)
   }
@@ -99,8 +115,8 @@ struct StoreTests {
     // then every tick lands in its own store, exactly once
     #expect(storeA.waitUntilSettled(timeout: .seconds(30)) == .settled)
     #expect(storeB.waitUntilSettled(timeout: .seconds(30)) == .settled)
-    #expect(try storeA.state() == #"{"count":10000,"foreign":0,"pings":0,"reentered":0}"#)
-    #expect(try storeB.state() == #"{"count":10000,"foreign":0,"pings":0,"reentered":0}"#)
+    #expect(try storeA.state() == #"{"count":10000,"disorder":0,"foreign":0,"pings":0,"reentered":0}"#)
+    #expect(try storeB.state() == #"{"count":10000,"disorder":0,"foreign":0,"pings":0,"reentered":0}"#)
     #expect(first.applied.filter { $0.source == .effect }.count == 10000)
     #expect(second.applied.filter { $0.source == .effect }.count == 10000)
     storeA.stop()

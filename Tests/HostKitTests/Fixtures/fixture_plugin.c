@@ -1,9 +1,10 @@
 // A small plugin in C for the host's tests. Built by the tests with `cc -shared`, once per
 // variant: FIXTURE_* macros break one rule of the ABI each, so the loader's errors can be checked.
 //
-// Feature "fixture" (id overridable with -DFIXTURE_ID): state {"count","foreign","pings","reentered"}.
-// Actions: tick {tag} counts ticks carrying this instance's tag (config {"tag": "..."});
-// burst {threads, per} starts threads that each emit `per` ticks; ping {limit} re-emits itself
+// Feature "fixture" (id overridable with -DFIXTURE_ID): state {"count","disorder","foreign","pings",
+// "reentered"}. Actions: tick {tag, thread, n} counts ticks carrying this instance's tag (config
+// {"tag": "..."}) and counts as disorder a tick whose n does not follow its thread's previous one;
+// burst {threads, per} starts threads that each emit `per` numbered ticks; ping {limit} re-emits itself
 // as feedback until `pings` reaches limit (0: forever, for the runaway guard).
 #include <pthread.h>
 #include <stdio.h>
@@ -22,7 +23,8 @@ struct fh_instance {
     const fh_host *host;
     char tag[32];
     int started, stopped;
-    long count, foreign, pings;
+    long count, foreign, pings, disorder;
+    long last[MAX_THREADS];
     int reentered, in_dispatch;
     pthread_t threads[MAX_THREADS];
     int thread_count;
@@ -30,7 +32,7 @@ struct fh_instance {
     char error[256];
 };
 
-struct burst { fh_instance *instance; long per; };
+struct burst { fh_instance *instance; long per; int thread; };
 
 static long number_after(const char *json, const char *key, long fallback) {
     const char *at = strstr(json, key);
@@ -63,9 +65,10 @@ static fh_status start(fh_instance *instance) {
 
 static void *burst_thread(void *argument) {
     struct burst *burst = argument;
-    char action[96];
-    for (long i = 0; i < burst->per; i++) {
-        snprintf(action, sizeof action, "{\"type\":\"tick\",\"tag\":\"%s\"}", burst->instance->tag);
+    char action[128];
+    for (long i = 1; i <= burst->per; i++) {
+        snprintf(action, sizeof action, "{\"type\":\"tick\",\"tag\":\"%s\",\"thread\":%d,\"n\":%ld}",
+                 burst->instance->tag, burst->thread, i);
         burst->instance->host->emit(action, FH_ORIGIN_EFFECT);
     }
     burst->instance->host->effect_ended();
@@ -85,12 +88,18 @@ static fh_status dispatch(fh_instance *instance, const char *action, uint32_t *f
         char tag[40];
         snprintf(tag, sizeof tag, "\"tag\":\"%s\"", instance->tag);
         if (strstr(action, tag)) instance->count++; else instance->foreign++;
+        long thread = number_after(action, "\"thread\"", -1), n = number_after(action, "\"n\"", -1);
+        if (thread >= 0 && thread < MAX_THREADS) {
+            if (n != instance->last[thread] + 1) instance->disorder++;
+            instance->last[thread] = n;
+        }
     } else if (strstr(action, "\"burst\"")) {
         long threads = number_after(action, "\"threads\"", 1), per = number_after(action, "\"per\"", 1);
         for (long t = 0; t < threads && instance->thread_count < MAX_THREADS; t++) {
             struct burst *burst = malloc(sizeof *burst);
             burst->instance = instance;
             burst->per = per;
+            burst->thread = instance->thread_count;
             instance->host->effect_began();
             pthread_create(&instance->threads[instance->thread_count++], NULL, burst_thread, burst);
         }
@@ -110,8 +119,9 @@ static fh_status dispatch(fh_instance *instance, const char *action, uint32_t *f
 }
 
 static fh_status snapshot(fh_instance *instance, const char **out) {
-    snprintf(instance->out, sizeof instance->out, "{\"count\":%ld,\"foreign\":%ld,\"pings\":%ld,\"reentered\":%d}",
-             instance->count, instance->foreign, instance->pings, instance->reentered);
+    snprintf(instance->out, sizeof instance->out,
+             "{\"count\":%ld,\"disorder\":%ld,\"foreign\":%ld,\"pings\":%ld,\"reentered\":%d}",
+             instance->count, instance->disorder, instance->foreign, instance->pings, instance->reentered);
     *out = instance->out;
     return FH_OK;
 }
