@@ -60,6 +60,14 @@ public enum FeatureExport {
           outFlags?.pointee = flags
           return status
         },
+        reduce: { pointer, json, outFlags in
+          guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
+          guard let json else { return object.fail(FH_ERR_BAD_ACTION, "action JSON is NULL") }
+          var flags: UInt32 = 0
+          let status = object.reduce(json, flags: &flags)
+          outFlags?.pointee = flags
+          return status
+        },
         snapshot: { pointer, out in
           guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
           var text: UnsafePointer<CChar>?
@@ -148,6 +156,7 @@ private final class FailedInstance: AnyFeatureInstance {
   }
   override func start() -> fh_status { refuse("start") }
   override func dispatch(_ json: UnsafePointer<CChar>, flags: inout UInt32) -> fh_status { refuse("dispatch") }
+  override func reduce(_ json: UnsafePointer<CChar>, flags: inout UInt32) -> fh_status { refuse("reduce") }
   override func snapshot(_ out: inout UnsafePointer<CChar>?) -> fh_status { refuse("snapshot") }
   override func restore(_ json: UnsafePointer<CChar>) -> fh_status { refuse("restore") }
   override func render(_ out: inout UnsafePointer<CChar>?) -> fh_status { refuse("render") }

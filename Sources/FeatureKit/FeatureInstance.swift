@@ -7,6 +7,7 @@ class AnyFeatureInstance {
 
   func start() -> fh_status { fatalError("abstract") }
   func dispatch(_ json: UnsafePointer<CChar>, flags: inout UInt32) -> fh_status { fatalError("abstract") }
+  func reduce(_ json: UnsafePointer<CChar>, flags: inout UInt32) -> fh_status { fatalError("abstract") }
   func snapshot(_ out: inout UnsafePointer<CChar>?) -> fh_status { fatalError("abstract") }
   func restore(_ json: UnsafePointer<CChar>) -> fh_status { fatalError("abstract") }
   func render(_ out: inout UnsafePointer<CChar>?) -> fh_status { fatalError("abstract") }
@@ -59,9 +60,18 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
 
   override func dispatch(_ json: UnsafePointer<CChar>, flags: inout UInt32) -> fh_status {
     guard phase == .started else { return lifecycleError("dispatch") }
+    return decodeAndApply(json, flags: &flags, runsEffects: true)
+  }
+
+  override func reduce(_ json: UnsafePointer<CChar>, flags: inout UInt32) -> fh_status {
+    guard phase != .stopped else { return lifecycleError("reduce") }
+    return decodeAndApply(json, flags: &flags, runsEffects: false)
+  }
+
+  private func decodeAndApply(_ json: UnsafePointer<CChar>, flags: inout UInt32, runsEffects: Bool) -> fh_status {
     let key = ActionMemo<F.Action>.key(json)
     if let key, let known = memo.lookup(json, hash: key.hash, length: key.length) {
-      return apply(known.action, type: known.type, flags: &flags)
+      return apply(known.action, type: known.type, flags: &flags, runsEffects: runsEffects)
     }
     let value: JSONValue
     do {
@@ -78,17 +88,19 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
     } catch {
       // A feature that does not model the lifecycle simply has nothing to do for it.
       if type == "created" || type == "restored" {
-        runFeedback()
+        flags = 0
+        if runsEffects { runFeedback() }
         return succeed()
       }
       return fail(FH_ERR_BAD_ACTION, "action '\(type)' of \(F.manifest.id) was refused: \(describeDecodingError(error))")
     }
     if let key { memo.store(json, hash: key.hash, length: key.length, type: type, action: action) }
-    return apply(action, type: type, flags: &flags)
+    return apply(action, type: type, flags: &flags, runsEffects: runsEffects)
   }
 
-  /// Reduces a decoded action, then starts its effects and the feedbacks of the new state.
-  private func apply(_ action: F.Action, type: String, flags: inout UInt32) -> fh_status {
+  /// Reduces a decoded action, then (unless replaying) starts its effects and the feedbacks of
+  /// the new state.
+  private func apply(_ action: F.Action, type: String, flags: inout UInt32, runsEffects: Bool) -> fh_status {
     let before = state
     let effect: Effect<F.Action>
     do {
@@ -99,6 +111,7 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
     }
     let changed = state != before
     flags = changed ? UInt32(FH_DISPATCH_STATE_CHANGED) : 0
+    guard runsEffects else { return succeed() }
     effects.run(effect, origin: fh_origin(FH_ORIGIN_EFFECT))
     if changed || type == "created" || type == "restored" { runFeedback() }
     return succeed()

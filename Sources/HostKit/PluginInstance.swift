@@ -63,6 +63,15 @@ public final class PluginInstance: @unchecked Sendable {
     return flags & UInt32(FH_DISPATCH_STATE_CHANGED) != 0
   }
 
+  /// Reduces one action without effects or feedbacks (replay, time travel); returns whether the
+  /// state changed.
+  public func reduce(_ json: String) throws(PluginCallError) -> Bool {
+    var flags: UInt32 = 0
+    let status = json.withCString { functions.reduce(handle, $0, &flags) }
+    try check("reduce", status)
+    return flags & UInt32(FH_DISPATCH_STATE_CHANGED) != 0
+  }
+
   public func snapshot() throws(PluginCallError) -> String {
     var text: UnsafePointer<CChar>?
     try check("snapshot", functions.snapshot(handle, &text))

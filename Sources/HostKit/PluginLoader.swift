@@ -98,7 +98,7 @@ public enum PluginLoader {
     let plugin = raw.pointee
     let required: [(String, Bool)] = [
       ("manifest_json", plugin.manifest_json != nil), ("create", plugin.create != nil),
-      ("start", plugin.start != nil), ("dispatch", plugin.dispatch != nil),
+      ("start", plugin.start != nil), ("dispatch", plugin.dispatch != nil), ("reduce", plugin.reduce != nil),
       ("snapshot", plugin.snapshot != nil), ("restore", plugin.restore != nil),
       ("render", plugin.render != nil), ("stop", plugin.stop != nil),
       ("destroy", plugin.destroy != nil), ("last_error", plugin.last_error != nil),

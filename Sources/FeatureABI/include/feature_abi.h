@@ -26,8 +26,9 @@
  *                      stop returns the plugin calls nothing on that instance's fh_host.
  *
  * Lifecycle of an instance
- *   create -> [restore] -> start -> (dispatch | snapshot | restore | render)* -> stop -> destroy
- * snapshot and render are also allowed before start and after stop. A call out of this order
+ *   create -> [restore] -> start -> (dispatch | reduce | snapshot | restore | render)* -> stop -> destroy
+ * snapshot, render and reduce are also allowed before start, and snapshot, render after stop.
+ * A call out of this order
  * returns FH_ERR_LIFECYCLE, never undefined behaviour. After start the host dispatches one
  * lifecycle action first: {"type":"created"} for a fresh instance, or {"type":"restored"} when
  * the state was set with restore before start.
@@ -37,7 +38,8 @@
  *
  * ChangeLog
  * - 1.0: first version: descriptor, host callbacks (emit, log, effect_began, effect_ended,
- *        get_extension), lifecycle, snapshot/restore, render, manifest.
+ *        get_extension), lifecycle, dispatch and effect-free reduce, snapshot/restore, render,
+ *        manifest.
  */
 #pragma once
 
@@ -178,6 +180,12 @@ typedef struct fh_plugin {
      * On FH_OK, *out_flags (if out_flags is not NULL) receives FH_DISPATCH_* flags.
      * On FH_ERR_BAD_ACTION the state is exactly what it was before the call. */
     fh_status (*dispatch)(fh_instance *instance, const char *action_json, uint32_t *out_flags);
+
+    /* [store-thread] Reduce one action into the state and nothing else: no effect starts, no
+     * feedback runs, nothing is emitted. The host uses it to replay a journal and to travel in
+     * time, where the actions effects and feedbacks produced are already recorded. Allowed before
+     * start and while started. Flags and errors as for dispatch. */
+    fh_status (*reduce)(fh_instance *instance, const char *action_json, uint32_t *out_flags);
 
     /* [store-thread] The whole state as a JSON object, deterministic (snapshot -> restore ->
      * snapshot gives identical bytes). *out_state_json is owned by the instance. */

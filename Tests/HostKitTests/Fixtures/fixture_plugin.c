@@ -118,6 +118,15 @@ static fh_status dispatch(fh_instance *instance, const char *action, uint32_t *f
     return status;
 }
 
+static fh_status reduce(fh_instance *instance, const char *action, uint32_t *flags) {
+    // Replay: only ticks change this fixture's state without effects.
+    if (instance->stopped) return fail(instance, FH_ERR_LIFECYCLE, "reduce: stopped");
+    if (!strstr(action, "\"tick\"")) return fail(instance, FH_ERR_BAD_ACTION, "reduce only replays ticks");
+    instance->count++;
+    if (flags) *flags = FH_DISPATCH_STATE_CHANGED;
+    return FH_OK;
+}
+
 static fh_status snapshot(fh_instance *instance, const char **out) {
     snprintf(instance->out, sizeof instance->out,
              "{\"count\":%ld,\"disorder\":%ld,\"foreign\":%ld,\"pings\":%ld,\"reentered\":%d}",
@@ -189,6 +198,7 @@ static fh_plugin descriptor = {
 #ifndef FIXTURE_MISSING_DISPATCH
     .dispatch = dispatch,
 #endif
+    .reduce = reduce,
     .snapshot = snapshot,
     .restore = restore,
     .render = render,
