@@ -16,13 +16,3 @@ enum EncodedNode {
     }
   }
 }
-
-/// Members of a keyed container, shared between the container and its parent.
-final class EncodedObject {
-  var members: [String: EncodedNode] = [:]
-}
-
-/// Elements of an unkeyed container, shared between the container and its parent.
-final class EncodedArray {
-  var elements: [EncodedNode] = []
-}

@@ -1,8 +1,7 @@
 /// Conversions from `JSONValue` to primitives with the error wording shared
 /// by all decoding containers. Paths are built only when an error is thrown.
 enum PrimitiveUnbox {
-  static func bool(_ value: JSONValue, at path: @autoclosure () -> [any CodingKey]) throws -> Bool
-  {
+  static func bool(_ value: JSONValue, at path: @autoclosure () -> [any CodingKey]) throws -> Bool {
     guard case .bool(let flag) = value else {
       throw mismatch(Bool.self, expected: "a boolean", found: value, at: path())
     }
@@ -61,7 +60,10 @@ enum PrimitiveUnbox {
       throw mismatch(Float.self, expected: "a number", found: value, at: path())
     }
     let wide = number.doubleValue
-    guard wide.magnitude <= Double(Float.greatestFiniteMagnitude) || !wide.isFinite else {
+    let narrow = Float(wide)
+    // Rounding decides: `Float.greatestFiniteMagnitude` written as its
+    // shortest text is slightly above it as a Double yet still fits.
+    guard narrow.isFinite || !wide.isFinite else {
       let codingPath = path()
       throw DecodingError.dataCorrupted(
         DecodingError.Context(
@@ -69,7 +71,7 @@ enum PrimitiveUnbox {
           debugDescription:
             "\(describeFound(value))\(locationPhrase(codingPath)) does not fit in Float"))
     }
-    return Float(wide)
+    return narrow
   }
 
   /// `valueNotFound` for `null` (as Foundation does), `typeMismatch` otherwise.

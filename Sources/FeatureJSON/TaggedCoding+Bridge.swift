@@ -3,8 +3,9 @@
 
 extension JSONValueDecoder {
   /// Decodes an enum with synthesized `Codable` from the flat shape
-  /// `{"type": "case", ...payload}`. Shape problems and unknown case names
-  /// are reported as `DecodingError.dataCorrupted` at the `type` key.
+  /// `{"type": "case", ...payload}`. A malformed shape is reported as
+  /// `DecodingError.dataCorrupted` at the root, an unknown case name at the
+  /// `type` key; payload errors have paths like `set.left`.
   public func decodeTagged<T: Decodable>(_ type: T.Type, from flat: JSONValue) throws -> T {
     let tag: String
     let members: [String: JSONValue]
@@ -15,13 +16,12 @@ extension JSONValueDecoder {
         DecodingError.Context(
           codingPath: [], debugDescription: error.message, underlyingError: error))
     }
+    if T.self == JSONValue.self, let nested = try TaggedCoding.nest(flat) as? T {
+      return nested
+    }
     do {
       // Decodes against a view of the nested shape; no nested copy is built.
-      let decoder = TaggedDecoderImpl(tag: tag, members: members, userInfo: userInfo)
-      if T.self == JSONValue.self, let nested = try TaggedCoding.nest(flat) as? T {
-        return nested
-      }
-      return try T(from: decoder)
+      return try T(from: TaggedDecoderImpl(tag: tag, members: members, userInfo: userInfo))
     } catch DecodingError.typeMismatch(_, let context)
       where context.codingPath.isEmpty && context.debugDescription == synthesizedKeyCountMessage
     {
