@@ -38,7 +38,7 @@ let package = Package(
     .target(name: "CounterFeature", dependencies: ["FeatureKit"], path: "Plugins/Counter/Feature"),
     .target(name: "CounterPlugin", dependencies: ["CounterFeature", "FeatureKit"], path: "Plugins/Counter/Plugin"),
 
-    .target(name: "KittensFeature", dependencies: ["FeatureKit"], path: "Plugins/Kittens/Feature"),
+    .target(name: "KittensFeature", dependencies: ["FeatureKit", "FeatureJSON"], path: "Plugins/Kittens/Feature"),
     .target(name: "KittensPlugin", dependencies: ["KittensFeature", "FeatureKit"], path: "Plugins/Kittens/Plugin"),
     .target(name: "LevelsFeature", dependencies: ["FeatureKit"], path: "Plugins/Levels/Feature"),
     .target(name: "LevelsPlugin", dependencies: ["LevelsFeature", "FeatureKit"], path: "Plugins/Levels/Plugin"),

@@ -6,34 +6,6 @@ import HostKit
 // Prints one line per measurement, `name: value unit`, each the median of several rounds.
 // Run with: swift build -c release && .build/release/Benchmarks [NAME-PREFIX...]
 
-guard let folder = PluginDiscovery.buildFolder else { fatalError("cannot find the build folder") }
-
-func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-
-func seconds(_ body: () throws -> Void) rethrows -> Double {
-  let start = DispatchTime.now().uptimeNanoseconds
-  try body()
-  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-}
-
-let selected = Array(CommandLine.arguments.dropFirst())
-
-/// Whether `name` was asked for (all are, when no name is given).
-func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains { name.hasPrefix($0) } }
-
-func report(_ name: String, _ value: Double, _ unit: String) {
-  print("\(name): \(value < 100 ? String(format: "%.1f", value) : String(Int(value.rounded()))) \(unit)")
-}
-
-func loadPlugin(_ name: String) -> LoadedPlugin {
-  do {
-    return try PluginLoader.load("\(folder)/lib\(name).so")
-  } catch {
-    FileHandle.standardError.write(Data("error: \(error)\nhelp: run 'swift build -c release' first\n".utf8))
-    exit(1)
-  }
-}
-
 /// One action through HostKit, the ABI and the plugin: queued, applied, settled. No terminal output.
 func counterDispatch(actions: Int) throws -> Double {
   let store = try Store(plugin: loadPlugin("Counter"), observer: { _ in })
@@ -65,6 +37,32 @@ func counterDispatchDirect(actions: Int) throws -> Double {
     for _ in 0..<actions { _ = try instance.dispatch(increment) }
   }
   try instance.stop()
+  return elapsed * 1e9 / Double(actions)
+}
+
+/// One kittens action through HostKit, the ABI and the plugin, with `urls` URLs in the state: the
+/// cost must not grow with the state (the instance keeps its decoded state; only the action crosses).
+/// The action is a load failure reported while no load is in flight, which the reducer ignores, so
+/// the state stays `urls` long and no effect starts.
+func kittensDispatch(urls: Int, actions: Int) throws -> Double {
+  let list = (0..<urls).map { JSONValue.string("https://cdn2.thecatapi.com/images/k\($0).jpg") }
+  let state = JSONValue.object([
+    "urls": .array(list), "isLoading": false, "loadingOffset": 0, "nextOffset": .number(.int(Int64(urls))),
+    "endReached": true,
+  ]).serialized()
+  let store = try Store(
+    plugin: loadPlugin("Kittens"), config: #"{"endpoint":"file:///nonexistent/catalog.json"}"#, observer: { _ in })
+  try store.start(restoring: state)
+  _ = store.waitUntilSettled(timeout: .seconds(60))
+  let failure = #"{"reason":"timed out","type":"loadFailed"}"#
+  let elapsed = seconds {
+    for _ in 0..<actions { store.send(failure, source: .effect) }
+    _ = store.waitUntilSettled(timeout: .seconds(600))
+  }
+  let count = store.perform { instance in try? instance.snapshot() }.flatMap { try? JSONValue.parse($0) }?["urls"]?
+    .arrayValue?.count
+  precondition(count == urls, "the state must keep its \(urls) urls")
+  store.stop()
   return elapsed * 1e9 / Double(actions)
 }
 
@@ -119,6 +117,15 @@ if wanted("counter.dispatch.direct") {
 }
 if wanted("baseline.inprocess") {
   report("baseline.inprocess", median((0..<rounds).map { _ in baselineInProcess(actions: actions * 10) }), "ns/action")
+}
+if wanted("kittens.dispatch") {
+  // Small and large alternate within each round, so both see the same machine load.
+  let pairs = try (0..<rounds).map { _ in
+    (try kittensDispatch(urls: 10, actions: actions), try kittensDispatch(urls: 100_000, actions: actions))
+  }
+  report("kittens.dispatch.small", median(pairs.map(\.0)), "ns/action")
+  report("kittens.dispatch.large", median(pairs.map(\.1)), "ns/action")
+  report("kittens.dispatch.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
 }
 if wanted("levels.settle") {
   report("levels.settle", median(try (0..<rounds * 2).map { _ in try levelsSettle() }), "ms")

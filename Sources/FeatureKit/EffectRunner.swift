@@ -63,7 +63,7 @@ final class EffectRunner<Action: Codable & Sendable>: Sendable {
         running.keysByID[id] = key
       }
       // Created under the lock, so the task cannot finish before it is recorded.
-      running.tasks[key] = Task { [self] in
+      running.tasks[key] = Task(executorPreference: EffectExecutor.shared) { [self] in
         await body(Send { action in self.emit(action, origin: origin) })
         self.finish(key)
       }

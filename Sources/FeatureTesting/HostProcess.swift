@@ -12,8 +12,9 @@ public struct HostProcess {
   /// The `host` built beside the test executable.
   public static var executable: String { "\(PluginPaths.buildFolder)/host" }
 
-  /// Runs `host arguments...` with `input` on stdin. The environment is the test's own, less
-  /// FEATUREHOST_PLUGIN_PATH, with NO_COLOR set, plus `environment`.
+  /// Runs `host arguments...` with `input` on stdin. The environment is the test's own, less the
+  /// variables the host and the shipped features read (so only what a test names is used), with
+  /// NO_COLOR set, plus `environment`.
   public static func run(
     _ arguments: [String], input: String = "", environment: [String: String] = [:]
   ) throws -> Output {
@@ -21,7 +22,7 @@ public struct HostProcess {
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
-    env["FEATUREHOST_PLUGIN_PATH"] = nil
+    for name in ["FEATUREHOST_PLUGIN_PATH", "KITTENS_ENDPOINT", "LEVELS_INTERVAL"] { env[name] = nil }
     env["NO_COLOR"] = "1"
     for (key, value) in environment { env[key] = value }
     process.environment = env

@@ -1,6 +1,7 @@
 import FeatureJSON
 import FeatureTesting
 import HostKit
+import Foundation
 import Synchronization
 import Testing
 
@@ -93,5 +94,29 @@ struct LevelsPluginTests {
     #expect(ContinuousClock.now - started < .seconds(30))
     #expect(report == StopReport(unapplied: 0, late: 0))
     #expect(try state(store) == #"{"left":10,"right":20}"#)
+  }
+}
+
+@Suite("Effects and the cooperative pool")
+struct EffectPoolTests {
+  @Test func pacedFeedbacksRunWhileEveryPoolThreadIsBlockedWaitingForThem() async throws {
+    // given more stores than the machine has cores, each paced by a timer effect
+    let plugin = try PluginLoader.load(PluginPaths.library("Levels"))
+    let width = max(8, 2 * ProcessInfo.processInfo.activeProcessorCount)
+    let stores = try (0..<width).map { _ in
+      try Store(plugin: plugin, config: #"{"interval":1}"#, observer: { _ in })
+    }
+    for store in stores { try store.start() }
+    // when every cooperative-pool thread blocks waiting for one of them
+    let results = await withTaskGroup(of: SettleResult.self) { group in
+      for store in stores { group.addTask { store.waitUntilSettled(timeout: .seconds(60)) } }
+      return await group.reduce(into: []) { $0.append($1) }
+    }
+    // then the effects still ran: they do not need the pool
+    #expect(results == Array(repeating: .settled, count: width))
+    for store in stores {
+      #expect(store.perform { try? $0.snapshot() } == #"{"left":15,"right":15}"#)
+      store.stop()
+    }
   }
 }

@@ -1,0 +1,37 @@
+import Foundation
+import HostKit
+
+// Shared by every measurement: timing, reporting and loading the built plugins.
+
+/// The folder of this executable, where the release build puts the plugin libraries.
+let folder: String = {
+  guard let folder = PluginDiscovery.buildFolder else { fatalError("cannot find the build folder") }
+  return folder
+}()
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+  let start = DispatchTime.now().uptimeNanoseconds
+  try body()
+  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+/// The measurements named on the command line.
+let selected = Array(CommandLine.arguments.dropFirst())
+
+/// Whether `name` was asked for (all are, when no name is given).
+func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains { name.hasPrefix($0) } }
+
+func report(_ name: String, _ value: Double, _ unit: String) {
+  print("\(name): \(value < 100 ? String(format: "%.1f", value) : String(Int(value.rounded()))) \(unit)")
+}
+
+func loadPlugin(_ name: String) -> LoadedPlugin {
+  do {
+    return try PluginLoader.load("\(folder)/lib\(name).so")
+  } catch {
+    FileHandle.standardError.write(Data("error: \(error)\nhelp: run 'swift build -c release' first\n".utf8))
+    exit(1)
+  }
+}

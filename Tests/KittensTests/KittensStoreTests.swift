@@ -1,0 +1,325 @@
+import FeatureJSON
+import FeatureTesting
+import HostKit
+import KittensFeature
+import Testing
+
+/// The real libKittens.so driven through HostKit's `Store`, against a loopback server.
+@Suite("Kittens in the store")
+struct KittensStoreTests {
+  typealias State = KittensFeature.State
+
+  /// Runs `body` with a started store on the kittens plugin (`config` is a JSON object, `state` a
+  /// state to restore), then stops the store.
+  static func withKittens(
+    config: String, restoring state: State? = nil,
+    _ body: (Store, EventRecorder) async throws -> Void
+  ) async throws {
+    let events = EventRecorder()
+    let store = try Store(
+      plugin: try PluginLoader.load(PluginPaths.library("Kittens")), config: config,
+      observer: events.observer)
+    do {
+      try store.start(restoring: try state.map { try JSONValueEncoder().encode($0).serialized() })
+      try await body(store, events)
+    } catch {
+      await store.stopped()
+      throw error
+    }
+    await store.stopped()
+  }
+
+  static func config(endpoint: String, limit: Int = 3, timeout: Double? = nil) -> String {
+    #"{"endpoint":"\#(endpoint)","limit":\#(limit)\#(timeout.map { #","timeout":\#($0)"# } ?? "")}"#
+  }
+
+  static func images(_ range: Range<Int>) -> [String] { range.map(LoopbackServer.imageURL) }
+
+  @Test func theManifestListsOnlyRefreshAndLoadMore() throws {
+    let manifest = try PluginLoader.load(PluginPaths.library("Kittens")).manifest
+    #expect(manifest.id == "kittens")
+    #expect(manifest.actions.map(\.type) == ["refresh", "loadMore"])
+    #expect(manifest.actions.allSatisfy { !$0.help.isEmpty && $0.arguments.isEmpty })
+  }
+
+  @Test func theFirstPageLoadsOnCreated() async throws {
+    // given a catalog of 5
+    let server = try LoopbackServer(.page(total: 5))
+    defer { server.stop() }
+    // when the feature starts
+    try await Self.withKittens(config: Self.config(endpoint: server.endpoint)) {
+      (store, events) async throws in
+      // then the first page of 3 is shown
+      #expect(await store.settled() == .settled)
+      #expect(
+        try store.state()
+          == #"{"endReached":false,"isLoading":false,"loadingOffset":0,"nextOffset":3,"urls":["#
+          + #""https://cdn2.thecatapi.com/images/t0.jpg","https://cdn2.thecatapi.com/images/t1.jpg","#
+          + #""https://cdn2.thecatapi.com/images/t2.jpg"]}"#)
+      #expect(server.targets == ["/v1/images/search?limit=3&offset=0"])
+      #expect(events.appliedTypes == ["created", "pageLoaded"])
+      #expect(events.applied.map(\.source) == [.lifecycle, .effect])
+      #expect(
+        try store.view()
+          == """
+          Kittens — 3 images
+            1. https://cdn2.thecatapi.com/images/t0.jpg
+            2. https://cdn2.thecatapi.com/images/t1.jpg
+            3. https://cdn2.thecatapi.com/images/t2.jpg
+          type 'loadMore' for the next page
+          """)
+      #expect(await store.stopped() == StopReport(unapplied: 0, late: 0))
+    }
+  }
+
+  @Test func loadMoreAppendsTheNextPageFromTheRightOffset() async throws {
+    let server = try LoopbackServer(.page(total: 7))
+    defer { server.stop() }
+    try await Self.withKittens(config: Self.config(endpoint: server.endpoint)) {
+      (store, events) async throws in
+      #expect(await store.settled() == .settled)
+      // when
+      store.send(#"{"type":"loadMore"}"#, source: .user)
+      // then
+      #expect(await store.settled() == .settled)
+      #expect(try Self.decode(store.state()) == State(urls: Self.images(0..<6), loadingOffset: 3))
+      #expect(
+        server.targets == [
+          "/v1/images/search?limit=3&offset=0", "/v1/images/search?limit=3&offset=3",
+        ])
+      #expect(events.appliedTypes == ["created", "pageLoaded", "loadMore", "pageLoaded"])
+    }
+  }
+
+  @Test func aShortPageMarksTheEndAndLoadMoreThenAsksForNothing() async throws {
+    let server = try LoopbackServer(.page(total: 5))
+    defer { server.stop() }
+    try await Self.withKittens(config: Self.config(endpoint: server.endpoint)) {
+      (store, events) async throws in
+      #expect(await store.settled() == .settled)
+      store.send(#"{"type":"loadMore"}"#, source: .user)
+      #expect(await store.settled() == .settled)
+      // when the end was reached
+      store.send(#"{"type":"loadMore"}"#, source: .user)
+      // then nothing more is asked for, and the view says so
+      #expect(await store.settled() == .settled)
+      #expect(
+        try Self.decode(store.state())
+          == State(urls: Self.images(0..<5), loadingOffset: 3, endReached: true))
+      #expect(server.targets.count == 2)
+      #expect(
+        events.appliedTypes == ["created", "pageLoaded", "loadMore", "pageLoaded", "loadMore"])
+      #expect(
+        try store.view().hasSuffix(
+          "  5. https://cdn2.thecatapi.com/images/t4.jpg\nend of the catalog: 'loadMore' has nothing more to load"
+        ))
+    }
+  }
+
+  @Test func refreshReplacesTheListFromOffsetZero() async throws {
+    // given two pages shown, and a catalog that has changed since
+    let fresh =
+      #"[{"id":"n1","url":"https://cdn2.thecatapi.com/images/n1.jpg"},"#
+      + #"{"id":"n2","url":"https://cdn2.thecatapi.com/images/n2.jpg"}]"#
+    let server = try LoopbackServer(.page(total: 9), .page(total: 9), .body(fresh))
+    defer { server.stop() }
+    try await Self.withKittens(config: Self.config(endpoint: server.endpoint)) {
+      (store, events) async throws in
+      #expect(await store.settled() == .settled)
+      store.send(#"{"type":"loadMore"}"#, source: .user)
+      #expect(await store.settled() == .settled)
+      // when
+      store.send(#"{"type":"refresh"}"#, source: .user)
+      // then
+      #expect(await store.settled() == .settled)
+      let fresh = [
+        "https://cdn2.thecatapi.com/images/n1.jpg", "https://cdn2.thecatapi.com/images/n2.jpg",
+      ]
+      #expect(try Self.decode(store.state()) == State(urls: fresh, endReached: true))
+      #expect(server.targets.last == "/v1/images/search?limit=3&offset=0")
+      #expect(
+        events.appliedTypes == [
+          "created", "pageLoaded", "loadMore", "pageLoaded", "refresh", "pageLoaded",
+        ])
+    }
+  }
+
+  @Test func aRestoredFeatureKeepsItsURLsAndDoesNotReload() async throws {
+    let server = try LoopbackServer(.page(total: 9))
+    defer { server.stop() }
+    // given a snapshot taken while a page was loading
+    let saved = State(urls: Self.images(0..<3), isLoading: true, loadingOffset: 3)
+    // when
+    try await Self.withKittens(config: Self.config(endpoint: server.endpoint), restoring: saved) {
+      (store, events) async throws in
+      // then
+      #expect(await store.settled() == .settled)
+      #expect(try Self.decode(store.state()) == State(urls: Self.images(0..<3), loadingOffset: 3))
+      #expect(events.appliedTypes == ["restored"])
+      #expect(server.targets == [])
+    }
+  }
+
+  // MARK: - Failures
+
+  struct FailureCase: CustomTestStringConvertible, Sendable {
+    enum Endpoint: Sendable {
+      /// The loopback server, answering with this.
+      case server(LoopbackServer.Reply)
+      /// A port on 127.0.0.1 that refuses connections.
+      case refusedPort
+      /// This endpoint, as it is.
+      case fixed(String)
+    }
+
+    let id: String
+    let endpoint: Endpoint
+    var timeout: Double?
+    /// The expected reason, given the request URL.
+    let reason: @Sendable (String) -> String
+    var testDescription: String { id }
+  }
+
+  static let failures: [FailureCase] = [
+    FailureCase(
+      id: "refused-port", endpoint: .refusedPort,
+      reason: { "cannot connect to \($0) (refused or unreachable)" }),
+    FailureCase(
+      id: "timeout", endpoint: .server(.hold), timeout: 0.5,
+      reason: { "no answer from \($0) within 0.5 s" }),
+    FailureCase(id: "http-503", endpoint: .server(.status(503)), reason: { "HTTP 503 from \($0)" }),
+    FailureCase(id: "http-404", endpoint: .server(.status(404)), reason: { "HTTP 404 from \($0)" }),
+    FailureCase(
+      id: "invalid-json", endpoint: .server(.body("<html>cats</html>")),
+      reason: { "invalid JSON from \($0) at byte 0: unexpected '<', expected a JSON value" }),
+    FailureCase(
+      id: "wrong-shape", endpoint: .server(.body(#"{"message":"no cats today"}"#)),
+      reason: { #"expected a JSON array of images from \#($0), got {"message":"no cats today"}"# }),
+    FailureCase(
+      id: "entry-not-an-object",
+      endpoint: .server(.body(#"["https://cdn2.thecatapi.com/images/a.jpg"]"#)),
+      reason: {
+        #"images[0] from \#($0) is not an object: "https://cdn2.thecatapi.com/images/a.jpg""#
+      }),
+    FailureCase(
+      id: "url-missing",
+      endpoint: .server(.body(#"[{"id":"a","url":"https://x/a.jpg"},{"id":"b"}]"#)),
+      reason: { "images[1] from \($0) has no url" }),
+    FailureCase(
+      id: "url-not-a-string", endpoint: .server(.body(#"[{"id":"a","url":42}]"#)),
+      reason: { "images[0].url from \($0) is not a string: 42" }),
+    FailureCase(
+      id: "ftp-endpoint", endpoint: .fixed("ftp://127.0.0.1/cats.json"),
+      reason: { _ in
+        "endpoint 'ftp://127.0.0.1/cats.json' is not http, https or file (scheme 'ftp')"
+      }),
+  ]
+
+  @Test("a failed refresh ends in the error state with the URLs kept", arguments: failures)
+  func aFailedRefreshKeepsTheURLs(_ failure: FailureCase) async throws {
+    // given three URLs shown, restored from a session
+    var server: LoopbackServer?
+    var refusing: RefusingPort?
+    let endpoint: String
+    switch failure.endpoint {
+    case .server(let reply):
+      let started = try LoopbackServer(reply)
+      server = started
+      endpoint = started.endpoint
+    case .refusedPort:
+      let port = try RefusingPort()
+      refusing = port
+      endpoint = "http://127.0.0.1:\(port.port)/v1/images/search"
+    case .fixed(let fixed):
+      endpoint = fixed
+    }
+    defer {
+      server?.stop()
+      refusing?.close()
+    }
+    let shown = State(urls: Self.images(0..<3))
+    let config = Self.config(endpoint: endpoint, timeout: failure.timeout)
+    try await Self.withKittens(config: config, restoring: shown) { (store, events) async throws in
+      // when
+      store.send(#"{"type":"refresh"}"#, source: .user)
+      // then
+      #expect(await store.settled() == .settled)
+      let reason = failure.reason("\(endpoint)?limit=3&offset=0")
+      #expect(try Self.decode(store.state()) == State(urls: Self.images(0..<3), error: reason))
+      #expect(events.appliedTypes == ["restored", "refresh", "loadFailed"])
+      let view = try store.view().split(separator: "\n").map(String.init)
+      #expect(
+        view.prefix(3) == ["Kittens — 3 images", "error: \(reason)", "type 'refresh' to try again"])
+      if case .server(.hold) = failure.endpoint {
+        // the timed-out request was given up, not left open
+        #expect(await server?.clientClosed() == true)
+      }
+    }
+  }
+
+  // MARK: - Cancellation
+
+  @Test func refreshWhileLoadingRestartsTheLoad() async throws {
+    // given a first request the server holds open
+    let server = try LoopbackServer(.hold, .page(total: 5))
+    defer { server.stop() }
+    try await Self.withKittens(config: Self.config(endpoint: server.endpoint)) {
+      (store, events) async throws in
+      #expect(await server.requestsArrived(1))
+      // when
+      store.send(#"{"type":"refresh"}"#, source: .user)
+      // then the held request is closed by the client and a new one answers
+      #expect(await store.settled() == .settled)
+      #expect(await server.clientClosed())
+      #expect(try Self.decode(store.state()) == State(urls: Self.images(0..<3)))
+      #expect(
+        server.targets == [
+          "/v1/images/search?limit=3&offset=0", "/v1/images/search?limit=3&offset=0",
+        ])
+      #expect(server.closedByClient == 1)
+      #expect(events.appliedTypes == ["created", "refresh", "pageLoaded"])
+    }
+  }
+
+  @Test func loadMoreWhileLoadingIsIgnored() async throws {
+    let server = try LoopbackServer(.hold)
+    defer { server.stop() }
+    try await Self.withKittens(config: Self.config(endpoint: server.endpoint)) {
+      (store, events) async throws in
+      #expect(await server.requestsArrived(1))
+      // when
+      store.send(#"{"type":"loadMore"}"#, source: .user)
+      // then (state() runs on the store thread after the loadMore)
+      #expect(try Self.decode(store.state()) == State(isLoading: true))
+      #expect(events.appliedTypes == ["created", "loadMore"])
+      #expect(server.targets.count == 1)
+    }
+  }
+
+  @Test func stopCancelsTheRequestInFlight() async throws {
+    // given a request the server holds open
+    let server = try LoopbackServer(.hold)
+    defer { server.stop() }
+    try await Self.withKittens(config: Self.config(endpoint: server.endpoint, timeout: 30)) {
+      (store, events) async throws in
+      #expect(await server.requestsArrived(1))
+      // when
+      let clock = ContinuousClock()
+      let started = clock.now
+      let report = await store.stopped()
+      let stopping = clock.now - started
+      // then the server sees the connection closed, and nothing late reached the reducer
+      #expect(await server.clientClosed())
+      #expect(report == StopReport(unapplied: 0, late: 0))
+      // FeatureKit waits up to 2 s for effects that ignore cancellation; this one must not need it.
+      #expect(stopping < .seconds(2))
+      #expect(events.appliedTypes == ["created"])
+      #expect(try Self.decode(store.state()) == State(isLoading: true))
+      #expect(events.rejections.isEmpty)
+    }
+  }
+
+  static func decode(_ json: String) throws -> State {
+    try JSONValueDecoder().decode(State.self, from: try JSONValue.parse(json))
+  }
+}
