@@ -130,6 +130,12 @@ if wanted("kittens.dispatch") {
 if wanted("levels.settle") {
   report("levels.settle", median(try (0..<rounds * 2).map { _ in try levelsSettle() }), "ms")
 }
+if wanted("journal.append") {
+  report("journal.append", median((0..<rounds).map { _ in journalAppend(actions: actions) }), "ns/action")
+}
+if wanted("session.restore") {
+  report("session.restore", median((0..<3).map { _ in sessionRestore(actions: 1_000_000) }), "ms")
+}
 if wanted("host.list") {
   report("host.list", median(try (0..<rounds * 2).map { _ in try hostList() }), "ms")
 }

@@ -125,6 +125,11 @@ public enum ActionLine {
 }
 
 extension String {
+  /// The string with spaces in front, to `length` characters.
+  public func leftPadded(to length: Int) -> String {
+    count >= length ? self : String(repeating: " ", count: length - count) + self
+  }
+
   /// The string without leading and trailing spaces, tabs and line ends.
   public func trimmingWhitespace() -> String {
     let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }

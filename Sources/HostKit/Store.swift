@@ -28,6 +28,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
 
   public let plugin: LoadedPlugin
   private let options: Options
+  /// Where applied actions are recorded; dropped (with a `journalFailed` event) after an error.
+  private var journal: (any StoreJournal)?
   private let observer: @Sendable (StoreEvent) -> Void
 
   // Guarded by `condition`.
@@ -52,12 +54,14 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// Creates the instance (with `config`, a JSON object) and the store thread. Call `start`, and
   /// `stop` when done: the thread keeps the store alive until then.
   public init(
-    plugin: LoadedPlugin, config: String = "{}", options: Options = Options(),
+    plugin: LoadedPlugin, config: String = "{}", options: Options = Options(), journal: (any StoreJournal)? = nil,
     observer: @escaping @Sendable (StoreEvent) -> Void
   ) throws(HostError) {
     self.plugin = plugin
     self.options = options
     self.observer = observer
+    self.journal = journal
+    appliedCount = journal?.lastSequence ?? 0
     instance = try PluginInstance(plugin: plugin, config: config, target: self)
     let thread = Thread { [self] in self.run() }
     thread.name = "store.\(plugin.id)"
@@ -68,22 +72,43 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// Starts the instance and queues its first action: `created`, or `restored` after restoring
   /// `state`. A refused state leaves the store unstarted and throws.
   public func start(restoring state: String? = nil) throws(HostError) {
-    let result: Result<Void, PluginCallError> = perform { instance in
-      do throws(PluginCallError) {
-        if let state { try instance.restore(state) }
-        try instance.start()
+    let id = plugin.id
+    try start(restored: state != nil) { instance throws(HostError) in
+      guard let state else { return }
+      do {
+        try instance.restore(state)
+      } catch {
+        throw HostError(
+          "feature '\(id)' could not restore: \(error)",
+          help: "the saved state does not fit this version of the feature")
+      }
+    }
+  }
+
+  /// Starts the instance after `prepare` set its state up (restore a snapshot, reduce a journal's
+  /// actions), then queues `restored` (or `created` when `restored` is false).
+  public func start(restored: Bool, prepare: @escaping (PluginInstance) throws(HostError) -> Void) throws(HostError) {
+    let id = plugin.id
+    let result: Result<Void, HostError> = perform { instance in
+      do throws(HostError) {
+        try prepare(instance)
+        do {
+          try instance.start()
+        } catch {
+          throw HostError("feature '\(id)' could not start: \(error)")
+        }
         return .success(())
       } catch {
         return .failure(error)
       }
     }
-    if case .failure(let error) = result {
-      throw HostError(
-        "feature '\(plugin.id)' could not \(error.call): \(error)",
-        help: error.call == "restore" ? "the saved state does not fit this version of the feature" : nil)
-    }
-    send(state == nil ? #"{"type":"created"}"# : #"{"type":"restored"}"#, source: .lifecycle)
+    try result.get()
+    send(restored ? #"{"type":"restored"}"# : #"{"type":"created"}"#, source: .lifecycle)
   }
+
+  /// Marks the view as changed by a job (time travel): it is drawn once the inbox drains.
+  /// Call it on the store thread, from inside `perform`.
+  public func invalidateView() { viewIsStale = true }
 
   /// Queues an action (a JSON object). Thread-safe; never blocks on the plugin.
   public func send(_ json: String, source: ActionSource) {
@@ -258,12 +283,21 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     guard let instance else { return .next }
     switch item {
     case .job(let body):
+      // A job may show the state (`:state`): what it shows must be on disk.
+      commitJournal()
       body()
       return .next
     case .action(let json, let source):
       do {
         let changed = try instance.dispatch(json)
         appliedCount += 1
+        if let journal {
+          do {
+            appliedCount = try journal.recordApplied(action: json, source: source, instance: instance)
+          } catch {
+            dropJournal(error)
+          }
+        }
         if changed { viewIsStale = true }
         observer(.applied(sequence: appliedCount, action: json, source: source, changed: changed))
       } catch {
@@ -289,7 +323,24 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     }
   }
 
+  private func commitJournal() {
+    guard let journal else { return }
+    do {
+      try journal.commit()
+    } catch {
+      dropJournal(error)
+    }
+  }
+
+  /// Stops journaling after an error, saying so once; the instance keeps running.
+  private func dropJournal(_ error: HostError) {
+    journal?.close()
+    journal = nil
+    observer(.journalFailed(error))
+  }
+
   private func renderIfStale() {
+    commitJournal()
     guard options.rendersViews, viewIsStale, let instance else { return }
     viewIsStale = false
     guard let view = try? instance.render(), view != lastView else { return }
@@ -298,6 +349,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   }
 
   private func finish() {
+    journal?.close()
+    journal = nil
     if let instance {
       do {
         try instance.stop()

@@ -15,6 +15,8 @@ public enum StoreEvent: Sendable, Equatable {
   case viewChanged(String)
   /// The runaway guard paused the store; `message` says why.
   case paused(HostError)
+  /// Writing the journal failed; the store goes on without it.
+  case journalFailed(HostError)
   /// The plugin logged a line.
   case log(level: fh_log_level, message: String)
 }

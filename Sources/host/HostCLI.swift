@@ -16,6 +16,8 @@ struct HostCLI {
     commands:
       list                 list the features found, and the plugin files that were rejected
       run ID               run one feature: type actions, see its view
+      sessions [rm NAME]   list the saved sessions, or remove one
+      replay FILE          replay a session's journal with effects off, checking its snapshots
       help [COMMAND]       show help for a command
 
     options:
@@ -71,19 +73,26 @@ struct HostCLI {
     switch command {
     case "list": return try ListCommand(console: console, global: global).run(options)
     case "run": return try RunCommand(console: console, global: global).run(options)
+    case "sessions": return try SessionsCommand(console: console).run(options)
+    case "replay": return try ReplayCommand(console: console, global: global).run(options)
     case "help":
       switch options.first {
       case "list": console.out(ListCommand.usage)
       case "run": console.out(RunCommand.usage)
+      case "sessions": console.out(SessionsCommand.usage)
+      case "replay": console.out(ReplayCommand.usage)
       default: console.out(Self.usage)
       }
       return 0
     default:
       throw .usage(
         "unknown command '\(command)'",
-        help: Self.suggest(command, ["list", "run", "help"]) ?? "commands: list, run, help")
+        help: Self.suggest(command, Self.commands) ?? "commands: \(Self.commands.joined(separator: ", "))")
     }
   }
+
+  /// Every command, for suggestions.
+  static let commands = ["list", "run", "sessions", "replay", "help"]
 
   static func suggest(_ input: String, _ candidates: [String]) -> String? {
     Suggestion.closest(to: input, in: candidates).map { "did you mean '\($0)'?" }

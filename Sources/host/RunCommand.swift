@@ -13,6 +13,8 @@ struct RunCommand {
     options:
       --config JSON|KEY=VALUE     the feature's config: a JSON object, or one setting per flag
                                   (repeatable; a VALUE that is valid JSON is taken as JSON)
+      --session NAME              journal the run as session NAME; if it exists, restore it
+                                  first (the feature sees 'restored'); 'host sessions' lists them
       --max-feedback-steps N      feedback actions in a row before the runaway guard pauses
                                   the feature (default 10000)
       --settle-timeout SECONDS    how long to wait for effects at end of input or :settle
@@ -24,6 +26,10 @@ struct RunCommand {
       :view      print the current view
       :settle    wait (bounded) until nothing is queued and no effect is in flight
       :resume    go on after the runaway guard paused the feature
+      :history   the actions that made the current state, numbered, with their source
+      :undo      back to the state before the last action   :redo   forward again
+      :goto SEQ  the state after action SEQ
+      :save FILE write the state as JSON   :load FILE   replace the state with a saved one
       :quit      stop the feature and leave
 
     When stdin is not a terminal: reads to end of input, waits for effects to settle, prints the
@@ -51,6 +57,15 @@ struct RunCommand {
         return 0
       case "--config":
         try Self.merge(config: try value(), into: &config)
+        settings.configGiven = true
+      case "--session":
+        let name = try value()
+        do {
+          try SessionDirectory.checkName(name)
+        } catch {
+          throw .usage(error.message, help: error.help)
+        }
+        settings.session = name
       case "--max-feedback-steps":
         let text = try value()
         guard let steps = Int(text), steps > 0 else {
@@ -67,7 +82,8 @@ struct RunCommand {
         if option.hasPrefix("-") {
           throw .usage(
             "unknown option '\(option)' for 'run'",
-            help: HostCLI.suggest(option, ["--config", "--max-feedback-steps", "--settle-timeout", "--help"]))
+            help: HostCLI.suggest(
+              option, ["--config", "--session", "--max-feedback-steps", "--settle-timeout", "--help"]))
         }
         guard id == nil else { throw .usage("'run' takes one feature id, got '\(id ?? "")' and '\(option)'") }
         id = option

@@ -45,10 +45,15 @@ struct LevelsPluginTests {
   }
 
   @Test func thePathIsTheSameWhateverTheInterval() throws {
-    let (fast, fastTrace) = try run(config: #"{"interval":0}"#, then: [#"{"type":"set","left":0,"right":30}"#])
+    // Each first settles from 10/20, so the new regulation starts from the same state in both.
+    let (fast, fastTrace) = try run(config: #"{"interval":0}"#)
     #expect(fast.waitUntilSettled(timeout: .seconds(30)) == .settled)
-    let (paced, pacedTrace) = try run(config: #"{"interval":2}"#, then: [#"{"type":"set","left":0,"right":30}"#])
+    let (paced, pacedTrace) = try run(config: #"{"interval":2}"#)
     #expect(paced.waitUntilSettled(timeout: .seconds(30)) == .settled)
+    for store in [fast, paced] {
+      store.send(#"{"type":"set","left":0,"right":30}"#, source: .user)
+      #expect(store.waitUntilSettled(timeout: .seconds(30)) == .settled)
+    }
     #expect(try state(fast) == #"{"left":15,"right":15}"#)
     #expect(try state(paced) == #"{"left":15,"right":15}"#)
     #expect(fastTrace.changes.withLock { $0 } == pacedTrace.changes.withLock { $0 })

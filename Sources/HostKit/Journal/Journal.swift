@@ -1,0 +1,266 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A journal file read and checked: its header, where a restore starts, and its records on demand.
+///
+/// Reading checks every line cheaply (its layout, seq and source, not the JSON inside an action)
+/// and remembers where the last state is, so `restorePoint()` parses only what follows it.
+/// `records()` parses everything. Errors name the file and the 1-based line, and say how to fix
+/// it; reading never changes the file. See `JournalRecord` for the format.
+public struct Journal: Sendable {
+  public let path: String
+  public let header: JournalHeader
+  /// A last line torn by a crash: ignored; `JournalWriter` cuts it before appending.
+  public let tornTail: TornTail?
+  /// The seq of the last action or travel (0 when there is none): the current state is the state
+  /// after it.
+  public let lastSeq: Int
+  /// Action lines in the file, undone ones included.
+  public let actionCount: Int
+  /// Actions after the last line that carries a state: what a restore replays.
+  public let actionsSinceState: Int
+
+  private let bytes: [UInt8]
+  /// Where line 2 starts.
+  private let recordsStart: Int
+  /// The last snapshot or travel line: byte offset and line number.
+  private let lastState: (offset: Int, line: Int)?
+  /// Where the records end: the file size, or where the torn tail starts.
+  let recordsEnd: Int
+  /// False when the last record has no `\n` (complete, but written by something else).
+  let endsWithNewline: Bool
+
+  /// Reads and checks the journal at `path`; with `feature`, a journal of another feature is an
+  /// error.
+  public static func read(path: String, feature: String? = nil) throws(HostError) -> Journal {
+    let fd = try JournalFile.open(path, O_RDONLY)
+    defer { close(fd) }
+    return try Journal(bytes: JournalFile.readAll(fd, path: path), path: path, feature: feature)
+  }
+
+  /// Checks `bytes`, the contents of the journal at `path` (which is only used in messages).
+  public init(bytes: [UInt8], path: String, feature: String? = nil) throws(HostError) {
+    self.path = path
+    self.bytes = bytes
+    let checked = try bytes.withUnsafeBufferPointer { buffer throws(HostError) in
+      try Self.check(buffer, path: path, feature: feature)
+    }
+    header = checked.header
+    tornTail = checked.tornTail
+    lastSeq = checked.lastSeq
+    actionCount = checked.actionCount
+    actionsSinceState = checked.actionsSinceState
+    recordsStart = checked.recordsStart
+    lastState = checked.lastState
+    recordsEnd = checked.recordsEnd
+    endsWithNewline = checked.endsWithNewline
+  }
+
+  /// The last state in the journal and the actions after it: what restores the current state.
+  ///
+  /// Parses only the lines from the last snapshot or travel on; their JSON is checked here.
+  public func restorePoint() throws(HostError) -> JournalRestorePoint {
+    var point = JournalRestorePoint(
+      path: path, state: nil, stateSeq: 0, actions: [], lastSeq: lastSeq)
+    point.actions.reserveCapacity(actionsSinceState)
+    let start = lastState ?? (recordsStart, 2)
+    try forEachRecord(from: start.offset, line: start.line) {
+      line, number, scanned throws(LineProblem) in
+      switch scanned.kind {
+      case .action(let source):
+        let json = try JournalLineScanner.payloadText(scanned.payload, in: line, what: "an action")
+        point.actions.append(JournalAction(seq: scanned.seq, source: source, json: json))
+      case .snapshot, .travel:
+        point.state = try JournalLineScanner.payloadText(scanned.payload, in: line, what: "a state")
+        point.stateSeq = scanned.seq
+      }
+    }
+    return point
+  }
+
+  /// Every record, in file order, each one's JSON checked: for replay and history.
+  public func records() throws(HostError) -> [JournalRecord] {
+    var records: [JournalRecord] = []
+    records.reserveCapacity(actionCount)
+    try forEachRecord(from: recordsStart, line: 2) { line, _, scanned throws(LineProblem) in
+      switch scanned.kind {
+      case .action(let source):
+        let json = try JournalLineScanner.payloadText(scanned.payload, in: line, what: "an action")
+        records.append(.action(JournalAction(seq: scanned.seq, source: source, json: json)))
+      case .snapshot:
+        let state = try JournalLineScanner.payloadText(scanned.payload, in: line, what: "a state")
+        records.append(.snapshot(seq: scanned.seq, state: state))
+      case .travel(let kind, let to):
+        let state = try JournalLineScanner.payloadText(scanned.payload, in: line, what: "a state")
+        records.append(.travel(JournalTravel(seq: scanned.seq, kind: kind, to: to, state: state)))
+      }
+    }
+    return records
+  }
+
+  /// The records as a history to travel in.
+  public func history() throws(HostError) -> JournalHistory {
+    JournalHistory(path: path, records: try records())
+  }
+
+  /// Calls `body` for each record line from `offset` (line number `line`) to the end of the
+  /// records. The lines were checked when the journal was read.
+  private func forEachRecord(
+    from offset: Int, line number: Int,
+    _ body: (UnsafeBufferPointer<UInt8>, Int, ScannedLine) throws(LineProblem) -> Void
+  ) throws(HostError) {
+    let path = path
+    let end = recordsEnd
+    try bytes.withUnsafeBufferPointer { buffer throws(HostError) in
+      guard let base = buffer.baseAddress else { return }
+      var offset = offset
+      var number = number
+      while offset < end {
+        let lineEnd = Self.lineEnd(base, from: offset, to: end)
+        let line = UnsafeBufferPointer(start: base + offset, count: lineEnd - offset)
+        do throws(LineProblem) {
+          try body(line, number, try JournalLineScanner.scan(line))
+        } catch {
+          throw Self.damaged(path, line: number, error.message)
+        }
+        offset = lineEnd + 1
+        number += 1
+      }
+    }
+  }
+
+  private static func lineEnd(_ base: UnsafePointer<UInt8>, from offset: Int, to end: Int) -> Int {
+    guard let newline = memchr(base + offset, Int32(JournalByte.newline), end - offset) else {
+      return end
+    }
+    return UnsafeRawPointer(newline) - UnsafeRawPointer(base)
+  }
+
+  // MARK: - Checking
+
+  private struct Checked {
+    var header: JournalHeader
+    var tornTail: TornTail?
+    var lastSeq = 0
+    var actionCount = 0
+    var actionsSinceState = 0
+    var recordsStart: Int
+    var lastState: (offset: Int, line: Int)?
+    var recordsEnd: Int
+    var endsWithNewline = true
+  }
+
+  private static func check(
+    _ buffer: UnsafeBufferPointer<UInt8>, path: String, feature: String?
+  ) throws(HostError) -> Checked {
+    guard let base = buffer.baseAddress, buffer.count > 0 else {
+      throw HostError(
+        "'\(path)' is empty: a journal starts with a header line",
+        help: "remove the session, or pass a journal written by 'host run --session'")
+    }
+    let count = buffer.count
+    let headerEnd = lineEnd(base, from: 0, to: count)
+    let header = try JournalHeader.parse(
+      UnsafeRawBufferPointer(start: base, count: headerEnd), path: path)
+    if let feature, header.feature != feature {
+      throw HostError(
+        "the journal '\(path)' belongs to feature '\(header.feature)', not '\(feature)'",
+        help:
+          "run it with 'host run \(header.feature) --session NAME', or choose another session name")
+    }
+    var checked = Checked(
+      header: header, recordsStart: min(headerEnd + 1, count), recordsEnd: count)
+    checked.endsWithNewline = headerEnd < count
+    var offset = checked.recordsStart
+    var number = 1
+    while offset < count {
+      number += 1
+      let end = lineEnd(base, from: offset, to: count)
+      let line = UnsafeBufferPointer(start: base + offset, count: end - offset)
+      let isLast = end == count
+      let scanned: ScannedLine
+      do throws(LineProblem) {
+        // A torn line can look like a record from its ends; only a full parse tells.
+        scanned = try isLast ? JournalLineScanner.scanParsed(line) : JournalLineScanner.scan(line)
+      } catch {
+        guard isLast else { throw damaged(path, line: number, error.message) }
+        checked.tornTail = TornTail(
+          path: path, line: number, offset: offset, byteCount: end - offset)
+        checked.recordsEnd = offset
+        break
+      }
+      switch scanned.kind {
+      case .action:
+        try follow(&checked, scanned.seq, path: path, line: number)
+        checked.actionCount += 1
+        checked.actionsSinceState += 1
+      case .travel(_, let to):
+        try follow(&checked, scanned.seq, path: path, line: number)
+        if let to, to >= scanned.seq {
+          throw damaged(
+            path, line: number,
+            "travels to seq \(to), which is not before its own seq \(scanned.seq)")
+        }
+        checked.lastState = (offset, number)
+        checked.actionsSinceState = 0
+      case .snapshot:
+        guard scanned.seq == checked.lastSeq else {
+          throw damaged(
+            path, line: number,
+            "is a snapshot of seq \(scanned.seq), but the records before it reach seq \(checked.lastSeq)"
+          )
+        }
+        checked.lastState = (offset, number)
+        checked.actionsSinceState = 0
+      }
+      checked.endsWithNewline = !isLast
+      offset = end + 1
+    }
+    return checked
+  }
+
+  /// Actions and travels number 1, 2, 3, ... in file order.
+  private static func follow(_ checked: inout Checked, _ seq: Int, path: String, line: Int)
+    throws(HostError)
+  {
+    let expected = checked.lastSeq + 1
+    guard seq == expected else {
+      let what =
+        seq <= checked.lastSeq
+        ? "has seq \(seq), which goes backwards (the line before reached \(checked.lastSeq))"
+        : "has seq \(seq), but \(expected) comes next: a line is missing"
+      throw damaged(path, line: line, what)
+    }
+    checked.lastSeq = seq
+  }
+
+  static func damaged(_ path: String, line: Int, _ what: String) -> HostError {
+    let keep =
+      line > 2
+      ? "lines 1-\(line - 1) are intact: 'head -n \(line - 1)' keeps them in a new file, or remove the session"
+      : "remove the session, or pass another journal"
+    return HostError("journal '\(path)' line \(line) \(what)", help: "nothing was changed; \(keep)")
+  }
+}
+
+/// A last line without `\n` that is not a record: what a crash in the middle of a write leaves.
+public struct TornTail: Sendable, Equatable, CustomStringConvertible {
+  public var path: String
+  /// Its 1-based line number.
+  public var line: Int
+  /// Where it starts in the file: the size the file is cut to.
+  public var offset: Int
+  public var byteCount: Int
+
+  public init(path: String, line: Int, offset: Int, byteCount: Int) {
+    self.path = path
+    self.line = line
+    self.offset = offset
+    self.byteCount = byteCount
+  }
+
+  public var description: String {
+    "journal '\(path)' line \(line): the last line (\(byteCount) bytes) was torn by a crash and is ignored"
+  }
+}

@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The few POSIX calls the journal makes, with errors as `HostError`s that name the file.
+enum JournalFile {
+  static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+  static func failure(_ what: String, _ path: String, _ code: Int32, help: String? = nil)
+    -> HostError
+  {
+    HostError("cannot \(what) '\(path)': \(describe(code))", help: help)
+  }
+
+  /// Opens `path`, retrying on EINTR.
+  static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(HostError) -> Int32
+  {
+    while true {
+      let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
+      if fd >= 0 { return fd }
+      let code = errno
+      if code == EINTR { continue }
+      let help = code == ENOENT ? "check the path; 'host sessions' lists the saved sessions" : nil
+      throw failure("open", path, code, help: help)
+    }
+  }
+
+  /// Takes the exclusive lock that marks a journal as in use by one host process.
+  static func lock(_ fd: Int32, path: String) throws(HostError) {
+    guard flock(fd, LOCK_EX | LOCK_NB) != 0 else { return }
+    let code = errno
+    if code == EWOULDBLOCK {
+      throw HostError(
+        "the journal '\(path)' is in use by another host process",
+        help: "quit the other 'host run' first, or use another session name")
+    }
+    throw failure("lock", path, code)
+  }
+
+  /// Every byte of the file from its start, as it is at the time of the call.
+  static func readAll(_ fd: Int32, path: String) throws(HostError) -> [UInt8] {
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { throw failure("read", path, errno) }
+    guard info.st_mode & 0o170000 == 0o100000 else {  // S_ISREG
+      throw HostError("'\(path)' is not a regular file", help: "pass a journal file")
+    }
+    let size = Int(info.st_size)
+    var code: Int32 = 0
+    let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+      guard let base = buffer.baseAddress else { return }
+      while count < size {
+        let got = pread(fd, base + count, size - count, off_t(count))
+        if got > 0 {
+          count += got
+        } else if got == 0 {
+          return  // the file shrank since fstat: read what is there
+        } else if errno != EINTR {
+          code = errno
+          return
+        }
+      }
+    }
+    if code != 0 { throw failure("read", path, code) }
+    return bytes
+  }
+
+  /// Writes all of `bytes` at `offset`, retrying partial writes and EINTR.
+  static func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(HostError) {
+    let code = bytes.withUnsafeBytes { raw -> Int32 in
+      guard let base = raw.baseAddress else { return 0 }
+      var done = 0
+      while done < raw.count {
+        let wrote = pwrite(fd, base + done, raw.count - done, off_t(offset + done))
+        if wrote >= 0 {
+          done += wrote
+        } else if errno != EINTR {
+          return errno
+        }
+      }
+      return 0
+    }
+    guard code == 0 else {
+      let help =
+        code == ENOSPC || code == EDQUOT
+        ? "free some disk space; the journal keeps what was committed" : nil
+      throw failure("write", path, code, help: help)
+    }
+  }
+
+  /// Makes the written data (and the file size) durable.
+  static func syncData(_ fd: Int32, path: String) throws(HostError) {
+    while fdatasync(fd) != 0 {
+      if errno != EINTR { throw failure("sync", path, errno) }
+    }
+  }
+
+  /// Makes a new directory entry in `directory` durable.
+  static func syncDirectory(_ directory: String) throws(HostError) {
+    let fd = try Self.open(directory, O_RDONLY | O_DIRECTORY)
+    defer { close(fd) }
+    while fsync(fd) != 0 {
+      if errno != EINTR { throw failure("sync", directory, errno) }
+    }
+  }
+
+  static func truncate(_ fd: Int32, to size: Int, path: String) throws(HostError) {
+    while ftruncate(fd, off_t(size)) != 0 {
+      if errno != EINTR { throw failure("truncate", path, errno) }
+    }
+  }
+
+  /// The folder part of `path` ("." when it has none).
+  static func directory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+  }
+}

@@ -1,0 +1,105 @@
+/// A journal's records seen as time travel: which state every seq names and how to reach it.
+///
+/// The rules (see `JournalRecord`): the state after an action S is the state after S - 1 with
+/// the action applied; the state after a travel is the state it carries. The effective history of
+/// a seq is the chain of actions that made its state: for an action, the history of S - 1 plus
+/// the action; for a travel to T, the history of T; for a load, empty. Keep it current with
+/// `append` as the writer appends, or build it from `Journal.records()`.
+public struct JournalHistory: Sendable {
+  private enum Step: Sendable {
+    case action(JournalAction)
+    case travel(JournalTravel)
+  }
+
+  public let path: String
+  /// Index `seq - 1`: seqs are dense from 1.
+  private var steps: [Step] = []
+  /// Snapshot states by seq.
+  private var snapshots: [Int: String] = [:]
+
+  /// Builds the history of checked records (from `Journal.records()`, in file order).
+  public init(path: String, records: [JournalRecord] = []) {
+    self.path = path
+    steps.reserveCapacity(records.count)
+    for record in records { append(record) }
+  }
+
+  /// The seq of the current state: the last action or travel (0 before any).
+  public var currentSeq: Int { steps.count }
+
+  /// Adds a record the writer appended. Actions and travels must come with the next seq.
+  public mutating func append(_ record: JournalRecord) {
+    switch record {
+    case .action(let action):
+      precondition(action.seq == steps.count + 1, "journal history: seq \(action.seq) out of order")
+      steps.append(.action(action))
+    case .travel(let travel):
+      precondition(travel.seq == steps.count + 1, "journal history: seq \(travel.seq) out of order")
+      steps.append(.travel(travel))
+    case .snapshot(let seq, let state):
+      snapshots[seq] = state
+    }
+  }
+
+  /// The actions that made the state after `seq` (default: the current one), oldest first;
+  /// undone actions are not in it.
+  public func effectiveActions(at seq: Int? = nil) -> [JournalAction] {
+    var actions: [JournalAction] = []
+    var seq = min(seq ?? currentSeq, currentSeq)
+    walk: while seq > 0 {
+      switch steps[seq - 1] {
+      case .action(let action):
+        actions.append(action)
+        seq -= 1
+      case .travel(let travel):
+        guard let to = travel.to else { break walk }
+        seq = to
+      }
+    }
+    return actions.reversed()
+  }
+
+  /// Where `:undo` travels: the seq before the last action of the effective history; nil when
+  /// that history is empty (the start, or right after a load).
+  public var undoTarget: Int? {
+    var seq = currentSeq
+    while seq > 0 {
+      switch steps[seq - 1] {
+      case .action: return seq - 1
+      case .travel(let travel):
+        guard let to = travel.to else { return nil }
+        seq = to
+      }
+    }
+    return nil
+  }
+
+  /// The nearest recorded state at or before `seq` and the actions from there to `seq`: how
+  /// `:goto` (and redo) reach the state after `seq`.
+  public func restorePoint(to seq: Int) throws(HostError) -> JournalRestorePoint {
+    guard seq >= 0, seq <= currentSeq else {
+      throw HostError(
+        "there is no seq \(seq) in journal '\(path)'",
+        help: "pick a seq from 0 to \(currentSeq); ':history' lists them")
+    }
+    var actions: [JournalAction] = []
+    var at = seq
+    while true {
+      if let state = snapshots[at] {
+        return JournalRestorePoint(
+          path: path, state: state, stateSeq: at, actions: actions.reversed(), lastSeq: seq)
+      }
+      guard at > 0 else { break }
+      switch steps[at - 1] {
+      case .action(let action):
+        actions.append(action)
+        at -= 1
+      case .travel(let travel):
+        return JournalRestorePoint(
+          path: path, state: travel.state, stateSeq: at, actions: actions.reversed(), lastSeq: seq)
+      }
+    }
+    return JournalRestorePoint(
+      path: path, state: nil, stateSeq: 0, actions: actions.reversed(), lastSeq: seq)
+  }
+}

@@ -1,0 +1,92 @@
+/// One record of a session journal after the header.
+///
+/// The journal format (version 1; docs/journal.md says the same at more length):
+///
+/// A journal is JSON Lines: UTF-8, one JSON object per line, every line ended by `\n`. The writer
+/// puts keys in UTF-8 byte order with no spaces, as `JSONValue.serialized()` does.
+///
+///     {"created":"2025-11-29T21:20:00Z","feature":"counter","featureVersion":"1.0.0","format":1,"host":"0.1.0","journal":"featurehost"}
+///     {"action":{"type":"created"},"seq":1,"source":"lifecycle"}
+///     {"action":{"type":"increment"},"seq":2,"source":"user"}
+///     {"seq":2,"state":{"clicks":1,"count":1}}
+///     {"seq":3,"state":{"clicks":0,"count":0},"to":1,"travel":"undo"}
+///
+/// - Line 1, the header: `journal` is `"featurehost"`, `format` is 1, then the feature id and
+///   version, the host version, `created` (ISO-8601 UTC) and, when the run had one, `config` (the
+///   feature's config object). Readers ignore header keys they do not know.
+/// - Action: `{"action":A,"seq":S,"source":SRC}`: the action A (a JSON object) was applied.
+///   SRC is an `ActionSource` (user, effect, feedback, lifecycle, navigation).
+/// - Snapshot: `{"seq":S,"state":X}`: X is the state after seq S (S = 0: before any action). It
+///   names the record just before it: S equals the seq of the last action or travel line.
+/// - Travel: `{"seq":S,"state":X,"to":T,"travel":K}`: the current state became the state after
+///   seq T (K is undo, redo or goto; 0 <= T < S), and X is that state. K = load has no `to`: X came
+///   from outside (`:load FILE`). Undone actions stay in the file.
+///
+/// Sequence numbers: actions and travels number 1, 2, 3, ... with no gap, in file order; every
+/// seq names exactly one state, "the state after seq S": for an action, the state before it (the
+/// state after S - 1) with the action applied; for a travel, its X. So the current state is the
+/// state after the last seq, and restore = the last line that carries a state (snapshot or
+/// travel) + the actions after it; with no such line, a fresh instance + every action. A travel
+/// carries its state in the same line (not in a separate snapshot line) so that no crash can
+/// leave a travel without the state it travelled to.
+///
+/// Crashes: the writer appends whole lines; a last line without `\n` that is not a valid record
+/// is a torn tail: reported, ignored, and cut before the next append. Anything else that is not
+/// a record is an error naming the line.
+public enum JournalRecord: Sendable, Equatable {
+  case action(JournalAction)
+  case snapshot(seq: Int, state: String)
+  case travel(JournalTravel)
+
+  /// The seq the record carries.
+  public var seq: Int {
+    switch self {
+    case .action(let action): action.seq
+    case .snapshot(let seq, _): seq
+    case .travel(let travel): travel.seq
+    }
+  }
+}
+
+/// An applied action as the journal holds it: its seq, where it came from, and its JSON text.
+public struct JournalAction: Sendable, Equatable {
+  public var seq: Int
+  public var source: ActionSource
+  /// The action, a JSON object on one line.
+  public var json: String
+
+  public init(seq: Int, source: ActionSource, json: String) {
+    self.seq = seq
+    self.source = source
+    self.json = json
+  }
+}
+
+/// How the current state was replaced by a travel line.
+public enum TravelKind: String, Sendable, Equatable, CaseIterable {
+  /// Back to the state before the last action of the effective history.
+  case undo
+  /// Forward again to a state an undo left.
+  case redo
+  /// To the state after any earlier seq.
+  case goto
+  /// To a state from outside the journal (`:load FILE`); has no `to`.
+  case load
+}
+
+/// A time-travel line: the current state became `state`, the state after seq `to`.
+public struct JournalTravel: Sendable, Equatable {
+  public var seq: Int
+  public var kind: TravelKind
+  /// The seq travelled to; nil for `load`.
+  public var to: Int?
+  /// The state travelled to, a JSON object on one line.
+  public var state: String
+
+  public init(seq: Int, kind: TravelKind, to: Int?, state: String) {
+    self.seq = seq
+    self.kind = kind
+    self.to = to
+    self.state = state
+  }
+}

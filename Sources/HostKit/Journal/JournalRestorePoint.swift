@@ -1,0 +1,48 @@
+/// A state from the journal and the actions to apply on top of it: how to reach the state after
+/// `lastSeq`.
+public struct JournalRestorePoint: Sendable, Equatable {
+  /// The journal it came from, for messages.
+  public var path: String
+  /// The starting state (a JSON object); nil means a fresh instance, before any action.
+  public var state: String?
+  /// The seq `state` is the state after (0 for a fresh instance).
+  public var stateSeq: Int
+  /// The actions to reduce on top of `state`, oldest first.
+  public var actions: [JournalAction]
+  /// The seq whose state this reaches.
+  public var lastSeq: Int
+
+  public init(path: String, state: String?, stateSeq: Int, actions: [JournalAction], lastSeq: Int) {
+    self.path = path
+    self.state = state
+    self.stateSeq = stateSeq
+    self.actions = actions
+    self.lastSeq = lastSeq
+  }
+
+  /// Restores `state` into `instance` (when there is one) and reduces the actions, with no
+  /// effects. Call it before `start` on an instance created with the header's config.
+  public func apply(to instance: PluginInstance) throws(HostError) {
+    let help =
+      "the journal may come from another version of feature '\(instance.plugin.id)'; "
+      + "replay it with that version, or remove the session"
+    if let state {
+      do {
+        try instance.restore(state)
+      } catch {
+        throw HostError(
+          "journal '\(path)': feature '\(instance.plugin.id)' refused the state after seq \(stateSeq): \(error)",
+          help: help)
+      }
+    }
+    for action in actions {
+      do {
+        _ = try instance.reduce(action.json)
+      } catch {
+        throw HostError(
+          "journal '\(path)': feature '\(instance.plugin.id)' refused the action at seq \(action.seq) "
+            + "\(action.json): \(error)", help: help)
+      }
+    }
+  }
+}

@@ -1,0 +1,182 @@
+import Foundation
+
+/// A run's journal as the store and the time-travel commands use it: records applied actions,
+/// takes snapshots when due, and moves the live instance through the recorded history.
+///
+/// Used on the store thread only: by the store itself, and by `:undo` and friends inside
+/// `Store.perform`. The history for time travel is read from the file the first time it is
+/// needed, so restoring a long session does not pay for it.
+public final class SessionJournal: StoreJournal, @unchecked Sendable {
+  public let path: String
+  private let writer: JournalWriter
+  private var history: JournalHistory?
+  /// Seqs left by `:undo`, for `:redo`; cleared by any newly applied action.
+  private var redoStack: [Int] = []
+  private var closed = false
+
+  private init(path: String, writer: JournalWriter) {
+    self.path = path
+    self.writer = writer
+  }
+
+  /// Creates a new journal at `path`. Record the fresh state with `recordInitialState` before start.
+  public static func create(at path: String, plugin: LoadedPlugin, config: String) throws(HostError) -> SessionJournal {
+    let writer = try JournalWriter.create(at: path, header: JournalHeader(plugin: plugin, config: config))
+    return SessionJournal(path: path, writer: writer)
+  }
+
+  /// What opening an existing journal found.
+  public struct Opened {
+    public let journal: SessionJournal
+    /// The state and the actions that rebuild the last state.
+    public let restorePoint: JournalRestorePoint
+    /// The config the session was created with.
+    public let config: String
+    /// A last line torn by a crash, which was cut.
+    public let tornTail: TornTail?
+  }
+
+  /// Opens the journal at `path` for `plugin`, checked, with a torn last line cut.
+  public static func open(at path: String, plugin: LoadedPlugin) throws(HostError) -> Opened {
+    let (writer, journal) = try JournalWriter.openForAppend(at: path, feature: plugin.id)
+    return Opened(
+      journal: SessionJournal(path: path, writer: writer), restorePoint: try journal.restorePoint(),
+      config: journal.header.config ?? "{}", tornTail: journal.tornTail)
+  }
+
+  /// Records the state of a fresh instance as seq 0, so time travel can always start from a state.
+  public func recordInitialState(_ state: String) throws(HostError) {
+    try writer.append(snapshot: state)
+    history?.append(.snapshot(seq: writer.lastSeq, state: state))
+    try writer.commit()
+  }
+
+  // MARK: - StoreJournal
+
+  public var lastSequence: Int { writer.lastSeq }
+
+  public func recordApplied(action: String, source: ActionSource, instance: PluginInstance) throws(HostError) -> Int {
+    let seq = try writer.append(action: action, source: source)
+    history?.append(.action(JournalAction(seq: seq, source: source, json: action)))
+    redoStack.removeAll()
+    if writer.snapshotDue {
+      let state: String
+      do {
+        state = try instance.snapshot()
+      } catch {
+        throw HostError("feature '\(instance.plugin.id)' could not snapshot its state for the journal: \(error)")
+      }
+      try writer.append(snapshot: state)
+      history?.append(.snapshot(seq: seq, state: state))
+    }
+    return seq
+  }
+
+  public func commit() throws(HostError) { try writer.commit() }
+
+  public func close() {
+    guard !closed else { return }
+    closed = true
+    try? writer.close()
+  }
+
+  // MARK: - Time travel (on the store thread)
+
+  /// The effective history, oldest first: the actions that made the current state.
+  public func effectiveActions() throws(HostError) -> [JournalAction] {
+    try loadedHistory().effectiveActions()
+  }
+
+  /// The seq of the current state.
+  public var currentSequence: Int { writer.lastSeq }
+
+  /// Goes back to the state before the last action the user typed, with everything that followed
+  /// it (its effects, feedbacks, lifecycle actions). Returns that seq.
+  @discardableResult
+  public func undo(on instance: PluginInstance) throws(HostError) -> Int {
+    let history = try loadedHistory()
+    guard let last = history.effectiveActions().last(where: { $0.source == .user }) else {
+      throw HostError(
+        "nothing to undo: no action typed since the start or the last ':load'",
+        help: "':history' shows the actions that made the current state")
+    }
+    let target = last.seq - 1
+    let left = history.currentSeq
+    try travel(.undo, to: target, on: instance)
+    redoStack.append(left)
+    return target
+  }
+
+  /// Goes forward again to the state the last `undo` left. Returns that seq.
+  @discardableResult
+  public func redo(on instance: PluginInstance) throws(HostError) -> Int {
+    guard let target = redoStack.last else {
+      throw HostError("nothing to redo", help: "':redo' follows ':undo'; a new action ends what can be redone")
+    }
+    let stack = redoStack
+    try travel(.redo, to: target, on: instance)
+    redoStack = stack.dropLast()
+    return target
+  }
+
+  /// Goes to the state after `seq` (reached through the nearest recorded state).
+  public func goto(_ seq: Int, on instance: PluginInstance) throws(HostError) {
+    try travel(.goto, to: seq, on: instance)
+    redoStack.removeAll()
+  }
+
+  /// Replaces the state with `state` (checked by the plugin's restore) and records it.
+  public func load(_ state: String, on instance: PluginInstance) throws(HostError) {
+    do {
+      try instance.restore(state)
+    } catch {
+      throw HostError(
+        "feature '\(instance.plugin.id)' refused the state: \(error)", help: "the state is unchanged")
+    }
+    try record(.load, to: nil, on: instance)
+    redoStack.removeAll()
+  }
+
+  private func travel(_ kind: TravelKind, to seq: Int, on instance: PluginInstance) throws(HostError) {
+    let point = try loadedHistory().restorePoint(to: seq)
+    guard point.state != nil else {
+      throw HostError(
+        "journal '\(path)' holds no state at or before seq \(seq) to start from",
+        help: "pick a later seq; ':history' lists them")
+    }
+    let before: String
+    do {
+      before = try instance.snapshot()
+    } catch {
+      throw HostError("feature '\(instance.plugin.id)' could not snapshot its state: \(error)")
+    }
+    do {
+      try point.apply(to: instance)
+    } catch {
+      // Put the live state back as it was: a failed travel loses nothing.
+      try? instance.restore(before)
+      throw error
+    }
+    try record(kind, to: seq, on: instance)
+  }
+
+  private func record(_ kind: TravelKind, to seq: Int?, on instance: PluginInstance) throws(HostError) {
+    let state: String
+    do {
+      state = try instance.snapshot()
+    } catch {
+      throw HostError("feature '\(instance.plugin.id)' could not snapshot its state: \(error)")
+    }
+    let travelSeq = try writer.append(travel: kind, to: seq, state: state)
+    history?.append(.travel(JournalTravel(seq: travelSeq, kind: kind, to: seq, state: state)))
+    try writer.commit()
+  }
+
+  private func loadedHistory() throws(HostError) -> JournalHistory {
+    if let history { return history }
+    try writer.commit()
+    let loaded = try Journal.read(path: path).history()
+    history = loaded
+    return loaded
+  }
+}

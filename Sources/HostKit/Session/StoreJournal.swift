@@ -1,0 +1,16 @@
+/// What a store records its applied actions into. Called on the store thread only, in order.
+public protocol StoreJournal: AnyObject {
+  /// Records an action the instance just applied; returns its sequence number. May take a
+  /// snapshot of `instance` when one is due.
+  func recordApplied(action: String, source: ActionSource, instance: PluginInstance) throws(HostError) -> Int
+
+  /// Makes everything recorded so far durable. The store calls it before it draws a view or
+  /// answers a job (`:state`), so whatever the user saw is on disk.
+  func commit() throws(HostError)
+
+  /// Commits and releases the file when the store stops.
+  func close()
+
+  /// The sequence number of the last recorded step (0 before any).
+  var lastSequence: Int { get }
+}

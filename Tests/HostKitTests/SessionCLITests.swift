@@ -1,0 +1,168 @@
+import FeatureTesting
+import Foundation
+import Testing
+
+@Suite("Sessions, replay and time travel in the CLI")
+struct SessionCLITests {
+  /// A fresh state folder per test: sessions never leak between tests or into the user's home.
+  let state: String
+
+  init() throws { state = try FixtureBuilder.temporaryFolder() }
+
+  func host(_ arguments: [String], _ input: String = "") throws -> HostProcess.Output {
+    try HostProcess.run(arguments, input: input, environment: ["XDG_STATE_HOME": state])
+  }
+
+  var journalPath: String { "\(state)/featurehost/demo.jsonl" }
+
+  @Test func aSessionRestoresTheCountAndTheFeatureSeesRestored() throws {
+    let first = try host(["run", "counter", "--session", "demo"], "increment\nincrement\nincrement\n")
+    #expect(first.status == 0)
+    let second = try host(["run", "counter", "--session", "demo"], "decrement\n:state\n:history\n")
+    #expect(second.status == 0)
+    #expect(second.stderr == "")
+    let lines = second.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.first == #"{"clicks":4,"count":2}"#)
+    #expect(lines.contains { $0.hasSuffix(#"lifecycle {"type":"restored"}"#) })
+    #expect(!lines.contains { $0.contains(#""type":"created""#) && $0.hasPrefix("     5") })
+  }
+
+  @Test func undoRedoAndGotoMoveThroughTheHistoryAndKeepUndoneActions() throws {
+    let result = try host(
+      ["run", "counter", "--session", "demo"],
+      "increment\nincrement\ndecrement\n:undo\n:state\n:undo\n:state\n:redo\n:state\n:goto 2\n:state\nincrement\n:redo\n")
+    #expect(result.status == 0)
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+    #expect(
+      Array(lines.prefix(9)) == [
+        "back at seq 3", #"{"clicks":2,"count":2}"#,
+        "back at seq 2", #"{"clicks":1,"count":1}"#,
+        "forward at seq 5", #"{"clicks":2,"count":2}"#,
+        "at seq 2", #"{"clicks":1,"count":1}"#,
+        "Counter",
+      ])
+    #expect(result.stderr.contains("error: nothing to redo"))
+    let journal = try String(contentsOfFile: journalPath, encoding: .utf8)
+    // the undone decrement is still in the journal, followed by the travels
+    #expect(journal.contains(#"{"action":{"type":"decrement"},"seq":4,"source":"user"}"#))
+    #expect(journal.contains(#""to":3,"travel":"undo""#))
+  }
+
+  @Test func saveAndLoadReapplyAStateCheckedByThePlugin() throws {
+    let file = "\(state)/saved.json"
+    let bad = "\(state)/bad.json"
+    try #"{"clicks":1,"count":7}"#.write(toFile: bad, atomically: true, encoding: .utf8)
+    let result = try host(
+      ["run", "counter"], "increment\n:save \(file)\nincrement\n:load \(file)\n:state\n:load \(bad)\n:state\n")
+    #expect(result.status == 0)
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == "{\"clicks\":1,\"count\":1}\n")
+    let states = result.stdout.split(separator: "\n").filter { $0.hasPrefix("{") }
+    #expect(states == [#"{"clicks":1,"count":1}"#, #"{"clicks":1,"count":1}"#])
+    #expect(result.stderr.contains("error: feature 'counter' refused the state"))
+    #expect(result.stderr.contains("count 7 cannot be reached in 1 clicks"))
+  }
+
+  @Test func replayReproducesTheSnapshotsWithEffectsOff() throws {
+    _ = try host(["run", "levels", "--session", "demo", "--config", "interval=0"], "set left=0 right=8\n:settle\n")
+    let result = try host(["replay", journalPath])
+    #expect(result.status == 0)
+    #expect(result.stdout.hasSuffix("Levels — settled at 4\n  left  4 " + String(repeating: "█", count: 40) + "\n  right 4 " + String(repeating: "█", count: 40) + "\n"))
+    #expect(result.stderr.contains("snapshot(s) matched byte for byte"))
+  }
+
+  @Test func replayStopsAtTheSeqGivenWithTo() throws {
+    _ = try host(["run", "counter", "--session", "demo"], "increment\nincrement\nincrement\n")
+    let result = try host(["replay", journalPath, "--to", "2"])
+    #expect(result.status == 0)
+    #expect(result.stdout.hasSuffix("count:  1\n  clicks: 1\n"))
+  }
+
+  @Test func aSnapshotThatIsNotReproducedIsAnErrorNamingTheSeq() throws {
+    _ = try host(["run", "counter", "--session", "demo"], "increment\n:undo\n")
+    var journal = try String(contentsOfFile: journalPath, encoding: .utf8)
+    journal += #"{"seq":3,"state":{"clicks":5,"count":5}}"# + "\n"
+    try journal.write(toFile: journalPath, atomically: true, encoding: .utf8)
+    let result = try host(["replay", journalPath])
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("seq 3: the replayed state differs from the recorded snapshot"))
+  }
+
+  struct BadJournal: CustomTestStringConvertible, Sendable {
+    let id: String
+    let edit: @Sendable (String) -> String
+    let message: String
+    var testDescription: String { id }
+  }
+
+  static let badJournals: [BadJournal] = [
+    BadJournal(
+      id: "corrupt-middle-line", edit: { $0.replacingOccurrences(of: #"{"action":{"type":"increment"},"seq":2"#, with: "garbage") },
+      message: "line 4"),
+    BadJournal(
+      id: "other-feature", edit: { $0.replacingOccurrences(of: #""feature":"counter""#, with: #""feature":"levels""#) },
+      message: "levels"),
+    BadJournal(id: "newer-format", edit: { $0.replacingOccurrences(of: #""format":1"#, with: #""format":9"#) }, message: "format"),
+    BadJournal(id: "not-json", edit: { _ in "\u{7F}ELF\u{01}\u{02}binary\n" }, message: "line 1"),
+  ]
+
+  @Test("a bad journal is refused naming the file and line, and left untouched", arguments: badJournals)
+  func badJournalIsRefused(_ bad: BadJournal) throws {
+    _ = try host(["run", "counter", "--session", "demo"], "increment\nincrement\n")
+    let edited = bad.edit(try String(contentsOfFile: journalPath, encoding: .utf8))
+    try edited.write(toFile: journalPath, atomically: true, encoding: .utf8)
+    let result = try host(["run", "counter", "--session", "demo"], "increment\n")
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("error: "))
+    #expect(result.stderr.contains(journalPath))
+    #expect(result.stderr.contains(bad.message), "\(result.stderr)")
+    #expect(try String(contentsOfFile: journalPath, encoding: .utf8) == edited)
+  }
+
+  @Test func aTornLastLineIsReportedAndIgnored() throws {
+    _ = try host(["run", "counter", "--session", "demo"], "increment\nincrement\n")
+    let handle = try #require(FileHandle(forWritingAtPath: journalPath))
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(#"{"action":{"type":"incr"#.utf8))
+    try handle.close()
+    let result = try host(["run", "counter", "--session", "demo"], ":state\n")
+    #expect(result.status == 0)
+    #expect(result.stderr.contains("torn"))
+    #expect(result.stdout.hasPrefix(#"{"clicks":2,"count":2}"#))
+  }
+
+  struct BadName: CustomTestStringConvertible, Sendable {
+    let id: String
+    let name: String
+    var testDescription: String { id }
+  }
+
+  static let badNames: [BadName] = [
+    BadName(id: "slash", name: "a/b"), BadName(id: "dot-dot", name: "a..b"), BadName(id: "leading-dot", name: ".hidden"),
+    BadName(id: "empty", name: ""), BadName(id: "too-long", name: String(repeating: "x", count: 101)),
+  ]
+
+  @Test("a session name with a path in it is refused", arguments: badNames)
+  func badSessionName(_ bad: BadName) throws {
+    let result = try host(["run", "counter", "--session", bad.name])
+    #expect(result.status == 64)
+    #expect(result.stderr.contains("error: the session name"))
+    #expect(!FileManager.default.fileExists(atPath: "\(state)/featurehost/\(bad.name).jsonl") || bad.name.isEmpty)
+  }
+
+  @Test func sessionsAreListedAndRemovedByCommand() throws {
+    _ = try host(["run", "counter", "--session", "demo"], "increment\n")
+    _ = try host(["run", "levels", "--session", "other", "--config", "interval=0"], ":settle\n")
+    let listed = try host(["sessions"])
+    #expect(listed.status == 0)
+    let lines = listed.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.count == 2)
+    #expect(lines.first?.hasPrefix("demo   counter") == true)
+    #expect(lines.last?.hasPrefix("other  levels") == true)
+    let removed = try host(["sessions", "rm", "demo"])
+    #expect(removed.status == 0)
+    #expect(!FileManager.default.fileExists(atPath: journalPath))
+    let missing = try host(["sessions", "rm", "demo"])
+    #expect(missing.status != 0)
+    #expect(missing.stderr.contains("demo"))
+  }
+}
