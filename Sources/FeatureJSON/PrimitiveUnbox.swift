@@ -54,8 +54,7 @@ enum PrimitiveUnbox {
     return number.doubleValue
   }
 
-  static func float(_ value: JSONValue, at path: @autoclosure () -> [any CodingKey]) throws -> Float
-  {
+  static func float(_ value: JSONValue, at path: @autoclosure () -> [any CodingKey]) throws -> Float {
     guard case .number(let number) = value else {
       throw mismatch(Float.self, expected: "a number", found: value, at: path())
     }

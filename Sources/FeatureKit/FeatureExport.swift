@@ -52,22 +52,8 @@ public enum FeatureExport {
         manifest_json: UnsafePointer(strdup(manifest.json.serialized())),
         create: glueCreate,
         start: { instance($0)?.start() ?? fh_status(FH_ERR_LIFECYCLE) },
-        dispatch: { pointer, json, outFlags in
-          guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
-          guard let json else { return object.fail(FH_ERR_BAD_ACTION, "action JSON is NULL") }
-          var flags: UInt32 = 0
-          let status = object.dispatch(json, flags: &flags)
-          outFlags?.pointee = flags
-          return status
-        },
-        reduce: { pointer, json, outFlags in
-          guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
-          guard let json else { return object.fail(FH_ERR_BAD_ACTION, "action JSON is NULL") }
-          var flags: UInt32 = 0
-          let status = object.reduce(json, flags: &flags)
-          outFlags?.pointee = flags
-          return status
-        },
+        dispatch: { applyAction($0, $1, $2) { $0.dispatch($1, flags: &$2) } },
+        reduce: { applyAction($0, $1, $2) { $0.reduce($1, flags: &$2) } },
         snapshot: { pointer, out in
           guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
           var text: UnsafePointer<CChar>?
@@ -110,6 +96,19 @@ private nonisolated(unsafe) let emptyString: UnsafePointer<CChar> = {
   pointer.initialize(to: 0)
   return UnsafePointer(pointer)
 }()
+
+/// The C side of dispatch and reduce: checks the pointers, runs `apply`, reports the flags.
+private func applyAction(
+  _ pointer: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ outFlags: UnsafeMutablePointer<UInt32>?,
+  _ apply: (AnyFeatureInstance, UnsafePointer<CChar>, inout UInt32) -> fh_status
+) -> fh_status {
+  guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
+  guard let json else { return object.fail(FH_ERR_BAD_ACTION, "action JSON is NULL") }
+  var flags: UInt32 = 0
+  let status = apply(object, json, &flags)
+  outFlags?.pointee = flags
+  return status
+}
 
 private func instance(_ pointer: OpaquePointer?) -> AnyFeatureInstance? {
   guard let pointer else { return nil }

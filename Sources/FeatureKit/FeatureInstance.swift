@@ -92,7 +92,8 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
         if runsEffects { runFeedback() }
         return succeed()
       }
-      return fail(FH_ERR_BAD_ACTION, "action '\(type)' of \(F.manifest.id) was refused: \(describeDecodingError(error))")
+      return fail(
+        FH_ERR_BAD_ACTION, "action '\(type)' of \(F.manifest.id) was refused: \(describeDecodingError(error))")
     }
     if let key { memo.store(json, hash: key.hash, length: key.length, type: type, action: action) }
     return apply(action, type: type, flags: &flags, runsEffects: runsEffects)

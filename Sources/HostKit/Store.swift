@@ -127,7 +127,11 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       condition.unlock()
       return body(instance)
     }
-    queue.append(.job { result = body(instance); done.signal() })
+    queue.append(
+      .job {
+        result = body(instance)
+        done.signal()
+      })
     condition.signal()
     condition.unlock()
     done.wait()

@@ -50,7 +50,8 @@ struct ReplayCommand {
     }
     if plugin.manifest.version != journal.header.featureVersion {
       console.warn(
-        "journal '\(file)' was recorded with \(plugin.id) \(journal.header.featureVersion); replaying with \(plugin.manifest.version)")
+        "journal '\(file)' was recorded with \(plugin.id) \(journal.header.featureVersion); replaying with \(plugin.manifest.version)"
+      )
     }
     let instance = try PluginInstance(
       plugin: plugin, config: journal.header.config ?? "{}", target: SilentTarget())

@@ -99,8 +99,10 @@ struct RunCommand {
       let hint = Suggestion.closest(to: id, in: found.ids).map { "did you mean '\($0)'? " } ?? ""
       throw .usage("unknown feature '\(id)'", help: "\(hint)\(known) ('host list' shows where they come from)")
     }
-    return try RunSession(console: console, plugin: plugin, config: JSONValue.object(config).serialized(), settings: settings)
-      .run()
+    return try RunSession(
+      console: console, plugin: plugin, config: JSONValue.object(config).serialized(), settings: settings
+    )
+    .run()
   }
 
   private static let usageLine = "usage: host run ID [--config JSON|KEY=VALUE]... (see 'host run --help')"
@@ -109,13 +111,16 @@ struct RunCommand {
   static func merge(config text: String, into config: inout [String: JSONValue]) throws(HostError) {
     if text.hasPrefix("{") {
       guard let object = (try? JSONValue.parse(text))?.objectValue else {
-        throw .usage("--config '\(text)' is not a JSON object", help: "use --config '{\"key\":\"value\"}' or --config key=value")
+        throw .usage(
+          "--config '\(text)' is not a JSON object", help: "use --config '{\"key\":\"value\"}' or --config key=value")
       }
       config.merge(object) { _, new in new }
       return
     }
     guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
-      throw .usage("--config '\(text)' is neither a JSON object nor KEY=VALUE", help: "e.g. --config endpoint=file:///tmp/cats.json")
+      throw .usage(
+        "--config '\(text)' is neither a JSON object nor KEY=VALUE",
+        help: "e.g. --config endpoint=file:///tmp/cats.json")
     }
     let key = String(text[..<equals])
     let raw = String(text[text.index(after: equals)...])

@@ -53,7 +53,8 @@ final class RunSession {
     if settings.configGiven && opened.config != config {
       console.warn("session '\(name)' keeps the config it was created with, \(opened.config); --config is ignored")
     }
-    return Journaling(journal: opened.journal, config: opened.config, restorePoint: opened.restorePoint, temporaryFolder: nil)
+    return Journaling(
+      journal: opened.journal, config: opened.config, restorePoint: opened.restorePoint, temporaryFolder: nil)
   }
 
   private static func temporaryFolder() throws(HostError) -> String {
@@ -136,7 +137,8 @@ final class RunSession {
   private func finish(store: Store, interactive: Bool) -> Int32 {
     let id = plugin.id
     if interactive {
-      console.note("\(plugin.manifest.name) \(plugin.manifest.version): type an action, ':help' for help, ':quit' to leave")
+      console.note(
+        "\(plugin.manifest.name) \(plugin.manifest.version): type an action, ':help' for help, ':quit' to leave")
     }
     var quit = false
     while !quit {
@@ -180,16 +182,23 @@ final class RunSession {
     case "history":
       timeTravel(store) { (journal, _) throws(HostError) -> String in
         let actions = try journal.effectiveActions()
-        let lines = actions.map { "\(String($0.seq).leftPadded(to: 6))  \($0.source.rawValue.padding(toLength: 10))\($0.json)" }
+        let lines = actions.map {
+          "\(String($0.seq).leftPadded(to: 6))  \($0.source.rawValue.padding(toLength: 10))\($0.json)"
+        }
         return (lines.isEmpty ? ["(no actions yet)"] : lines).joined(separator: "\n")
       }
     case "undo":
-      timeTravel(store) { (journal, instance) throws(HostError) -> String in "back at seq \(try journal.undo(on: instance))" }
+      timeTravel(store) { (journal, instance) throws(HostError) -> String in
+        "back at seq \(try journal.undo(on: instance))"
+      }
     case "redo":
-      timeTravel(store) { (journal, instance) throws(HostError) -> String in "forward at seq \(try journal.redo(on: instance))" }
+      timeTravel(store) { (journal, instance) throws(HostError) -> String in
+        "forward at seq \(try journal.redo(on: instance))"
+      }
     case "goto":
       guard let seq = Int(argument), seq >= 0 else {
-        console.report(HostError("':goto' needs a seq, got '\(argument)'", help: "':history' lists the seqs, e.g. ':goto 3'"))
+        console.report(
+          HostError("':goto' needs a seq, got '\(argument)'", help: "':history' lists the seqs, e.g. ':goto 3'"))
         return false
       }
       timeTravel(store) { (journal, instance) throws(HostError) -> String in
@@ -234,7 +243,9 @@ final class RunSession {
         console.report(HostError("\(plugin.id) is not paused", help: "':resume' only follows a runaway-guard pause"))
       }
     default:
-      let commands = ["help", "state", "view", "settle", "resume", "history", "undo", "redo", "goto", "save", "load", "quit"]
+      let commands = [
+        "help", "state", "view", "settle", "resume", "history", "undo", "redo", "goto", "save", "load", "quit",
+      ]
       let hint = Suggestion.closest(to: command, in: commands).map { "did you mean ':\($0)'? " } ?? ""
       console.report(
         HostError(
@@ -268,7 +279,8 @@ final class RunSession {
   /// `:save FILE`: the state as JSON, written whole or not at all.
   private func save(to path: String, store: Store) {
     guard !path.isEmpty else {
-      console.report(HostError("':save' needs a file", help: "e.g. ':save state.json'; ':load state.json' reads it back"))
+      console.report(
+        HostError("':save' needs a file", help: "e.g. ':save state.json'; ':load state.json' reads it back"))
       return
     }
     let result = store.perform { instance in Result { () throws(PluginCallError) in try instance.snapshot() } }
@@ -279,7 +291,9 @@ final class RunSession {
     } catch let error as PluginCallError {
       console.report(HostError("\(plugin.id) could not snapshot its state: \(error)"))
     } catch {
-      console.report(HostError("cannot write '\(path)': \(error.localizedDescription)", help: "check the folder exists and is writable"))
+      console.report(
+        HostError(
+          "cannot write '\(path)': \(error.localizedDescription)", help: "check the folder exists and is writable"))
     }
   }
 

@@ -41,7 +41,9 @@ struct SessionsCommand {
       }
       return 0
     case "rm", "remove":
-      guard options.count == 2 else { throw .usage("'sessions rm' takes one session name", help: "host sessions rm NAME") }
+      guard options.count == 2 else {
+        throw .usage("'sessions rm' takes one session name", help: "host sessions rm NAME")
+      }
       try directory.remove(options[1])
       console.out("removed session '\(options[1])'")
       return 0

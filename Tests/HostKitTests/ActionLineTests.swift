@@ -49,9 +49,12 @@ struct ActionLineTests {
   }
 
   static let bad: [Bad] = [
-    Bad(id: "typo", line: "incremnt", message: "unknown action 'incremnt' for levels", help: "did you mean 'increment'?"),
+    Bad(
+      id: "typo", line: "incremnt", message: "unknown action 'incremnt' for levels", help: "did you mean 'increment'?"),
     Bad(id: "lifecycle", line: "created", message: "'created' is a lifecycle action only the host sends", help: nil),
-    Bad(id: "unknown-argument", line: "set lft=1 right=2", message: "'set' has no argument 'lft'", help: "did you mean 'left'?"),
+    Bad(
+      id: "unknown-argument", line: "set lft=1 right=2", message: "'set' has no argument 'lft'",
+      help: "did you mean 'left'?"),
     Bad(
       id: "not-an-integer", line: "set left=abc right=2", message: "argument left='abc' of 'set' must be an integer",
       help: "left: the left level"),
@@ -61,7 +64,8 @@ struct ActionLineTests {
     Bad(id: "unterminated-quote", line: #"set label="x"#, message: "unterminated \"", help: nil),
     Bad(id: "raw-json-invalid", line: #"{"type":}"#, message: "invalid JSON at byte", help: nil),
     Bad(id: "raw-json-no-type", line: #"{"kind":"x"}"#, message: #"a raw action needs a string "type""#, help: nil),
-    Bad(id: "raw-json-lifecycle", line: #"{"type":"restored"}"#, message: "'restored' is a lifecycle action", help: nil),
+    Bad(
+      id: "raw-json-lifecycle", line: #"{"type":"restored"}"#, message: "'restored' is a lifecycle action", help: nil),
   ]
 
   @Test("a bad line is refused with a message naming the offending value", arguments: bad)

@@ -67,10 +67,14 @@ struct HostCLITests {
   }
 
   static let usageCases: [UsageCase] = [
-    UsageCase(id: "unknown-command", arguments: ["lst"], status: 64, stderr: "error: unknown command 'lst'\nhelp: did you mean 'list'?"),
-    UsageCase(id: "unknown-option", arguments: ["--plugin", "x"], status: 64, stderr: "error: unknown option '--plugin'"),
+    UsageCase(
+      id: "unknown-command", arguments: ["lst"], status: 64,
+      stderr: "error: unknown command 'lst'\nhelp: did you mean 'list'?"),
+    UsageCase(
+      id: "unknown-option", arguments: ["--plugin", "x"], status: 64, stderr: "error: unknown option '--plugin'"),
     UsageCase(id: "run-without-id", arguments: ["run"], status: 64, stderr: "error: 'run' needs a feature id"),
-    UsageCase(id: "plugins-without-folder", arguments: ["--plugins"], status: 64, stderr: "error: --plugins needs a folder"),
+    UsageCase(
+      id: "plugins-without-folder", arguments: ["--plugins"], status: 64, stderr: "error: --plugins needs a folder"),
     UsageCase(
       id: "bad-feedback-bound", arguments: ["run", "counter", "--max-feedback-steps", "0"], status: 64,
       stderr: "error: --max-feedback-steps '0' must be a whole number above 0"),

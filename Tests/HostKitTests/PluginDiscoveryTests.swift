@@ -1,5 +1,5 @@
-import Foundation
 import FeatureTesting
+import Foundation
 import HostKit
 import Testing
 

@@ -13,13 +13,17 @@ struct PluginLoaderTests {
   }
 
   static let badPlugins: [BadPlugin] = [
-    BadPlugin(id: "no-entry-symbol", defines: ["FIXTURE_NO_ENTRY"], reason: .noEntrySymbol, mentions: "fh_plugin_entry_v1"),
-    BadPlugin(id: "entry-returns-null", defines: ["FIXTURE_ENTRY_NULL"], reason: .entryReturnedNull, mentions: "returned NULL"),
+    BadPlugin(
+      id: "no-entry-symbol", defines: ["FIXTURE_NO_ENTRY"], reason: .noEntrySymbol, mentions: "fh_plugin_entry_v1"),
+    BadPlugin(
+      id: "entry-returns-null", defines: ["FIXTURE_ENTRY_NULL"], reason: .entryReturnedNull, mentions: "returned NULL"),
     BadPlugin(id: "wrong-major", defines: ["FIXTURE_WRONG_MAJOR"], reason: .wrongMajor, mentions: "ABI 2.0"),
     BadPlugin(id: "newer-minor", defines: ["FIXTURE_NEWER_MINOR"], reason: .newerMinor, mentions: "needs ABI 1.7"),
     BadPlugin(id: "struct-too-small", defines: ["FIXTURE_SMALL_STRUCT"], reason: .structTooSmall, mentions: "24 bytes"),
-    BadPlugin(id: "missing-function", defines: ["FIXTURE_MISSING_DISPATCH"], reason: .missingFunction, mentions: "'dispatch'"),
-    BadPlugin(id: "manifest-not-json", defines: ["FIXTURE_BAD_MANIFEST"], reason: .badManifest, mentions: "not valid JSON"),
+    BadPlugin(
+      id: "missing-function", defines: ["FIXTURE_MISSING_DISPATCH"], reason: .missingFunction, mentions: "'dispatch'"),
+    BadPlugin(
+      id: "manifest-not-json", defines: ["FIXTURE_BAD_MANIFEST"], reason: .badManifest, mentions: "not valid JSON"),
     BadPlugin(
       id: "manifest-missing-field", defines: ["FIXTURE_MANIFEST_NO_NAME"], reason: .badManifest, mentions: "no name"),
   ]

@@ -14,8 +14,12 @@ struct PluginManifestTests {
     Case(id: "not-json", json: "{", message: "manifest is not valid JSON"),
     Case(id: "not-object", json: "[]", message: "manifest must be a JSON object"),
     Case(id: "no-id", json: #"{"name":"a","version":"1","actions":[]}"#, message: "manifest has no id"),
-    Case(id: "empty-name", json: #"{"id":"a","name":"","version":"1","actions":[]}"#, message: "name must be a non-empty string"),
-    Case(id: "bad-id", json: #"{"id":"A b","name":"a","version":"1","actions":[]}"#, message: "manifest id 'A b' may only hold"),
+    Case(
+      id: "empty-name", json: #"{"id":"a","name":"","version":"1","actions":[]}"#,
+      message: "name must be a non-empty string"),
+    Case(
+      id: "bad-id", json: #"{"id":"A b","name":"a","version":"1","actions":[]}"#,
+      message: "manifest id 'A b' may only hold"),
     Case(id: "no-actions", json: #"{"id":"a","name":"a","version":"1"}"#, message: "manifest has no array 'actions'"),
     Case(
       id: "lifecycle-listed", json: #"{"id":"a","name":"a","version":"1","actions":[{"type":"created"}]}"#,
@@ -38,7 +42,8 @@ struct PluginManifestTests {
 
   @Test func argumentsDefaultToRequired() throws {
     let manifest = try PluginManifest(
-      json: #"{"id":"a","name":"A","version":"1","actions":[{"type":"x","arguments":[{"name":"n","type":"integer"}]}]}"#)
+      json: #"{"id":"a","name":"A","version":"1","actions":[{"type":"x","arguments":[{"name":"n","type":"integer"}]}]}"#
+    )
     #expect(manifest.action(named: "x")?.arguments.first?.required == true)
     #expect(manifest.description == "")
   }

@@ -30,7 +30,8 @@ struct SessionCLITests {
   @Test func undoRedoAndGotoMoveThroughTheHistoryAndKeepUndoneActions() throws {
     let result = try host(
       ["run", "counter", "--session", "demo"],
-      "increment\nincrement\ndecrement\n:undo\n:state\n:undo\n:state\n:redo\n:state\n:goto 2\n:state\nincrement\n:redo\n")
+      "increment\nincrement\ndecrement\n:undo\n:state\n:undo\n:state\n:redo\n:state\n:goto 2\n:state\nincrement\n:redo\n"
+    )
     #expect(result.status == 0)
     let lines = result.stdout.split(separator: "\n").map(String.init)
     #expect(
@@ -66,7 +67,10 @@ struct SessionCLITests {
     _ = try host(["run", "levels", "--session", "demo", "--config", "interval=0"], "set left=0 right=8\n:settle\n")
     let result = try host(["replay", journalPath])
     #expect(result.status == 0)
-    #expect(result.stdout.hasSuffix("Levels — settled at 4\n  left  4 " + String(repeating: "█", count: 40) + "\n  right 4 " + String(repeating: "█", count: 40) + "\n"))
+    #expect(
+      result.stdout.hasSuffix(
+        "Levels — settled at 4\n  left  4 " + String(repeating: "█", count: 40) + "\n  right 4 "
+          + String(repeating: "█", count: 40) + "\n"))
     #expect(result.stderr.contains("snapshot(s) matched byte for byte"))
   }
 
@@ -96,12 +100,15 @@ struct SessionCLITests {
 
   static let badJournals: [BadJournal] = [
     BadJournal(
-      id: "corrupt-middle-line", edit: { $0.replacingOccurrences(of: #"{"action":{"type":"increment"},"seq":2"#, with: "garbage") },
+      id: "corrupt-middle-line",
+      edit: { $0.replacingOccurrences(of: #"{"action":{"type":"increment"},"seq":2"#, with: "garbage") },
       message: "line 4"),
     BadJournal(
       id: "other-feature", edit: { $0.replacingOccurrences(of: #""feature":"counter""#, with: #""feature":"levels""#) },
       message: "levels"),
-    BadJournal(id: "newer-format", edit: { $0.replacingOccurrences(of: #""format":1"#, with: #""format":9"#) }, message: "format"),
+    BadJournal(
+      id: "newer-format", edit: { $0.replacingOccurrences(of: #""format":1"#, with: #""format":9"#) }, message: "format"
+    ),
     BadJournal(id: "not-json", edit: { _ in "\u{7F}ELF\u{01}\u{02}binary\n" }, message: "line 1"),
   ]
 
@@ -137,7 +144,8 @@ struct SessionCLITests {
   }
 
   static let badNames: [BadName] = [
-    BadName(id: "slash", name: "a/b"), BadName(id: "dot-dot", name: "a..b"), BadName(id: "leading-dot", name: ".hidden"),
+    BadName(id: "slash", name: "a/b"), BadName(id: "dot-dot", name: "a..b"),
+    BadName(id: "leading-dot", name: ".hidden"),
     BadName(id: "empty", name: ""), BadName(id: "too-long", name: String(repeating: "x", count: 101)),
   ]
 

@@ -13,8 +13,7 @@ enum JournalFile {
   }
 
   /// Opens `path`, retrying on EINTR.
-  static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(HostError) -> Int32
-  {
+  static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(HostError) -> Int32 {
     while true {
       let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
       if fd >= 0 { return fd }

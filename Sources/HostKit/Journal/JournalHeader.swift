@@ -59,8 +59,7 @@ public struct JournalHeader: Sendable, Equatable {
   }
 
   /// Reads the header from `line` (line 1 of the file at `path`, without its newline).
-  static func parse(_ line: UnsafeRawBufferPointer, path: String) throws(HostError) -> JournalHeader
-  {
+  static func parse(_ line: UnsafeRawBufferPointer, path: String) throws(HostError) -> JournalHeader {
     let help =
       "pass a journal written by 'host run --session'; its first line is a header like "
       + #"{"feature":"counter",...,"format":1,"journal":"featurehost"}"#
