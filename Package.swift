@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "Counter", type: .dynamic, targets: ["CounterPlugin"]),
     .library(name: "Kittens", type: .dynamic, targets: ["KittensPlugin"]),
     .library(name: "Levels", type: .dynamic, targets: ["LevelsPlugin"]),
+    .library(name: "CExample", type: .dynamic, targets: ["CExample"]),
   ],
   targets: [
     // The C contract between host and plugins.
@@ -42,6 +43,16 @@ let package = Package(
     .target(name: "KittensPlugin", dependencies: ["KittensFeature", "FeatureKit"], path: "Plugins/Kittens/Plugin"),
     .target(name: "LevelsFeature", dependencies: ["FeatureKit"], path: "Plugins/Levels/Feature"),
     .target(name: "LevelsPlugin", dependencies: ["LevelsFeature", "FeatureKit"], path: "Plugins/Levels/Plugin"),
+    // The C example: a feature written against feature_abi.h alone. SwiftPM wants a folder of
+    // public headers; nothing imports this target, so its own folder serves. The folder also
+    // holds the linker version script and the Makefile of the hand-built variant.
+    .target(
+      name: "CExample",
+      dependencies: ["FeatureABI"],
+      path: "Plugins/CExample",
+      exclude: ["exports.map", "Makefile"],
+      publicHeadersPath: "."
+    ),
 
     .executableTarget(
       name: "Benchmarks",
@@ -50,6 +61,11 @@ let package = Package(
     ),
 
     .testTarget(name: "FeatureJSONTests", dependencies: ["FeatureJSON"], path: "Tests/FeatureJSONTests"),
+    .testTarget(
+      name: "FeatureTestingTests",
+      dependencies: ["FeatureTesting", "HostKit", "FeatureJSON", "CounterFeature", "LevelsFeature", "KittensFeature", "host"],
+      path: "Tests/FeatureTestingTests"
+    ),
     .testTarget(
       name: "FeatureKitTests",
       dependencies: ["FeatureKit", "FeatureJSON", "CounterFeature"],
@@ -69,6 +85,12 @@ let package = Package(
       name: "HostKitTests",
       dependencies: ["HostKit", "FeatureJSON", "FeatureTesting", "host"],
       path: "Tests/HostKitTests",
+      exclude: ["Fixtures"]
+    ),
+    .testTarget(
+      name: "ValidateTests",
+      dependencies: ["HostKit", "FeatureJSON", "FeatureTesting", "host"],
+      path: "Tests/ValidateTests",
       exclude: ["Fixtures"]
     ),
   ]

@@ -16,6 +16,9 @@ struct HostCLI {
     commands:
       list                 list the features found, and the plugin files that were rejected
       run ID               run one feature: type actions, see its view
+      validate PLUGIN.so   check one plugin file against the plugin contract, check by check
+      check FILE|DIR...    run transcripts (typed input and the exact output expected)
+      new NAME             create a plugin folder: a feature skeleton and a passing test
       sessions [rm NAME]   list the saved sessions, or remove one
       replay FILE          replay a session's journal with effects off, checking its snapshots
       help [COMMAND]       show help for a command
@@ -73,12 +76,18 @@ struct HostCLI {
     switch command {
     case "list": return try ListCommand(console: console, global: global).run(options)
     case "run": return try RunCommand(console: console, global: global).run(options)
+    case "validate": return try ValidateCommand(console: console).run(options)
+    case "check": return try CheckCommand(console: console, global: global).run(options)
+    case "new": return try NewCommand(console: console).run(options)
     case "sessions": return try SessionsCommand(console: console).run(options)
     case "replay": return try ReplayCommand(console: console, global: global).run(options)
     case "help":
       switch options.first {
       case "list": console.out(ListCommand.usage)
       case "run": console.out(RunCommand.usage)
+      case "validate": console.out(ValidateCommand.usage)
+      case "check": console.out(CheckCommand.usage)
+      case "new": console.out(NewCommand.usage)
       case "sessions": console.out(SessionsCommand.usage)
       case "replay": console.out(ReplayCommand.usage)
       default: console.out(Self.usage)
@@ -92,7 +101,7 @@ struct HostCLI {
   }
 
   /// Every command, for suggestions.
-  static let commands = ["list", "run", "sessions", "replay", "help"]
+  static let commands = ["list", "run", "validate", "check", "new", "sessions", "replay", "help"]
 
   static func suggest(_ input: String, _ candidates: [String]) -> String? {
     Suggestion.closest(to: input, in: candidates).map { "did you mean '\($0)'?" }

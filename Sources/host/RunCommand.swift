@@ -95,7 +95,8 @@ struct RunCommand {
       for rejection in found.rejections {
         console.note("rejected '\(rejection.path)': \(rejection.reason)")
       }
-      let known = found.ids.isEmpty ? "no features were found" : "known features: \(found.ids.joined(separator: ", "))"
+      let known =
+        found.ids.isEmpty ? "no features were found" : "known features: \(found.ids.sorted().joined(separator: ", "))"
       let hint = Suggestion.closest(to: id, in: found.ids).map { "did you mean '\($0)'? " } ?? ""
       throw .usage("unknown feature '\(id)'", help: "\(hint)\(known) ('host list' shows where they come from)")
     }

@@ -4,32 +4,38 @@ import Testing
 
 @Suite("Store loop")
 struct StoreTests {
-  @Test func counterCountsThroughTheRealPlugin() throws {
-    // given a counter store
+  @Test func counterCountsThroughTheRealPlugin() async throws {
+    // given a counter store (FeatureTesting's exhaustive harness over a real Store)
+    let store = try await FeatureTestStore(plugin: CounterLibrary.path)
+    // when, then: every state on the way
+    await store.send("increment", assert: ["clicks": 1, "count": 1])
+    await store.send("increment", assert: ["clicks": 2, "count": 2])
+    await store.send("decrement", assert: #"{"clicks":3,"count":1}"#)
+    #expect(store.history.map(\.source) == [.lifecycle, .user, .user, .user])
+    #expect(store.history.first?.action == #"{"type":"created"}"#)
+    #expect(try store.view == "Counter\n  count:  1\n  clicks: 3")
+    #expect(await store.stop() == StopReport(unapplied: 0, late: 0))
+    await store.finish()
+  }
+
+  @Test func theStoreDrawsTheViewAfterTheLastChange() throws {
     let events = EventRecorder()
     let store = try Store(plugin: try PluginLoader.load(CounterLibrary.path), observer: events.observer)
     try store.start()
-    // when
     for action in ["increment", "increment", "decrement"] {
       store.send(#"{"type":"\#(action)"}"#, source: .user)
     }
-    // then
     #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
-    #expect(try store.state() == #"{"clicks":3,"count":1}"#)
-    #expect(events.applied.map(\.source) == [.lifecycle, .user, .user, .user])
-    #expect(events.applied.first?.action == #"{"type":"created"}"#)
     #expect(events.views.last == "Counter\n  count:  1\n  clicks: 3")
-    #expect(store.stop() == StopReport(unapplied: 0, late: 0))
+    store.stop()
   }
 
-  @Test func aRestoredCounterKeepsItsStateAndSeesRestored() throws {
-    let events = EventRecorder()
-    let store = try Store(plugin: try PluginLoader.load(CounterLibrary.path), observer: events.observer)
-    try store.start(restoring: #"{"clicks":9,"count":-3}"#)
-    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
-    #expect(try store.state() == #"{"clicks":9,"count":-3}"#)
-    #expect(events.applied.map(\.action) == [#"{"type":"restored"}"#])
-    store.stop()
+  @Test func aRestoredCounterKeepsItsStateAndSeesRestored() async throws {
+    let store = try await FeatureTestStore(plugin: CounterLibrary.path, restoring: ["clicks": 9, "count": -3])
+    #expect(await store.settle() == .settled)
+    #expect(try store.state == ["clicks": 9, "count": -3])
+    #expect(store.history.map(\.action) == [#"{"type":"restored"}"#])
+    await store.finish()
   }
 
   @Test func snapshotRestoreSnapshotGivesIdenticalBytes() throws {
@@ -55,19 +61,14 @@ struct StoreTests {
     #expect(error?.message.contains("count 5 cannot be reached in 1 clicks") == true)
   }
 
-  @Test func aRefusedActionLeavesTheStateAsItWas() throws {
-    let events = EventRecorder()
-    let store = try Store(plugin: try PluginLoader.load(CounterLibrary.path), observer: events.observer)
-    try store.start()
-    store.send(#"{"type":"increment"}"#, source: .user)
-    store.send(#"{"type":"explode"}"#, source: .user)
-    store.send(#"{"type":"increment""#, source: .user)
-    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
-    #expect(try store.state() == #"{"clicks":1,"count":1}"#)
-    #expect(events.rejections.count == 2)
-    #expect(events.rejections.first?.message.contains("explode") == true)
-    #expect(events.rejections.last?.message.contains("not valid JSON") == true)
-    store.stop()
+  @Test func aRefusedActionLeavesTheStateAsItWas() async throws {
+    let store = try await FeatureTestStore(plugin: CounterLibrary.path)
+    await store.send("increment", assert: ["clicks": 1, "count": 1])
+    await store.send(#"{"type":"explode"}"#, rejectedWith: "explode")
+    await store.send(#"{"type":"increment""#, rejectedWith: "not valid JSON")
+    #expect(try store.state == ["clicks": 1, "count": 1])
+    #expect(store.history.filter(\.refused).count == 2)
+    await store.finish()
   }
 
   @Test func anEmitDuringDispatchIsQueuedNotReentered() throws {

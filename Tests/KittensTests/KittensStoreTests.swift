@@ -4,33 +4,23 @@ import HostKit
 import KittensFeature
 import Testing
 
-/// The real libKittens.so driven through HostKit's `Store`, against a loopback server.
+/// The real libKittens.so driven through HostKit's `Store` by FeatureTesting's exhaustive
+/// `FeatureTestStore`, against a loopback server: every state change and every action the load
+/// effect emits is asserted.
 @Suite("Kittens in the store")
 struct KittensStoreTests {
   typealias State = KittensFeature.State
 
-  /// Runs `body` with a started store on the kittens plugin (`config` is a JSON object, `state` a
-  /// state to restore), then stops the store.
-  static func withKittens(
-    config: String, restoring state: State? = nil,
-    _ body: (Store, EventRecorder) async throws -> Void
-  ) async throws {
-    let events = EventRecorder()
-    let store = try Store(
-      plugin: try PluginLoader.load(PluginPaths.library("Kittens")), config: config,
-      observer: events.observer)
-    do {
-      try store.start(restoring: try state.map { try JSONValueEncoder().encode($0).serialized() })
-      try await body(store, events)
-    } catch {
-      await store.stopped()
-      throw error
-    }
-    await store.stopped()
+  /// A started store on the kittens plugin (`state` is a state to restore).
+  static func kittens(config: JSONValue, restoring state: State? = nil) async throws -> FeatureTestStore {
+    try await FeatureTestStore(
+      plugin: "Kittens", config: config, restoring: try state.map { try JSONValueEncoder().encode($0) })
   }
 
-  static func config(endpoint: String, limit: Int = 3, timeout: Double? = nil) -> String {
-    #"{"endpoint":"\#(endpoint)","limit":\#(limit)\#(timeout.map { #","timeout":\#($0)"# } ?? "")}"#
+  static func config(endpoint: String, limit: Int = 3, timeout: Double? = nil) -> JSONValue {
+    var config: [String: JSONValue] = ["endpoint": .string(endpoint), "limit": .number(.int(Int64(limit)))]
+    if let timeout { config["timeout"] = .number(.double(timeout)) }
+    return .object(config)
   }
 
   static func images(_ range: Range<Int>) -> [String] { range.map(LoopbackServer.imageURL) }
@@ -47,101 +37,100 @@ struct KittensStoreTests {
     let server = try LoopbackServer(.page(total: 5))
     defer { server.stop() }
     // when the feature starts
-    try await Self.withKittens(config: Self.config(endpoint: server.endpoint)) {
-      (store, events) async throws in
-      // then the first page of 3 is shown
-      #expect(await store.settled() == .settled)
-      #expect(
-        try store.state()
-          == #"{"endReached":false,"isLoading":false,"loadingOffset":0,"nextOffset":3,"urls":["#
+    let store = try await Self.kittens(config: Self.config(endpoint: server.endpoint))
+    #expect(try Self.decode(store.initialState) == State(isLoading: true))
+    // then the first page of 3 arrives from the load effect and is shown
+    await store.receive(
+      .encoding(KittensFeature.Action.pageLoaded(offset: 0, urls: Self.images(0..<3))),
+      assert: .json(
+        #"{"endReached":false,"isLoading":false,"loadingOffset":0,"nextOffset":3,"urls":["#
           + #""https://cdn2.thecatapi.com/images/t0.jpg","https://cdn2.thecatapi.com/images/t1.jpg","#
-          + #""https://cdn2.thecatapi.com/images/t2.jpg"]}"#)
-      #expect(server.targets == ["/v1/images/search?limit=3&offset=0"])
-      #expect(events.appliedTypes == ["created", "pageLoaded"])
-      #expect(events.applied.map(\.source) == [.lifecycle, .effect])
-      #expect(
-        try store.view()
-          == """
-          Kittens — 3 images
-            1. https://cdn2.thecatapi.com/images/t0.jpg
-            2. https://cdn2.thecatapi.com/images/t1.jpg
-            3. https://cdn2.thecatapi.com/images/t2.jpg
-          type 'loadMore' for the next page
-          """)
-      #expect(await store.stopped() == StopReport(unapplied: 0, late: 0))
-    }
+          + #""https://cdn2.thecatapi.com/images/t2.jpg"]}"#))
+    #expect(server.targets == ["/v1/images/search?limit=3&offset=0"])
+    #expect(store.history.map(\.type) == ["created", "pageLoaded"])
+    #expect(store.history.map(\.source) == [.lifecycle, .effect])
+    #expect(
+      try store.view
+        == """
+        Kittens — 3 images
+          1. https://cdn2.thecatapi.com/images/t0.jpg
+          2. https://cdn2.thecatapi.com/images/t1.jpg
+          3. https://cdn2.thecatapi.com/images/t2.jpg
+        type 'loadMore' for the next page
+        """)
+    #expect(await store.stop() == StopReport(unapplied: 0, late: 0))
+    await store.finish()
   }
 
   @Test func loadMoreAppendsTheNextPageFromTheRightOffset() async throws {
     let server = try LoopbackServer(.page(total: 7))
     defer { server.stop() }
-    try await Self.withKittens(config: Self.config(endpoint: server.endpoint)) {
-      (store, events) async throws in
-      #expect(await store.settled() == .settled)
-      // when
-      store.send(#"{"type":"loadMore"}"#, source: .user)
-      // then
-      #expect(await store.settled() == .settled)
-      #expect(try Self.decode(store.state()) == State(urls: Self.images(0..<6), loadingOffset: 3))
-      #expect(
-        server.targets == [
-          "/v1/images/search?limit=3&offset=0", "/v1/images/search?limit=3&offset=3",
-        ])
-      #expect(events.appliedTypes == ["created", "pageLoaded", "loadMore", "pageLoaded"])
-    }
+    let store = try await Self.kittens(config: Self.config(endpoint: server.endpoint))
+    await store.receive("pageLoaded", assert: .encoding(State(urls: Self.images(0..<3))))
+    // when
+    await store.send("loadMore", assert: .encoding(State(urls: Self.images(0..<3), isLoading: true, loadingOffset: 3)))
+    // then
+    await store.receive(
+      .encoding(KittensFeature.Action.pageLoaded(offset: 3, urls: Self.images(3..<6))),
+      assert: .encoding(State(urls: Self.images(0..<6), loadingOffset: 3)))
+    #expect(
+      server.targets == [
+        "/v1/images/search?limit=3&offset=0", "/v1/images/search?limit=3&offset=3",
+      ])
+    #expect(store.history.map(\.type) == ["created", "pageLoaded", "loadMore", "pageLoaded"])
+    await store.finish()
   }
 
   @Test func aShortPageMarksTheEndAndLoadMoreThenAsksForNothing() async throws {
     let server = try LoopbackServer(.page(total: 5))
     defer { server.stop() }
-    try await Self.withKittens(config: Self.config(endpoint: server.endpoint)) {
-      (store, events) async throws in
-      #expect(await store.settled() == .settled)
-      store.send(#"{"type":"loadMore"}"#, source: .user)
-      #expect(await store.settled() == .settled)
-      // when the end was reached
-      store.send(#"{"type":"loadMore"}"#, source: .user)
-      // then nothing more is asked for, and the view says so
-      #expect(await store.settled() == .settled)
-      #expect(
-        try Self.decode(store.state())
-          == State(urls: Self.images(0..<5), loadingOffset: 3, endReached: true))
-      #expect(server.targets.count == 2)
-      #expect(
-        events.appliedTypes == ["created", "pageLoaded", "loadMore", "pageLoaded", "loadMore"])
-      #expect(
-        try store.view().hasSuffix(
-          "  5. https://cdn2.thecatapi.com/images/t4.jpg\nend of the catalog: 'loadMore' has nothing more to load"
-        ))
-    }
+    let store = try await Self.kittens(config: Self.config(endpoint: server.endpoint))
+    await store.receive("pageLoaded", assert: .encoding(State(urls: Self.images(0..<3))))
+    await store.send("loadMore", assert: .encoding(State(urls: Self.images(0..<3), isLoading: true, loadingOffset: 3)))
+    await store.receive(
+      "pageLoaded", assert: .encoding(State(urls: Self.images(0..<5), loadingOffset: 3, endReached: true)))
+    // when the end was reached: nothing changes and nothing more is asked for
+    await store.send("loadMore")
+    // then the view says so
+    #expect(await store.settle() == .settled)
+    #expect(
+      try Self.decode(store.state) == State(urls: Self.images(0..<5), loadingOffset: 3, endReached: true))
+    #expect(server.targets.count == 2)
+    #expect(
+      store.history.map(\.type) == ["created", "pageLoaded", "loadMore", "pageLoaded", "loadMore"])
+    #expect(
+      try store.view.hasSuffix(
+        "  5. https://cdn2.thecatapi.com/images/t4.jpg\nend of the catalog: 'loadMore' has nothing more to load"
+      ))
+    await store.finish()
   }
 
   @Test func refreshReplacesTheListFromOffsetZero() async throws {
     // given two pages shown, and a catalog that has changed since
-    let fresh =
+    let freshBody =
       #"[{"id":"n1","url":"https://cdn2.thecatapi.com/images/n1.jpg"},"#
       + #"{"id":"n2","url":"https://cdn2.thecatapi.com/images/n2.jpg"}]"#
-    let server = try LoopbackServer(.page(total: 9), .page(total: 9), .body(fresh))
+    let server = try LoopbackServer(.page(total: 9), .page(total: 9), .body(freshBody))
     defer { server.stop() }
-    try await Self.withKittens(config: Self.config(endpoint: server.endpoint)) {
-      (store, events) async throws in
-      #expect(await store.settled() == .settled)
-      store.send(#"{"type":"loadMore"}"#, source: .user)
-      #expect(await store.settled() == .settled)
-      // when
-      store.send(#"{"type":"refresh"}"#, source: .user)
-      // then
-      #expect(await store.settled() == .settled)
-      let fresh = [
-        "https://cdn2.thecatapi.com/images/n1.jpg", "https://cdn2.thecatapi.com/images/n2.jpg",
-      ]
-      #expect(try Self.decode(store.state()) == State(urls: fresh, endReached: true))
-      #expect(server.targets.last == "/v1/images/search?limit=3&offset=0")
-      #expect(
-        events.appliedTypes == [
-          "created", "pageLoaded", "loadMore", "pageLoaded", "refresh", "pageLoaded",
-        ])
-    }
+    let store = try await Self.kittens(config: Self.config(endpoint: server.endpoint))
+    await store.receive("pageLoaded", assert: .encoding(State(urls: Self.images(0..<3))))
+    await store.send("loadMore", assert: .encoding(State(urls: Self.images(0..<3), isLoading: true, loadingOffset: 3)))
+    await store.receive("pageLoaded", assert: .encoding(State(urls: Self.images(0..<6), loadingOffset: 3)))
+    // when
+    await store.send("refresh", assert: .encoding(State(urls: Self.images(0..<6), isLoading: true)))
+    // then
+    let fresh = [
+      "https://cdn2.thecatapi.com/images/n1.jpg", "https://cdn2.thecatapi.com/images/n2.jpg",
+    ]
+    await store.receive(
+      .encoding(KittensFeature.Action.pageLoaded(offset: 0, urls: fresh)),
+      assert: .encoding(State(urls: fresh, endReached: true)))
+    #expect(server.targets.last == "/v1/images/search?limit=3&offset=0")
+    #expect(
+      store.history.map(\.type) == [
+        "created", "pageLoaded", "loadMore", "pageLoaded", "refresh", "pageLoaded",
+      ])
+    await store.finish()
   }
 
   @Test func aRestoredFeatureKeepsItsURLsAndDoesNotReload() async throws {
@@ -150,14 +139,13 @@ struct KittensStoreTests {
     // given a snapshot taken while a page was loading
     let saved = State(urls: Self.images(0..<3), isLoading: true, loadingOffset: 3)
     // when
-    try await Self.withKittens(config: Self.config(endpoint: server.endpoint), restoring: saved) {
-      (store, events) async throws in
-      // then
-      #expect(await store.settled() == .settled)
-      #expect(try Self.decode(store.state()) == State(urls: Self.images(0..<3), loadingOffset: 3))
-      #expect(events.appliedTypes == ["restored"])
-      #expect(server.targets == [])
-    }
+    let store = try await Self.kittens(config: Self.config(endpoint: server.endpoint), restoring: saved)
+    // then
+    #expect(try Self.decode(store.initialState) == State(urls: Self.images(0..<3), loadingOffset: 3))
+    #expect(await store.settle() == .settled)
+    #expect(store.history.map(\.type) == ["restored"])
+    #expect(server.targets == [])
+    await store.finish()
   }
 
   // MARK: - Failures
@@ -239,22 +227,23 @@ struct KittensStoreTests {
     }
     let shown = State(urls: Self.images(0..<3))
     let config = Self.config(endpoint: endpoint, timeout: failure.timeout)
-    try await Self.withKittens(config: config, restoring: shown) { (store, events) async throws in
-      // when
-      store.send(#"{"type":"refresh"}"#, source: .user)
-      // then
-      #expect(await store.settled() == .settled)
-      let reason = failure.reason("\(endpoint)?limit=3&offset=0")
-      #expect(try Self.decode(store.state()) == State(urls: Self.images(0..<3), error: reason))
-      #expect(events.appliedTypes == ["restored", "refresh", "loadFailed"])
-      let view = try store.view().split(separator: "\n").map(String.init)
-      #expect(
-        view.prefix(3) == ["Kittens — 3 images", "error: \(reason)", "type 'refresh' to try again"])
-      if case .server(.hold) = failure.endpoint {
-        // the timed-out request was given up, not left open
-        #expect(await server?.clientClosed() == true)
-      }
+    let store = try await Self.kittens(config: config, restoring: shown)
+    // when
+    await store.send("refresh", assert: .encoding(State(urls: Self.images(0..<3), isLoading: true)))
+    // then
+    let reason = failure.reason("\(endpoint)?limit=3&offset=0")
+    await store.receive(
+      .encoding(KittensFeature.Action.loadFailed(reason: reason)),
+      assert: .encoding(State(urls: Self.images(0..<3), error: reason)))
+    #expect(store.history.map(\.type) == ["restored", "refresh", "loadFailed"])
+    let view = try store.view.split(separator: "\n").map(String.init)
+    #expect(
+      view.prefix(3) == ["Kittens — 3 images", "error: \(reason)", "type 'refresh' to try again"])
+    if case .server(.hold) = failure.endpoint {
+      // the timed-out request was given up, not left open
+      #expect(await server?.clientClosed() == true)
     }
+    await store.finish()
   }
 
   // MARK: - Cancellation
@@ -263,63 +252,65 @@ struct KittensStoreTests {
     // given a first request the server holds open
     let server = try LoopbackServer(.hold, .page(total: 5))
     defer { server.stop() }
-    try await Self.withKittens(config: Self.config(endpoint: server.endpoint)) {
-      (store, events) async throws in
-      #expect(await server.requestsArrived(1))
-      // when
-      store.send(#"{"type":"refresh"}"#, source: .user)
-      // then the held request is closed by the client and a new one answers
-      #expect(await store.settled() == .settled)
-      #expect(await server.clientClosed())
-      #expect(try Self.decode(store.state()) == State(urls: Self.images(0..<3)))
-      #expect(
-        server.targets == [
-          "/v1/images/search?limit=3&offset=0", "/v1/images/search?limit=3&offset=0",
-        ])
-      #expect(server.closedByClient == 1)
-      #expect(events.appliedTypes == ["created", "refresh", "pageLoaded"])
-    }
+    // a client timeout far beyond the test: however long a busy machine stalls the test, the held
+    // request must not turn into a failure
+    let store = try await Self.kittens(config: Self.config(endpoint: server.endpoint, timeout: 3600))
+    #expect(await server.requestsArrived(1))
+    // when: still loading from offset 0, so the state does not change
+    await store.send("refresh")
+    // then the held request is closed by the client and a new one answers
+    await store.receive("pageLoaded", assert: .encoding(State(urls: Self.images(0..<3))))
+    #expect(await server.clientClosed())
+    #expect(
+      server.targets == [
+        "/v1/images/search?limit=3&offset=0", "/v1/images/search?limit=3&offset=0",
+      ])
+    #expect(server.closedByClient == 1)
+    #expect(store.history.map(\.type) == ["created", "refresh", "pageLoaded"])
+    await store.finish()
   }
 
   @Test func loadMoreWhileLoadingIsIgnored() async throws {
     let server = try LoopbackServer(.hold)
     defer { server.stop() }
-    try await Self.withKittens(config: Self.config(endpoint: server.endpoint)) {
-      (store, events) async throws in
-      #expect(await server.requestsArrived(1))
-      // when
-      store.send(#"{"type":"loadMore"}"#, source: .user)
-      // then (state() runs on the store thread after the loadMore)
-      #expect(try Self.decode(store.state()) == State(isLoading: true))
-      #expect(events.appliedTypes == ["created", "loadMore"])
-      #expect(server.targets.count == 1)
-    }
+    // a client timeout far beyond the test: however long a busy machine stalls the test, the held
+    // request must not turn into a failure
+    let store = try await Self.kittens(config: Self.config(endpoint: server.endpoint, timeout: 3600))
+    #expect(await server.requestsArrived(1))
+    // when
+    await store.send("loadMore", assert: .encoding(State(isLoading: true)))
+    // then
+    #expect(store.history.map(\.type) == ["created", "loadMore"])
+    #expect(server.targets.count == 1)
+    // the held request is still in flight: stopping cancels it
+    await store.stop()
+    await store.finish()
   }
 
   @Test func stopCancelsTheRequestInFlight() async throws {
     // given a request the server holds open
     let server = try LoopbackServer(.hold)
     defer { server.stop() }
-    try await Self.withKittens(config: Self.config(endpoint: server.endpoint, timeout: 30)) {
-      (store, events) async throws in
-      #expect(await server.requestsArrived(1))
-      // when
-      let clock = ContinuousClock()
-      let started = clock.now
-      let report = await store.stopped()
-      let stopping = clock.now - started
-      // then the server sees the connection closed, and nothing late reached the reducer
-      #expect(await server.clientClosed())
-      #expect(report == StopReport(unapplied: 0, late: 0))
-      // FeatureKit waits up to 2 s for effects that ignore cancellation; this one must not need it.
-      #expect(stopping < .seconds(2))
-      #expect(events.appliedTypes == ["created"])
-      #expect(try Self.decode(store.state()) == State(isLoading: true))
-      #expect(events.rejections.isEmpty)
-    }
+    let store = try await Self.kittens(config: Self.config(endpoint: server.endpoint, timeout: 3600))
+    #expect(await server.requestsArrived(1))
+    #expect(store.effectsInFlight == 1)
+    // when
+    let clock = ContinuousClock()
+    let started = clock.now
+    let report = await store.stop()
+    let stopping = clock.now - started
+    // then the server sees the connection closed, and nothing late reached the reducer
+    #expect(await server.clientClosed())
+    #expect(report == StopReport(unapplied: 0, late: 0))
+    // FeatureKit waits up to 2 s for effects that ignore cancellation; this one must not need it.
+    #expect(stopping < .seconds(2))
+    #expect(store.history.map(\.type) == ["created"])
+    #expect(try Self.decode(store.state) == State(isLoading: true))
+    #expect(store.history.filter(\.refused).isEmpty)
+    await store.finish()
   }
 
-  static func decode(_ json: String) throws -> State {
-    try JSONValueDecoder().decode(State.self, from: try JSONValue.parse(json))
+  static func decode(_ json: JSONValue) throws -> State {
+    try JSONValueDecoder().decode(State.self, from: json)
   }
 }

@@ -1,104 +1,110 @@
 import FeatureJSON
+import FeatureKit
 import FeatureTesting
-import HostKit
 import Foundation
-import Synchronization
+import HostKit
+import LevelsFeature
 import Testing
 
 @Suite("Levels plugin through the host")
 struct LevelsPluginTests {
-  /// Records the states after each change, read through snapshot on the store thread.
-  final class Trace: Sendable {
-    let changes = Mutex<[String]>([])
-    let rejections = Mutex<[String]>([])
-    let pauses = Mutex<[String]>([])
-  }
+  typealias State = LevelsFeature.State
+  typealias Action = LevelsFeature.Action
 
-  func run(config: String, then actions: [String] = [], maxSteps: Int = 10_000) throws -> (Store, Trace) {
-    let trace = Trace()
-    let store = try Store(
-      plugin: try PluginLoader.load(PluginPaths.library("Levels")), config: config,
-      options: Store.Options(maxFeedbackSteps: maxSteps)
-    ) { event in
-      switch event {
-      case .applied(_, let action, _, true): trace.changes.withLock { $0.append(action) }
-      case .rejected(_, _, let error): trace.rejections.withLock { $0.append(error.message) }
-      case .paused(let error): trace.pauses.withLock { $0.append(error.message) }
-      default: break
-      }
+  /// The actions the plugin emits once `state` is reached with nothing queued, each with the
+  /// state right after it, as the host applies them with a zero interval: in order, the feedbacks
+  /// of each new state queued behind the actions already waiting.
+  static func regulation(from state: State) throws -> [(Action, State)] {
+    let feature = LevelsFeature()
+    var state = state
+    var queue = feature.feedback(state).sent
+    var steps: [(Action, State)] = []
+    while !queue.isEmpty, steps.count < 100_000 {
+      let action = queue.removeFirst()
+      let before = state
+      _ = try feature.reduce(into: &state, action: action)
+      steps.append((action, state))
+      if state != before { queue += feature.feedback(state).sent }
     }
-    try store.start()
-    for action in actions { store.send(action, source: .user) }
-    return (store, trace)
+    return steps
   }
 
-  func state(_ store: Store) throws -> String {
-    try store.perform { instance in Result { () throws(PluginCallError) in try instance.snapshot() } }.get()
-  }
-
-  @Test func fromTenAndTwentyTheRunSettlesAtFifteen() throws {
-    let (store, trace) = try run(config: #"{"interval":0}"#)
-    #expect(store.waitUntilSettled(timeout: .seconds(30)) == .settled)
-    #expect(try state(store) == #"{"left":15,"right":15}"#)
-    #expect(trace.changes.withLock { $0.count } == 10)
-    store.stop()
-  }
-
-  @Test func thePathIsTheSameWhateverTheInterval() throws {
-    // Each first settles from 10/20, so the new regulation starts from the same state in both.
-    let (fast, fastTrace) = try run(config: #"{"interval":0}"#)
-    #expect(fast.waitUntilSettled(timeout: .seconds(30)) == .settled)
-    let (paced, pacedTrace) = try run(config: #"{"interval":2}"#)
-    #expect(paced.waitUntilSettled(timeout: .seconds(30)) == .settled)
-    for store in [fast, paced] {
-      store.send(#"{"type":"set","left":0,"right":30}"#, source: .user)
-      #expect(store.waitUntilSettled(timeout: .seconds(30)) == .settled)
+  /// Receives every step of the regulation from `state`, each action and the state after it.
+  static func receiveRegulation(from state: State, in store: FeatureTestStore) async throws {
+    for (action, after) in try regulation(from: state) {
+      await store.receive(.encoding(action), assert: .encoding(after))
     }
-    #expect(try state(fast) == #"{"left":15,"right":15}"#)
-    #expect(try state(paced) == #"{"left":15,"right":15}"#)
-    #expect(fastTrace.changes.withLock { $0 } == pacedTrace.changes.withLock { $0 })
-    fast.stop()
-    paced.stop()
   }
 
-  @Test func aNewRegulationStartsFromTheLevelsTheUserSet() throws {
-    let (store, _) = try run(config: #"{"interval":0}"#, then: [#"{"type":"set","left":100,"right":0}"#])
-    #expect(store.waitUntilSettled(timeout: .seconds(30)) == .settled)
-    #expect(try state(store) == #"{"left":50,"right":50}"#)
-    store.stop()
+  @Test func fromTenAndTwentyTheRunSettlesAtFifteen() async throws {
+    let store = try await FeatureTestStore(plugin: "Levels", config: ["interval": 0])
+    #expect(store.initialState == ["left": 10, "right": 20])
+    try await Self.receiveRegulation(from: State(left: 10, right: 20), in: store)
+    #expect(try store.state == ["left": 15, "right": 15])
+    #expect(store.history.filter(\.changed).count == 10)
+    await store.finish()
   }
 
-  @Test func aSetOutOfRangeIsRefusedAndTheStateKept() throws {
-    let (store, trace) = try run(config: #"{"interval":0}"#, then: [#"{"type":"set","left":5,"right":2000000}"#])
-    #expect(store.waitUntilSettled(timeout: .seconds(30)) == .settled)
-    #expect(try state(store) == #"{"left":15,"right":15}"#)
-    #expect(trace.rejections.withLock { $0 }.first?.contains("must lie between -1000000 and 1000000") == true)
-    store.stop()
+  @Test func thePathIsTheSameWhateverTheInterval() async throws {
+    let fast = try await FeatureTestStore(
+      plugin: "Levels", config: ["interval": 0], restoring: ["left": 0, "right": 30])
+    await fast.skipReceivedActions()
+    let paced = try await FeatureTestStore(
+      plugin: "Levels", config: ["interval": 2], restoring: ["left": 0, "right": 30])
+    await paced.skipReceivedActions()
+    #expect(try fast.state == ["left": 15, "right": 15])
+    #expect(try paced.state == ["left": 15, "right": 15])
+    #expect(fast.history.filter(\.changed).map(\.action) == paced.history.filter(\.changed).map(\.action))
+    #expect(fast.history.filter(\.changed).count == 30)
+    await fast.finish()
+    await paced.finish()
   }
 
+  @Test func aNewRegulationStartsFromTheLevelsTheUserSet() async throws {
+    let store = try await FeatureTestStore(plugin: "Levels", config: ["interval": 0])
+    await store.skipReceivedActions()
+    await store.send("set left=100 right=0", assert: ["left": 100, "right": 0])
+    try await Self.receiveRegulation(from: State(left: 100, right: 0), in: store)
+    #expect(try store.state == ["left": 50, "right": 50])
+    await store.finish()
+  }
+
+  @Test func aSetOutOfRangeIsRefusedAndTheStateKept() async throws {
+    let store = try await FeatureTestStore(plugin: "Levels", config: ["interval": 0])
+    await store.skipReceivedActions()
+    await store.send(#"{"type":"set","left":5,"right":2000000}"#, rejectedWith: "must lie between -1000000 and 1000000")
+    #expect(try store.state == ["left": 15, "right": 15])
+    await store.finish()
+  }
+
+  /// The runaway guard is the store's, so this one drives the `Store` directly.
   @Test func aRegulationLongerThanTheGuardIsPausedAndCanResume() throws {
-    let (store, trace) = try run(
-      config: #"{"interval":0}"#, then: [#"{"type":"set","left":0,"right":400}"#], maxSteps: 100)
+    let events = EventRecorder()
+    let store = try Store(
+      plugin: try PluginLoader.load(PluginPaths.library("Levels")), config: #"{"interval":0}"#,
+      options: Store.Options(maxFeedbackSteps: 100), observer: events.observer)
+    try store.start()
+    store.send(#"{"type":"set","left":0,"right":400}"#, source: .user)
     #expect(store.waitUntilSettled(timeout: .seconds(30)) == .paused)
-    #expect(trace.pauses.withLock { $0 }.first?.contains("has not settled after 100 feedback steps") == true)
+    #expect(events.pauses.first?.message.contains("has not settled after 100 feedback steps") == true)
     while store.isPaused {
       store.resume()
       _ = store.waitUntilSettled(timeout: .seconds(30))
     }
-    #expect(try state(store) == #"{"left":200,"right":200}"#)
+    #expect(try store.state() == #"{"left":200,"right":200}"#)
     store.stop()
   }
 
-  @Test func stoppingMidRegulationCancelsThePacedStep() throws {
-    let (store, _) = try run(config: #"{"interval":60000}"#)
+  @Test func stoppingMidRegulationCancelsThePacedStep() async throws {
+    let store = try await FeatureTestStore(plugin: "Levels", config: ["interval": 60_000])
     // Once `created` is applied the first step waits a minute; stop must not wait for it.
-    store.perform { _ in }
-    #expect(store.effectsRunning == 1)
+    #expect(store.effectsInFlight == 1)
     let started = ContinuousClock.now
-    let report = store.stop()
+    let report = await store.stop()
     #expect(ContinuousClock.now - started < .seconds(30))
     #expect(report == StopReport(unapplied: 0, late: 0))
-    #expect(try state(store) == #"{"left":10,"right":20}"#)
+    #expect(try store.state == ["left": 10, "right": 20])
+    await store.finish()
   }
 }
 

@@ -1,0 +1,162 @@
+import FeatureABI
+import Foundation
+
+/// One instance of the plugin under test, driven call by call through the raw descriptor, so the
+/// checks see exact statuses, can send bytes that are not UTF-8, and can call out of order.
+///
+/// Not thread-safe, as the ABI requires: every call comes from the check's one thread. Actions
+/// the plugin emits are applied only by `settle`, on that thread, in the order they came.
+final class ConformanceInstance {
+  let recorder = CallbackRecorder()
+  private let functions: fh_plugin
+  private let handle: OpaquePointer
+  private var destroyed = false
+  /// Emitted actions the plugin then refused, with why.
+  private(set) var refusedEmits: [(action: String, result: CallResult)] = []
+
+  /// Creates an instance with `config`. The binding is handed to `keepAlive` rather than freed
+  /// with the instance: a plugin that calls back after destroy then reaches a recorder that
+  /// ignores it, instead of freed memory.
+  init(subject: ConformanceSubject, config: String, keepAlive: (CallbackBinding) -> Void) throws(CheckFailure) {
+    let functions = subject.functions
+    self.functions = functions
+    let binding: CallbackBinding
+    do {
+      binding = try CallbackBinding(target: recorder, hostVersion: HostVersion.cString)
+    } catch {
+      throw CheckFailure("not run: \(error.message)")
+    }
+    keepAlive(binding)
+    var created: OpaquePointer?
+    let status = config.withCString { functions.create(binding.host, $0, &created) }
+    guard status == fh_status(FH_OK), let created else {
+      var message = ""
+      if let created {
+        message = functions.last_error(created).map { String(cString: $0) } ?? ""
+        functions.destroy(created)
+      }
+      let result = CallResult(status: status, message: message)
+      throw CheckFailure("not run: create refused the config \(ConformanceText.quote(config)): \(result.described)")
+    }
+    handle = created
+  }
+
+  deinit { destroy() }
+
+  func start() -> CallResult { result(functions.start(handle)) }
+
+  func stop() -> CallResult {
+    let status = functions.stop(handle)
+    if status == fh_status(FH_OK) { recorder.markStopped() }
+    return result(status)
+  }
+
+  func dispatch(_ json: String) -> CallResult { dispatch(bytes: Array(json.utf8)) }
+
+  /// Dispatches raw bytes (NUL-terminated here), which need not be UTF-8.
+  func dispatch(bytes: [UInt8]) -> CallResult {
+    var flags: UInt32 = 0
+    let status = withCString(bytes) { functions.dispatch(handle, $0, &flags) }
+    var answer = result(status)
+    answer.changed = flags & UInt32(FH_DISPATCH_STATE_CHANGED) != 0
+    return answer
+  }
+
+  func reduce(bytes: [UInt8]) -> CallResult {
+    var flags: UInt32 = 0
+    let status = withCString(bytes) { functions.reduce(handle, $0, &flags) }
+    return result(status)
+  }
+
+  func snapshot() -> CallResult {
+    var text: UnsafePointer<CChar>?
+    let status = functions.snapshot(handle, &text)
+    return result(status, output: text)
+  }
+
+  func restore(bytes: [UInt8]) -> CallResult {
+    result(withCString(bytes) { functions.restore(handle, $0) })
+  }
+
+  func render() -> CallResult {
+    var text: UnsafePointer<CChar>?
+    let status = functions.render(handle, &text)
+    return result(status, output: text)
+  }
+
+  /// Destroys the instance; later calls are a bug of the check. Idempotent.
+  func destroy() {
+    guard !destroyed else { return }
+    destroyed = true
+    functions.destroy(handle)
+  }
+
+  /// The start every behaviour check makes: start, then the lifecycle action `created`.
+  func startFresh() throws(CheckFailure) {
+    let started = start()
+    guard started.isOK else { throw CheckFailure("start on a fresh instance failed: \(started.described)") }
+    let created = dispatch(#"{"type":"created"}"#)
+    guard created.isOK else {
+      throw CheckFailure(#"the lifecycle action {"type":"created"} was refused: "# + created.described)
+    }
+  }
+
+  /// How `settle` ended.
+  enum SettleOutcome: Equatable {
+    case settled
+    /// Effects were still in flight at the deadline.
+    case timedOut(effectsInFlight: Int)
+    /// The plugin kept emitting: more than `settleStepLimit` actions in one settle.
+    case runaway
+  }
+
+  /// Actions one settle applies before it calls the feature a runaway loop.
+  static let settleStepLimit = 10_000
+
+  /// Applies what the plugin emitted, in order, until nothing is queued and no effect is in
+  /// flight, or until `deadline`. `applied` sees each emitted action the plugin accepted.
+  func settle(
+    until deadline: Date, applied: (String) throws(CheckFailure) -> Void = { _ in }
+  ) throws(CheckFailure) -> SettleOutcome {
+    var steps = 0
+    while true {
+      let batch = recorder.takeEmitted(waitingUntil: deadline)
+      if batch.actions.isEmpty {
+        return batch.effectsInFlight == 0 ? .settled : .timedOut(effectsInFlight: batch.effectsInFlight)
+      }
+      for action in batch.actions {
+        steps += 1
+        if steps > Self.settleStepLimit { return .runaway }
+        let answer = dispatch(action)
+        if answer.isOK {
+          try applied(action)
+        } else {
+          refusedEmits.append((action, answer))
+        }
+      }
+    }
+  }
+
+  private func result(_ status: fh_status, output: UnsafePointer<CChar>? = nil) -> CallResult {
+    var answer = CallResult(status: status)
+    if status == fh_status(FH_OK) {
+      if let output { answer.output = bytesOf(output) }
+    } else {
+      answer.message = functions.last_error(handle).map { String(decoding: bytesOf($0), as: UTF8.self) } ?? ""
+    }
+    return answer
+  }
+
+  private func bytesOf(_ text: UnsafePointer<CChar>) -> [UInt8] {
+    UnsafeRawBufferPointer(start: text, count: strlen(text)).map { $0 }
+  }
+
+  private func withCString<T>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> T) -> T {
+    (bytes + [0]).withUnsafeBufferPointer { buffer in
+      buffer.withMemoryRebound(to: CChar.self) { chars in
+        guard let base = chars.baseAddress else { preconditionFailure("a non-empty array has storage") }
+        return body(base)
+      }
+    }
+  }
+}

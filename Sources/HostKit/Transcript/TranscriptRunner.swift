@@ -1,0 +1,260 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Runs the sections of a transcript through the real host executable, in pipes, exactly as a
+/// shell would, and collects what the host printed in answer to each line.
+///
+/// For `host run`, each typed line is followed by two lines the transcript does not show: `:state`,
+/// which waits on the store thread for the actions queued before it (so refusals are printed),
+/// and an unknown command `:transcript-barrier-N`, whose error on stderr marks where the answer to
+/// the line ends. The stdout written before that error is already in the pipe when it arrives, so
+/// the split does not depend on timing. The `:state` line printed for the barrier is dropped.
+public struct TranscriptRunner: Sendable {
+  /// The `host` executable to run.
+  public var hostExecutable: String
+  /// Plugin folders passed as `--plugins DIR` before each section's own arguments.
+  public var pluginDirectories: [String]
+  /// How long the host may take to answer one line (or to exit after end of input).
+  public var stepTimeout: Duration
+
+  public init(hostExecutable: String, pluginDirectories: [String] = [], stepTimeout: Duration = .seconds(30)) {
+    self.hostExecutable = hostExecutable
+    self.pluginDirectories = pluginDirectories
+    self.stepTimeout = stepTimeout
+  }
+
+  /// Runs every section in order, one host process each.
+  public func run(_ transcript: Transcript) -> [SectionOutcome] {
+    // A host that quits before reading all its input must not kill the checker with SIGPIPE.
+    signal(SIGPIPE, SIG_IGN)
+    return transcript.runnableSections.map(run)
+  }
+
+  private func run(_ section: Transcript.Section) -> SectionOutcome {
+    let arguments = pluginDirectories.flatMap { ["--plugins", $0] } + section.arguments
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: hostExecutable)
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["NO_COLOR"] = "1"
+    environment.merge(section.environment) { _, new in new }
+    process.environment = environment
+    let input = Pipe()
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = errors
+    var outputs: [[Transcript.Output]] = []
+    do {
+      try process.run()
+    } catch {
+      return SectionOutcome(
+        outputs: section.steps.map { _ in [] }, exitStatus: 127,
+        problem: "cannot start \(hostExecutable): \(error.localizedDescription)")
+    }
+    let pipes = HostPipes(
+      input: input.fileHandleForWriting.fileDescriptor, output: output.fileHandleForReading.fileDescriptor,
+      errors: errors.fileHandleForReading.fileDescriptor)
+    let interactive = Self.command(of: section.arguments) == "run"
+    var problem: String?
+    var barrier = 0
+    for step in section.steps {
+      guard problem == nil else {
+        outputs.append([])
+        continue
+      }
+      let deadline = ContinuousClock.now + stepTimeout
+      switch step.kind {
+      case .start, .input:
+        guard interactive else {
+          // Not an interactive command: its input is all written at once, its output is the start's.
+          if case .input(let text) = step.kind { pipes.write(text + "\n") }
+          outputs.append([])
+          continue
+        }
+        barrier += 1
+        if case .input(let text) = step.kind { pipes.write(text + "\n") }
+        pipes.write(":state\n:transcript-barrier-\(barrier)\n")
+        let answer = pipes.readAnswer(barrier: barrier, until: deadline)
+        outputs.append(answer.lines)
+        if answer.timedOut { problem = "no answer within \(stepTimeout) to \(Self.describe(step.kind))" }
+      case .endOfInput:
+        try? input.fileHandleForWriting.close()
+        let rest = pipes.readToEnd(until: deadline)
+        if rest.timedOut { problem = "the host did not exit within \(stepTimeout) after end of input" }
+        if interactive {
+          outputs.append(rest.lines)
+        } else {
+          outputs[0] =
+            rest.lines.filter { if case .stdout = $0 { true } else { false } }
+            + rest.lines.filter { if case .stderr = $0 { true } else { false } }
+          outputs.append([])
+        }
+      }
+    }
+    if problem != nil { process.terminate() }
+    try? input.fileHandleForWriting.close()
+    process.waitUntilExit()
+    var status = process.terminationStatus
+    if process.terminationReason == .uncaughtSignal, problem == nil {
+      problem = "the host was killed by signal \(status)"
+      status = 128 + status
+    }
+    return SectionOutcome(outputs: outputs, exitStatus: status, problem: problem)
+  }
+
+  /// The host command in `arguments` (`run` in `--plugins DIR run counter`), skipping global options.
+  static func command(of arguments: [String]) -> String? {
+    var rest = arguments[...]
+    while let first = rest.first, first.hasPrefix("-") {
+      rest = rest.dropFirst(first == "--plugins" ? 2 : 1)
+    }
+    return rest.first
+  }
+
+  private static func describe(_ kind: Transcript.StepKind) -> String {
+    switch kind {
+    case .start: "the start of the host"
+    case .input(let text): "'> \(text)'"
+    case .endOfInput: "end of input"
+    }
+  }
+}
+
+/// The three pipes to one host process, read with poll(2) so neither stream can block the other.
+private final class HostPipes {
+  struct Answer {
+    var lines: [Transcript.Output]
+    var timedOut = false
+  }
+
+  private let input: Int32
+  private let output: Int32
+  private let errors: Int32
+  private var outputBytes: [UInt8] = []
+  private var errorBytes: [UInt8] = []
+  private var outputEnded = false
+  private var errorsEnded = false
+
+  init(input: Int32, output: Int32, errors: Int32) {
+    self.input = input
+    self.output = output
+    self.errors = errors
+  }
+
+  /// Writes all of `text`; a host that has exited just does not read it (EPIPE is ignored).
+  func write(_ text: String) {
+    let bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes.withUnsafeBytes { buffer in
+        guard let base = buffer.baseAddress else { return 0 }
+        return Glibc.write(input, base + offset, buffer.count - offset)
+      }
+      if written < 0 && errno == EINTR { continue }
+      guard written > 0 else { return }
+      offset += written
+    }
+  }
+
+  /// Reads until the error the barrier `:transcript-barrier-N` causes, and returns what came
+  /// before it on both streams (without the barrier's own `:state` line), or everything up to end
+  /// of file if the host exits first.
+  func readAnswer(barrier: Int, until deadline: ContinuousClock.Instant) -> Answer {
+    let marker = Array("error: unknown command ':transcript-barrier-\(barrier)'\n".utf8)
+    while true {
+      if let start = errorBytes.firstRange(of: marker)?.lowerBound {
+        let afterMarker = start + marker.count
+        // The help line comes in the same write as the error line.
+        if let helpEnd = errorBytes[afterMarker...].firstIndex(of: UInt8(ascii: "\n")) {
+          let before = Array(errorBytes[..<start])
+          errorBytes.removeFirst(helpEnd + 1)
+          readAvailable()
+          var stdout = takeCompleteLines(&outputBytes)
+          if let last = stdout.last, last.hasPrefix("{") { stdout.removeLast() }
+          return Answer(lines: stdout.map(Transcript.Output.stdout) + Self.lines(before).map(Transcript.Output.stderr))
+        }
+      }
+      if outputEnded && errorsEnded { return Answer(lines: takeEverything()) }
+      guard waitAndRead(until: deadline) else { return Answer(lines: takeEverything(), timedOut: true) }
+    }
+  }
+
+  /// Reads both streams to end of file.
+  func readToEnd(until deadline: ContinuousClock.Instant) -> Answer {
+    while !(outputEnded && errorsEnded) {
+      guard waitAndRead(until: deadline) else { return Answer(lines: takeEverything(), timedOut: true) }
+    }
+    return Answer(lines: takeEverything())
+  }
+
+  /// Waits for either stream to have data (or end), and reads it. False once the deadline passed.
+  private func waitAndRead(until deadline: ContinuousClock.Instant) -> Bool {
+    let left = deadline - ContinuousClock.now
+    guard left > .zero else { return false }
+    let milliseconds = Int32(
+      clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+    var fds: [pollfd] = []
+    if !outputEnded { fds.append(pollfd(fd: output, events: Int16(POLLIN), revents: 0)) }
+    if !errorsEnded { fds.append(pollfd(fd: errors, events: Int16(POLLIN), revents: 0)) }
+    let ready = poll(&fds, nfds_t(fds.count), milliseconds)
+    if ready < 0 && errno == EINTR { return true }
+    guard ready > 0 else { return ContinuousClock.now < deadline }
+    for fd in fds where fd.revents != 0 { read(fd.fd) }
+    return true
+  }
+
+  /// Reads whatever both streams hold right now, without waiting.
+  private func readAvailable() {
+    while true {
+      var fds: [pollfd] = []
+      if !outputEnded { fds.append(pollfd(fd: output, events: Int16(POLLIN), revents: 0)) }
+      if !errorsEnded { fds.append(pollfd(fd: errors, events: Int16(POLLIN), revents: 0)) }
+      guard !fds.isEmpty, poll(&fds, nfds_t(fds.count), 0) > 0 else { return }
+      for fd in fds where fd.revents != 0 { read(fd.fd) }
+    }
+  }
+
+  private func read(_ fd: Int32) {
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+    if count < 0 && (errno == EINTR || errno == EAGAIN) { return }
+    if count <= 0 {
+      if fd == output { outputEnded = true } else { errorsEnded = true }
+      return
+    }
+    if fd == output {
+      outputBytes += buffer[..<count]
+    } else {
+      errorBytes += buffer[..<count]
+    }
+  }
+
+  private func takeEverything() -> [Transcript.Output] {
+    let stdout = Self.lines(outputBytes).map(Transcript.Output.stdout)
+    let stderr = Self.lines(errorBytes).map(Transcript.Output.stderr)
+    outputBytes.removeAll()
+    errorBytes.removeAll()
+    return stdout + stderr
+  }
+
+  private func takeCompleteLines(_ bytes: inout [UInt8]) -> [String] {
+    guard let lastNewline = bytes.lastIndex(of: UInt8(ascii: "\n")) else { return [] }
+    let complete = Array(bytes[...lastNewline])
+    bytes.removeFirst(lastNewline + 1)
+    return Self.lines(complete)
+  }
+
+  /// The lines of `bytes`; a last line without its newline counts too.
+  private static func lines(_ bytes: [UInt8]) -> [String] {
+    guard !bytes.isEmpty else { return [] }
+    var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+      .map(String.init)
+    if lines.last == "" { lines.removeLast() }
+    return lines
+  }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import HostKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `host check FILE...`: runs transcripts through this host and the real plugins.
+struct CheckCommand {
+  static let usage = """
+    usage: host [--plugins DIR]... check [options] FILE|DIR...
+
+    Runs each transcript (a DIR means every *.transcript in it) through this host, one
+    `host run` process per section, and compares what the host printed with what the
+    transcript expects. Prints `pass FILE`, or `fail FILE` and a unified diff (- expected,
+    + actual), then `N passed, M failed`. Exits 0 only if every transcript passed.
+
+    options:
+      --update             rewrite each failing transcript with what the host printed
+                           (it still counts as failed: review the change)
+      --timeout SECONDS    how long the host may take to answer one line (default 30)
+
+    transcript format:
+      # comment              blank lines are ignored too
+      $ host run ID [...]    a section: the command; NAME=value before host sets the
+                             environment; $TESTDIR is the transcript's folder
+      > LINE                 a line typed on stdin
+      TEXT                   a line expected on stdout (\\TEXT if it starts with # $ > ! \\)
+      ! TEXT                 a line expected on stderr
+      ^D                     end of input, then what the host prints last (the final view)
+      [exit N]               the exit status, when it is not 0
+    """
+
+  let console: Console
+  let global: Global
+
+  func run(_ options: [String]) throws(HostError) -> Int32 {
+    var paths: [String] = []
+    var update = false
+    var timeout: Duration = .seconds(30)
+    var rest = options[...]
+    while let option = rest.first {
+      rest = rest.dropFirst()
+      switch option {
+      case "-h", "--help":
+        console.out(Self.usage)
+        return 0
+      case "--update":
+        update = true
+      case "--timeout":
+        guard let text = rest.first else { throw .usage("--timeout needs a number of seconds") }
+        rest = rest.dropFirst()
+        guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+          throw .usage("--timeout '\(text)' must be a number of seconds above 0")
+        }
+        timeout = .milliseconds(Int64(seconds * 1000))
+      default:
+        if option.hasPrefix("-") && option != "-" {
+          throw .usage(
+            "unknown option '\(option)' for 'check'",
+            help: HostCLI.suggest(option, ["--update", "--timeout", "--help"]))
+        }
+        paths.append(option)
+      }
+    }
+    guard !paths.isEmpty else {
+      throw .usage("'check' needs at least one transcript file or folder", help: "usage: host check FILE|DIR...")
+    }
+    let runner = TranscriptRunner(
+      hostExecutable: try Self.ownExecutable(), pluginDirectories: global.pluginDirectories, stepTimeout: timeout)
+    var passed = 0
+    var failed = 0
+    for file in try Self.transcripts(in: paths) {
+      if check(file, runner: runner, update: update) { passed += 1 } else { failed += 1 }
+    }
+    console.out("\(passed) passed, \(failed) failed")
+    return failed == 0 ? 0 : 1
+  }
+
+  /// Checks one file; true when it passed.
+  private func check(_ file: String, runner: TranscriptRunner, update: Bool) -> Bool {
+    let transcript: Transcript
+    do {
+      let text = try String(contentsOfFile: file, encoding: .utf8)
+      let directory = URL(fileURLWithPath: file).standardizedFileURL.deletingLastPathComponent().path
+      transcript = try Transcript(parsing: text, directory: directory)
+    } catch let error as Transcript.ParseError {
+      console.out("fail \(file)")
+      console.report(
+        HostError(
+          "\(file):\(error.line): \(error.message)", help: "see 'host check --help' for the transcript format"))
+      return false
+    } catch {
+      console.out("fail \(file)")
+      console.report(HostError("cannot read '\(file)': \(error.localizedDescription)"))
+      return false
+    }
+    let outcomes = runner.run(transcript)
+    if transcript.matches(outcomes) {
+      console.out("pass \(file)")
+      return true
+    }
+    let actual = transcript.rendered(with: outcomes)
+    if update {
+      do {
+        try (actual.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        console.out("updated \(file)")
+      } catch {
+        console.out("fail \(file)")
+        console.report(HostError("cannot write '\(file)': \(error.localizedDescription)"))
+      }
+      return false
+    }
+    console.out("fail \(file)")
+    let diff = LineDiff.unified(
+      old: transcript.rawLines, new: actual, oldName: "\(file) (expected)", newName: "\(file) (actual)")
+    // Equal text can still fail: an exit status or a timeout the format could not show apart.
+    if !diff.isEmpty { console.out(diff) }
+    for problem in outcomes.compactMap(\.problem) {
+      console.report(HostError("\(file): \(problem)", help: "raise --timeout, or check what the feature waits for"))
+    }
+    return false
+  }
+
+  /// The files to check: each FILE as given, and the `*.transcript` files of each DIR, sorted.
+  private static func transcripts(in paths: [String]) throws(HostError) -> [String] {
+    var files: [String] = []
+    for path in paths {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        throw HostError("no transcript at '\(path)'", help: "give a .transcript file or a folder that holds some")
+      }
+      guard isDirectory.boolValue else {
+        files.append(path)
+        continue
+      }
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+      let found = names.filter { $0.hasSuffix(".transcript") }.sorted()
+      guard !found.isEmpty else {
+        throw HostError("folder '\(path)' holds no .transcript file", help: "name transcripts NAME.transcript")
+      }
+      files += found.map { path.hasSuffix("/") ? path + $0 : "\(path)/\($0)" }
+    }
+    return files
+  }
+
+  /// This host's own executable: the transcripts run the same binary, as `host run` in a pipe.
+  private static func ownExecutable() throws(HostError) -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard length > 0 else { throw HostError("cannot read /proc/self/exe to find the host executable") }
+    return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}

@@ -1,0 +1,194 @@
+/// The files of a Swift plugin made by `host new`, as string literals so the host binary needs
+/// no resource files.
+enum ScaffoldSwift {
+  static func package(_ s: Scaffold) -> String {
+    #"""
+    // swift-tools-version: 6.0
+    import PackageDescription
+
+    // The feature plugin '\#(s.name)': a dynamic library the FeatureHost host loads at run time.
+    // FeatureKit (the SDK) and FeatureTesting (the test harness) come from the FeatureHost checkout
+    // at the path below; nothing is fetched.
+    let package = Package(
+      name: "\#(s.typeName)",
+      products: [
+        .library(name: "\#(s.typeName)", type: .dynamic, targets: ["\#(s.typeName)Plugin"])
+      ],
+      dependencies: [
+        .package(path: "\#(s.featureHost)")
+      ],
+      targets: [
+        // The feature logic: a plain module, so tests and benchmarks can call it directly too.
+        .target(
+          name: "\#(s.typeName)Feature",
+          dependencies: [.product(name: "FeatureKit", package: "\#(s.featureHostIdentity)")]
+        ),
+        // The plugin: only exports the feature through the C ABI.
+        .target(
+          name: "\#(s.typeName)Plugin",
+          dependencies: ["\#(s.typeName)Feature", .product(name: "FeatureKit", package: "\#(s.featureHostIdentity)")]
+        ),
+        // Drives the built lib\#(s.typeName).so through the ABI, as the host does.
+        .testTarget(
+          name: "\#(s.typeName)Tests",
+          dependencies: [.product(name: "FeatureTesting", package: "\#(s.featureHostIdentity)")]
+        ),
+      ]
+    )
+
+    """#
+  }
+
+  static func feature(_ s: Scaffold) -> String {
+    #"""
+    import FeatureKit
+
+    /// \#(s.typeName): a running total you add to and reset. Made by `host new \#(s.name)`; make it
+    /// yours: change the state, the actions and the reducer, then the test and the transcript.
+    ///
+    /// The reducer is pure: no I/O, no clock. Work with side effects goes in an `Effect` it
+    /// returns (`.run { send in ... }`), which reports back only by sending actions.
+    public struct \#(s.typeName)Feature: Feature {
+      /// The whole model; the host asks for it as JSON only when it needs it.
+      public struct State: Codable, Equatable, Sendable {
+        public var total: Int
+
+        public init(total: Int = 0) { self.total = total }
+      }
+
+      /// What happened. `created` and `restored` are the lifecycle actions the host sends at start.
+      public enum Action: Codable, Sendable, Equatable {
+        case created
+        case restored
+        /// The person added an amount.
+        case add(amount: Int)
+        /// The person asked for a fresh start.
+        case reset
+      }
+
+      /// The catalogue `host run` parses typed lines with (`add amount=3`) and `:help` shows.
+      public static let manifest = Manifest(
+        id: "\#(s.name)",
+        name: "\#(s.typeName)",
+        version: "0.1.0",
+        description: "A running total: add amounts to it, reset it.",
+        actions: [
+          ActionSpec(
+            "add", help: "Add an amount to the total.",
+            arguments: [ArgumentSpec("amount", .integer, help: "how much to add (may be negative)")]),
+          ActionSpec("reset", help: "Set the total back to zero."),
+        ]
+      )
+
+      /// Reads settings from the config object (`host run --config key=value`); none yet.
+      public init(config: FeatureConfig) throws {}
+
+      public init() {}
+
+      public func initialState() -> State { State() }
+
+      public func reduce(into state: inout State, action: Action) throws -> Effect<Action> {
+        switch action {
+        case .created:
+          state = State()
+        case .restored:
+          break
+        case .add(let amount):
+          let (sum, overflow) = state.total.addingReportingOverflow(amount)
+          // A refused action leaves the state as it was; the message reaches the person.
+          guard !overflow else { throw FeatureError("adding \(amount) to \(state.total) would overflow") }
+          state.total = sum
+        case .reset:
+          state.total = 0
+        }
+        return .none
+      }
+
+      /// The view: plain lines of text.
+      public func render(_ state: State) -> [String] {
+        ["\#(s.typeName)", "  total: \(state.total)"]
+      }
+    }
+
+    """#
+  }
+
+  static func plugin(_ s: Scaffold) -> String {
+    #"""
+    import \#(s.typeName)Feature
+    import FeatureKit
+
+    /// The plugin's one exported symbol: the host looks it up by this name.
+    @_cdecl("fh_plugin_entry_v1")
+    public func \#(s.typeName.prefix(1).lowercased() + s.typeName.dropFirst())PluginEntry() -> UnsafeRawPointer {
+      FeatureExport.plugin(\#(s.typeName)Feature.self)
+    }
+
+    """#
+  }
+
+  static func tests(_ s: Scaffold) -> String {
+    #"""
+    import FeatureTesting
+    import Testing
+
+    /// Drives the built lib\#(s.typeName).so through the C ABI, as the host does. Exhaustive: every
+    /// state change must be asserted, and `finish` fails on anything left over.
+    @Suite("\#(s.name) plugin")
+    struct \#(s.typeName)Tests {
+      @Test func addingMovesTheTotalAndResetClearsIt() async throws {
+        let store = try await FeatureTestStore(plugin: "\#(s.typeName)")
+        await store.send("add amount=3", assert: ["total": 3])
+        await store.send("add amount=-1", assert: ["total": 2])
+        await store.send("reset", assert: ["total": 0])
+        await store.finish()
+      }
+
+      @Test func anAdditionThatWouldOverflowIsRefusedAndTheTotalKept() async throws {
+        let store = try await FeatureTestStore(plugin: "\#(s.typeName)", restoring: ["total": 9_223_372_036_854_775_807])
+        await store.send("add amount=1", rejectedWith: "would overflow")
+        await store.finish()
+      }
+    }
+
+    """#
+  }
+
+  static func transcript(_ s: Scaffold) -> String {
+    #"""
+    # \#(s.name): what a person types to the host, and exactly what it prints back.
+    # Check it: \#(s.featureHost)/host --plugins .build/debug check \#(s.name).transcript
+    $ host run \#(s.name)
+    > add amount=3
+    > add amount=4
+    > :state
+    {"total":7}
+    > add amount=x
+    ! error: argument amount='x' of 'add' must be an integer
+    ! help: amount: how much to add (may be negative)
+    ^D
+    \#(s.typeName)
+      total: 7
+
+    """#
+  }
+
+  static func readme(_ s: Scaffold) -> String {
+    let steps = NewCommand.nextSteps(s, folder: ".").dropFirst().map { "    \($0)" }.joined(separator: "\n")
+    return #"""
+      # \#(s.name)
+
+      A FeatureHost feature plugin in Swift, made by `host new \#(s.name)`.
+
+      \#(steps)
+
+      - `Sources/\#(s.typeName)Feature/`: the feature: state, actions, reducer, view.
+      - `Sources/\#(s.typeName)Plugin/`: exports it as `fh_plugin_entry_v1` (product lib\#(s.typeName).so).
+      - `Tests/\#(s.typeName)Tests/`: drives the built plugin with FeatureTesting's `FeatureTestStore`.
+      - `\#(s.name).transcript`: a session typed to `host run`, checked by `host check`.
+
+      The contract is `\#(s.featureHost)/Sources/FeatureABI/include/feature_abi.h`.
+
+      """#
+  }
+}

@@ -1,0 +1,359 @@
+import FeatureJSON
+import HostKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `host validate PLUGIN.so`: the conformance suite (HostKit's `ConformanceSuite`), each check in
+/// a child process of its own with a timeout, so a plugin that crashes or hangs fails that check
+/// and not the validator.
+///
+/// The child is this same executable in a hidden mode, `host validate --check NAME PLUGIN.so`.
+/// It writes `step ...` lines while it works and one verdict line at the end to file descriptor 3,
+/// a pipe of its own, so nothing the plugin prints can be mistaken for a verdict.
+struct ValidateCommand {
+  static let usage = """
+    usage: host validate PLUGIN.so [options]
+
+    Checks one plugin file against the plugin contract (Sources/FeatureABI/include/feature_abi.h).
+    Each check runs in a child process with a timeout, so a plugin that crashes or hangs fails
+    that check, not the validator. Prints one line per check, then a summary:
+      pass  CHECK
+      fail  CHECK  WHY
+      N passed, M failed
+    Exits 0 when every check passes, 1 when one fails, 64 for a usage error.
+
+    options:
+      --config JSON|KEY=VALUE   the feature's config (repeatable), as for 'host run'; point its
+                                effects at something local, e.g. --config endpoint=file:///tmp/cats.json
+      --timeout SECONDS         how long one check may take before it is killed (default 10)
+
+    checks:
+    \(checkList)
+    """
+
+  private static var checkList: String {
+    let width = ConformanceCheck.allCases.map(\.name.count).max() ?? 0
+    return ConformanceCheck.allCases.map { check in
+      "  \(check.name.padding(toLength: width))  \(check.summary)"
+    }.joined(separator: "\n")
+  }
+
+  private static let usageLine = "usage: host validate PLUGIN.so [--config JSON|KEY=VALUE]... [--timeout SECONDS]"
+
+  let console: Console
+
+  func run(_ options: [String]) throws(HostError) -> Int32 {
+    var path: String?
+    var config: [String: JSONValue] = [:]
+    var timeout = 10.0
+    var child: ConformanceCheck?
+    var rest = options[...]
+    while let option = rest.first {
+      rest = rest.dropFirst()
+      func value() throws(HostError) -> String {
+        guard let next = rest.first else { throw .usage("\(option) needs a value", help: Self.usageLine) }
+        rest = rest.dropFirst()
+        return next
+      }
+      switch option {
+      case "-h", "--help":
+        console.out(Self.usage)
+        return 0
+      case "--config":
+        try RunCommand.merge(config: try value(), into: &config)
+      case "--timeout":
+        let text = try value()
+        guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
+          throw .usage("--timeout '\(text)' must be a number of seconds above 0 (at most 3600)")
+        }
+        timeout = seconds
+      case "--check":
+        // Hidden: the mode the validator starts its children in.
+        let name = try value()
+        guard let check = ConformanceCheck(rawValue: name) else {
+          throw .usage(
+            "unknown check '\(name)'",
+            help: HostCLI.suggest(name, ConformanceCheck.allCases.map(\.name))
+              ?? "checks: \(ConformanceCheck.allCases.map(\.name).joined(separator: ", "))")
+        }
+        child = check
+      default:
+        if option.hasPrefix("-") {
+          throw .usage(
+            "unknown option '\(option)' for 'validate'",
+            help: HostCLI.suggest(option, ["--config", "--timeout", "--help"]))
+        }
+        guard path == nil else { throw .usage("'validate' takes one plugin file, got '\(path ?? "")' and '\(option)'") }
+        path = option
+      }
+    }
+    guard let path else { throw .usage("'validate' needs a plugin file", help: Self.usageLine) }
+    let plugin = try Self.absolute(path)
+    let settings = ConformanceSuite.Settings(config: JSONValue.object(config).serialized(), timeout: timeout)
+    if let child { Self.runChild(child, plugin: plugin, settings: settings) }
+    return try validate(plugin, settings: settings)
+  }
+
+  /// Runs every check in a child process, printing each line as it is known; the exit code.
+  private func validate(_ plugin: String, settings: ConformanceSuite.Settings) throws(HostError) -> Int32 {
+    let executable = try Self.ownExecutable()
+    var passed = 0
+    var failed = 0
+    var blocker: ConformanceCheck?
+    for check in ConformanceCheck.allCases {
+      let verdict: ConformanceVerdict
+      if let blocker {
+        verdict = .fail("not run: '\(blocker.name)' failed")
+      } else {
+        let arguments = [
+          "validate", "--check", check.name, "--config", settings.config, "--timeout", "\(settings.timeout)", plugin,
+        ]
+        verdict = try CheckProcess.run(executable: executable, arguments: arguments, timeout: settings.timeout)
+          .verdict(timeout: settings.timeout)
+      }
+      console.out(verdict.reportLine(for: check))
+      if verdict.passed {
+        passed += 1
+      } else {
+        failed += 1
+        if check.isPrerequisite && blocker == nil { blocker = check }
+      }
+    }
+    console.out("\(passed) passed, \(failed) failed")
+    return failed == 0 ? 0 : 1
+  }
+
+  /// The child's side: run one check, write its verdict, and leave at once, skipping exit
+  /// handlers and static destructors (a plugin under test may have broken those too).
+  private static func runChild(
+    _ check: ConformanceCheck, plugin: String, settings: ConformanceSuite.Settings
+  ) -> Never {
+    // The validator hands the child a pipe on descriptor 3; run by hand, it writes to stdout.
+    let sink = fcntl(3, F_GETFD) == -1 ? STDOUT_FILENO : 3
+    let verdict = ConformanceSuite.run(check, plugin: plugin, settings: settings) { step in
+      writeLine(VerdictLine.step(step).text, to: sink)
+    }
+    writeLine(VerdictLine.verdict(verdict).text, to: sink)
+    _exit(0)
+  }
+
+  private static func writeLine(_ line: String, to descriptor: Int32) {
+    var bytes = Array((line + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes.withUnsafeMutableBytes {
+        write(descriptor, $0.baseAddress.map { $0 + offset }, $0.count - offset)
+      }
+      if written < 0 && errno == EINTR { continue }
+      guard written > 0 else { return }
+      offset += written
+    }
+  }
+
+  /// `path` made absolute (dlopen searches the library path for a name without a slash), once
+  /// it is known to name a file.
+  static func absolute(_ path: String) throws(HostError) -> String {
+    var info = stat()
+    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+      throw HostError(
+        "no plugin file '\(path)'", help: "give the path of a built plugin, e.g. .build/debug/libCounter.so")
+    }
+    if path.hasPrefix("/") { return path }
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard getcwd(&buffer, buffer.count) != nil else {
+      throw HostError("cannot read the current directory to resolve '\(path)'", help: "give an absolute path")
+    }
+    let folder = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return folder + "/" + path
+  }
+
+  /// The running host executable, which the children run again.
+  private static func ownExecutable() throws(HostError) -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard count > 0 else {
+      throw HostError("cannot find the host executable (/proc/self/exe) to run the checks in")
+    }
+    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}
+
+/// One check in a child process: started with posix_spawn in a process group of its own, its
+/// verdict pipe and its output read until both close, and the whole group killed at the timeout.
+struct CheckProcess {
+  enum Termination: Equatable {
+    case exited(Int32)
+    case signalled(Int32)
+    case timedOut
+  }
+
+  var termination: Termination
+  /// The `step` and verdict lines the child wrote on descriptor 3.
+  var lines: [VerdictLine]
+  /// The end of what the child (the plugin, mostly) printed on stdout and stderr.
+  var outputTail: String
+
+  /// How much of the child's output is kept: enough for the last message before a crash.
+  private static let outputKept = 4096
+
+  static func run(executable: String, arguments: [String], timeout: Double) throws(HostError) -> CheckProcess {
+    let verdictPipe = try makePipe()
+    let outputPipe = try makePipe()
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, outputPipe.write, STDOUT_FILENO)
+    posix_spawn_file_actions_adddup2(&actions, outputPipe.write, STDERR_FILENO)
+    posix_spawn_file_actions_adddup2(&actions, verdictPipe.write, 3)
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    // Its own process group, so a timeout kills whatever the plugin started too.
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK))
+    posix_spawnattr_setpgroup(&attributes, 0)
+    var mask = sigset_t()
+    sigemptyset(&mask)
+    posix_spawnattr_setsigmask(&attributes, &mask)
+
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    // A Swift plugin that traps would otherwise spend seconds printing a symbolicated backtrace.
+    let environment =
+      currentEnvironment(without: "SWIFT_BACKTRACE").map { strdup($0) } + [strdup("SWIFT_BACKTRACE=enable=no"), nil]
+    defer { for pointer in argv + environment { free(pointer) } }
+    var pid = pid_t()
+    let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environment)
+    close(verdictPipe.write)
+    close(outputPipe.write)
+    guard status == 0 else {
+      close(verdictPipe.read)
+      close(outputPipe.read)
+      throw HostError("cannot start a check process (\(executable)): \(String(cString: strerror(status)))")
+    }
+
+    let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+    var verdictBytes: [UInt8] = []
+    var outputBytes: [UInt8] = []
+    var open = [verdictPipe.read, outputPipe.read]
+    var timedOut = false
+    while !open.isEmpty {
+      let remaining = deadline - ContinuousClock.now
+      guard remaining > .zero else {
+        timedOut = true
+        break
+      }
+      let milliseconds =
+        remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
+      var descriptors = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+      let ready = poll(&descriptors, nfds_t(descriptors.count), Int32(min(milliseconds, Int64(Int32.max))))
+      if ready < 0 && errno != EINTR { break }
+      for descriptor in descriptors where descriptor.revents != 0 {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let count = read(descriptor.fd, &buffer, buffer.count)
+        if count > 0 {
+          if descriptor.fd == verdictPipe.read {
+            verdictBytes += buffer[0..<count]
+          } else {
+            outputBytes += buffer[0..<count]
+            if outputBytes.count > 2 * outputKept { outputBytes.removeFirst(outputBytes.count - outputKept) }
+          }
+        } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+          close(descriptor.fd)
+          open.removeAll { $0 == descriptor.fd }
+        }
+      }
+    }
+    for descriptor in open { close(descriptor) }
+
+    var waitStatus: Int32 = 0
+    if timedOut {
+      // A child that finished but left a descendant holding the pipes did not time out.
+      if waitpid(pid, &waitStatus, WNOHANG) == pid {
+        timedOut = false
+        kill(-pid, SIGKILL)
+      } else {
+        kill(-pid, SIGKILL)
+        kill(pid, SIGKILL)
+        while waitpid(pid, &waitStatus, 0) < 0 && errno == EINTR {}
+      }
+    } else {
+      while waitpid(pid, &waitStatus, 0) < 0 && errno == EINTR {}
+    }
+    let termination: Termination
+    if timedOut {
+      termination = .timedOut
+    } else if waitStatus & 0x7F == 0 {
+      termination = .exited((waitStatus >> 8) & 0xFF)
+    } else {
+      termination = .signalled(waitStatus & 0x7F)
+    }
+    let lines = String(decoding: verdictBytes, as: UTF8.self).split(separator: "\n").compactMap(
+      VerdictLine.init(parsing:))
+    return CheckProcess(
+      termination: termination, lines: lines,
+      outputTail: String(decoding: outputBytes.suffix(outputKept), as: UTF8.self))
+  }
+
+  /// The verdict: the child's own, unless it crashed, timed out or ended without one.
+  func verdict(timeout: Double) -> ConformanceVerdict {
+    var lastStep: String?
+    var reported: ConformanceVerdict?
+    for line in lines {
+      switch line {
+      case .step(let text): lastStep = text
+      case .verdict(let verdict): reported = verdict
+      }
+    }
+    let place = lastStep.map { " at: \($0)" } ?? ""
+    let said =
+      outputTail.split(separator: "\n").map(String.init).last { !$0.trimmingWhitespace().isEmpty }
+      .map { "; it printed \(ConformanceText.quote($0, limit: 160))" } ?? ""
+    switch termination {
+    case .timedOut:
+      let seconds = timeout == timeout.rounded() ? "\(Int(timeout))" : "\(timeout)"
+      return .fail("timed out after \(seconds) s\(place)")
+    case .signalled(let signal):
+      let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
+      return .fail("crashed with signal \(signal) (\(name))\(place)\(said)")
+    case .exited(0):
+      return reported ?? .fail("ended without a verdict\(place)\(said); did the plugin call exit()?")
+    case .exited(let code):
+      return .fail("exited with status \(code)\(place)\(said)")
+    }
+  }
+
+  private struct Pipe {
+    var read: Int32
+    var write: Int32
+  }
+
+  /// A pipe whose ends are close-on-exec and numbered above 3, so the child's dup2 onto 0...3
+  /// never meets one of them.
+  private static func makePipe() throws(HostError) -> Pipe {
+    var ends: [Int32] = [0, 0]
+    guard pipe(&ends) == 0 else {
+      throw HostError("cannot create a pipe for a check process: \(String(cString: strerror(errno)))")
+    }
+    let moved = ends.map { fcntl($0, F_DUPFD_CLOEXEC, 10) }
+    for end in ends { close(end) }
+    guard moved.allSatisfy({ $0 >= 0 }) else {
+      for end in moved where end >= 0 { close(end) }
+      throw HostError("cannot create a pipe for a check process: \(String(cString: strerror(errno)))")
+    }
+    return Pipe(read: moved[0], write: moved[1])
+  }
+
+  /// The environment of this process as `NAME=VALUE` strings, less the variable `name`.
+  private static func currentEnvironment(without name: String) -> [String] {
+    var result: [String] = []
+    var entry = environ
+    while let pointer = entry.pointee {
+      let text = String(cString: pointer)
+      if !text.hasPrefix(name + "=") { result.append(text) }
+      entry += 1
+    }
+    return result
+  }
+}

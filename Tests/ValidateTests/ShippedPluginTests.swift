@@ -1,0 +1,36 @@
+import FeatureTesting
+import Testing
+
+/// The plugins this package ships pass every check.
+@Suite("host validate on the shipped plugins")
+struct ShippedPluginTests {
+  struct Shipped: CustomTestStringConvertible, Sendable {
+    let id: String
+    let library: String
+    let arguments: [String]
+    var testDescription: String { id }
+  }
+
+  static let catalog = "file://\(ConformanceFixtures.packageRoot)/Plugins/Kittens/catalog.json"
+
+  static let shipped: [Shipped] = [
+    Shipped(id: "counter", library: "Counter", arguments: []),
+    Shipped(id: "levels", library: "Levels", arguments: []),
+    Shipped(id: "kittens-from-a-file", library: "Kittens", arguments: ["--config", "endpoint=\(catalog)"]),
+    // Its first load fails; it says so through loadFailed, which the plugin accepts.
+    Shipped(
+      id: "kittens-whose-load-fails", library: "Kittens", arguments: ["--config", "endpoint=file:///no/such/cats.json"]),
+    Shipped(id: "thermostat-in-c", library: "CExample", arguments: []),
+  ]
+
+  @Test(arguments: shipped)
+  func passesEveryCheck(_ plugin: Shipped) throws {
+    // The timeout is there for hangs; a debug build in a parallel test run is just slow.
+    let report = try ValidateReport.run(PluginPaths.library(plugin.library), plugin.arguments + ["--timeout", "60"])
+    #expect(report.status == 0, "\(report.output.stdout)\(report.output.stderr)")
+    #expect(report.passed == ValidateReport.allChecks)
+    #expect(report.failures.isEmpty)
+    #expect(report.summary == "\(ValidateReport.allChecks.count) passed, 0 failed")
+    #expect(report.output.stderr == "")
+  }
+}

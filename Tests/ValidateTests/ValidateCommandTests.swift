@@ -1,0 +1,77 @@
+import FeatureTesting
+import Testing
+
+/// The command line of `host validate`: its usage errors, its help, its output's shape.
+@Suite("host validate, the command")
+struct ValidateCommandTests {
+  struct UsageCase: CustomTestStringConvertible, Sendable {
+    let id: String
+    let arguments: [String]
+    let status: Int32
+    let stderr: String
+    var testDescription: String { id }
+  }
+
+  static let counter = PluginPaths.library("Counter")
+
+  static let usageCases: [UsageCase] = [
+    UsageCase(id: "no-plugin", arguments: ["validate"], status: 64, stderr: "error: 'validate' needs a plugin file"),
+    UsageCase(
+      id: "two-plugins", arguments: ["validate", counter, counter], status: 64,
+      stderr: "error: 'validate' takes one plugin file"),
+    UsageCase(
+      id: "unknown-option", arguments: ["validate", counter, "--timout", "3"], status: 64,
+      stderr: "error: unknown option '--timout' for 'validate'\nhelp: did you mean '--timeout'?"),
+    UsageCase(
+      id: "zero-timeout", arguments: ["validate", counter, "--timeout", "0"], status: 64,
+      stderr: "error: --timeout '0' must be a number of seconds above 0"),
+    UsageCase(
+      id: "timeout-without-value", arguments: ["validate", counter, "--timeout"], status: 64,
+      stderr: "error: --timeout needs a value"),
+    UsageCase(
+      id: "bad-config", arguments: ["validate", counter, "--config", "nonsense"], status: 64,
+      stderr: "error: --config 'nonsense' is neither a JSON object nor KEY=VALUE"),
+    UsageCase(
+      id: "unknown-check", arguments: ["validate", counter, "--check", "render2"], status: 64,
+      stderr: "error: unknown check 'render2'\nhelp: did you mean 'render'?"),
+    UsageCase(
+      id: "missing-file", arguments: ["validate", "/no/such/libplugin.so"], status: 1,
+      stderr: "error: no plugin file '/no/such/libplugin.so'\nhelp: give the path of a built plugin"),
+  ]
+
+  @Test(arguments: usageCases)
+  func aBadCommandLineIsRefused(_ usage: UsageCase) throws {
+    let result = try HostProcess.run(usage.arguments)
+    #expect(result.status == usage.status)
+    #expect(result.stdout == "")
+    #expect(result.stderr.hasPrefix(usage.stderr), "\(result.stderr)")
+  }
+
+  @Test func helpListsEveryCheck() throws {
+    let result = try HostProcess.run(["help", "validate"])
+    #expect(result.status == 0)
+    #expect(result.stdout.hasPrefix("usage: host validate PLUGIN.so [options]"))
+    for name in ValidateReport.allChecks { #expect(result.stdout.contains("\n  \(name) ")) }
+  }
+
+  @Test func aFileThatIsNoLibraryFailsLoadsAndTheRestAreNotRun() throws {
+    let report = try ValidateReport.run("\(ConformanceFixtures.packageRoot)/Package.swift")
+    #expect(report.status == 1)
+    #expect(report.failures["loads"]?.hasPrefix("dlopen(RTLD_NOW) refused") == true)
+    #expect(report.failures["render"] == "not run: 'loads' failed")
+    #expect(report.summary == "0 passed, \(ValidateReport.allChecks.count) failed")
+  }
+
+  @Test func oneLinePerCheckThenTheSummary() throws {
+    let report = try ValidateReport.run(Self.counter, ["--timeout", "60"])
+    let names = ValidateReport.allChecks
+    #expect(report.lines == names.map { "pass  \($0)" } + ["\(names.count) passed, 0 failed", ""])
+  }
+
+  @Test func aRelativePathIsTheCurrentFoldersNotTheLibraryPath() throws {
+    // dlopen("libCounter.so") would search the library path; validate reads the file named.
+    let result = try HostProcess.run(["validate", "libCounter.so"])
+    #expect(result.status == 1)
+    #expect(result.stderr.hasPrefix("error: no plugin file 'libCounter.so'"))
+  }
+}
