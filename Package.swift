@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "Counter", type: .dynamic, targets: ["CounterPlugin"]),
     .library(name: "Kittens", type: .dynamic, targets: ["KittensPlugin"]),
     .library(name: "Levels", type: .dynamic, targets: ["LevelsPlugin"]),
+    .library(name: "Home", type: .dynamic, targets: ["HomePlugin"]),
   ],
   targets: [
     // The C contract between host and plugins.
@@ -42,6 +43,9 @@ let package = Package(
     .target(name: "KittensPlugin", dependencies: ["KittensFeature", "FeatureKit"], path: "Plugins/Kittens/Plugin"),
     .target(name: "LevelsFeature", dependencies: ["FeatureKit"], path: "Plugins/Levels/Feature"),
     .target(name: "LevelsPlugin", dependencies: ["LevelsFeature", "FeatureKit"], path: "Plugins/Levels/Plugin"),
+
+    .target(name: "HomeFeature", dependencies: ["FeatureKit"], path: "Plugins/Home/Feature"),
+    .target(name: "HomePlugin", dependencies: ["HomeFeature", "FeatureKit"], path: "Plugins/Home/Plugin"),
 
     .executableTarget(
       name: "Benchmarks",
