@@ -23,6 +23,12 @@ final class RunSession: FeatureLauncher, @unchecked Sendable {
   private let config: String
   private let settings: Settings
   private var coordinator: Coordinator?
+  /// The session's navigation journal (with --session).
+  private var navigation: NavigationJournal?
+  /// Whether the first feature of the run was launched (it owns NAME.jsonl).
+  private var launchedFirst = false
+  /// The number of the last feature journal in the session's folder.
+  private var nextJournalNumber = 1
   /// Holds the journals of features without a named session; removed at exit.
   private var temporaryFolder: String?
 
@@ -37,7 +43,12 @@ final class RunSession: FeatureLauncher, @unchecked Sendable {
   /// What the launcher keeps with each presented feature.
   private final class Context {
     let journal: SessionJournal
-    init(journal: SessionJournal) { self.journal = journal }
+    /// The journal's path relative to the sessions folder, when the run is a named session.
+    let relativePath: String?
+    init(journal: SessionJournal, relativePath: String?) {
+      self.journal = journal
+      self.relativePath = relativePath
+    }
   }
 
   func run() throws(HostError) -> Int32 {
@@ -47,8 +58,13 @@ final class RunSession: FeatureLauncher, @unchecked Sendable {
     let coordinator = Coordinator(
       flow: flow, plugins: plugins, launcher: self, logsNavigation: settings.logsNavigation)
     self.coordinator = coordinator
+    defer { navigation?.close() }
     do {
-      try coordinator.start()
+      if let frames = try openNavigation() {
+        try coordinator.restore(frames)
+      } else {
+        try coordinator.start()
+      }
     } catch {
       coordinator.stopAll()
       throw error
@@ -58,10 +74,8 @@ final class RunSession: FeatureLauncher, @unchecked Sendable {
 
   // MARK: - FeatureLauncher
 
-  func launch(_ plugin: LoadedPlugin, number: Int) throws(HostError) -> PresentedFeature {
-    let first = number == 1
-    let (journal, featureConfig, point) = try openJournal(
-      for: plugin, named: first ? settings.session : nil, number: number)
+  func launch(_ plugin: LoadedPlugin, number: Int, journal recorded: String?) throws(HostError) -> PresentedFeature {
+    let (journal, featureConfig, point, relative) = try openJournal(for: plugin, number: number, recorded: recorded)
     let holder = FeatureHolder()
     let store: Store
     do {
@@ -70,7 +84,8 @@ final class RunSession: FeatureLauncher, @unchecked Sendable {
       journal.close()
       throw error
     }
-    let feature = PresentedFeature(plugin: plugin, store: store, number: number, context: Context(journal: journal))
+    let feature = PresentedFeature(
+      plugin: plugin, store: store, number: number, context: Context(journal: journal, relativePath: relative))
     holder.feature = feature
     do {
       if let point {
@@ -112,6 +127,23 @@ final class RunSession: FeatureLauncher, @unchecked Sendable {
     console.out(views(of: features, focus: focus))
   }
 
+  func record(step: String, frames: [(features: [PresentedFeature], focus: Int)]) {
+    guard let navigation else { return }
+    let recorded = frames.map { frame in
+      NavigationJournal.Frame(
+        features: frame.features.map { feature in
+          NavigationJournal.Feature(id: feature.id, journal: (feature.context as? Context)?.relativePath ?? "")
+        }, focus: frame.focus)
+    }
+    do {
+      try navigation.append(step: step, frames: recorded)
+    } catch {
+      console.report(error)
+      console.warn("navigation goes on without a journal: a restore will not show where you were")
+      self.navigation = nil
+    }
+  }
+
   func log(_ line: String, isNote: Bool) {
     if isNote { console.note(line) } else { console.err(line) }
   }
@@ -138,25 +170,62 @@ final class RunSession: FeatureLauncher, @unchecked Sendable {
 
   /// The journal of a feature: the named session (restored when it exists), or a temporary one.
   private func openJournal(
-    for plugin: LoadedPlugin, named name: String?, number: Int
-  ) throws(HostError) -> (SessionJournal, String, JournalRestorePoint?) {
+    for plugin: LoadedPlugin, number: Int, recorded: String?
+  ) throws(HostError) -> (SessionJournal, String, JournalRestorePoint?, String?) {
     let featureConfig = self.featureConfig(for: plugin, number: number)
-    guard let name else {
+    guard let name = settings.session else {
       let path = "\(temporaryFolder ?? NSTemporaryDirectory())/\(number)-\(plugin.id).jsonl"
-      return (try SessionJournal.create(at: path, plugin: plugin, config: featureConfig), featureConfig, nil)
+      return (try SessionJournal.create(at: path, plugin: plugin, config: featureConfig), featureConfig, nil, nil)
     }
     let directory = try SessionDirectory.default()
-    let path = try directory.path(for: name)
-    guard try directory.contains(name) else {
-      try directory.ensureExists()
-      return (try SessionJournal.create(at: path, plugin: plugin, config: featureConfig), featureConfig, nil)
+    try directory.ensureExists()
+    let relative: String
+    if let recorded {
+      relative = recorded
+    } else if !launchedFirst {
+      // The first feature of a session journals into NAME.jsonl, as a one-feature session does.
+      relative = "\(name).\(SessionDirectory.fileExtension)"
+    } else {
+      nextJournalNumber += 1
+      relative = "\(name).d/\(nextJournalNumber)-\(plugin.id).\(SessionDirectory.fileExtension)"
+    }
+    launchedFirst = true
+    let path = "\(directory.root)/\(relative)"
+    guard FileManager.default.fileExists(atPath: path) else {
+      if recorded != nil {
+        throw HostError(
+          "the session's navigation names '\(relative)', which is missing",
+          help: "remove the session ('host sessions rm \(name)') to start afresh")
+      }
+      let journal = try SessionJournal.create(at: path, plugin: plugin, config: featureConfig)
+      return (journal, featureConfig, nil, relative)
     }
     let opened = try SessionJournal.open(at: path, plugin: plugin)
     if let torn = opened.tornTail { console.warn("\(torn)") }
-    if settings.configGiven && opened.config != featureConfig {
+    if settings.configGiven && number == 1 && opened.config != featureConfig {
       console.warn("session '\(name)' keeps the config it was created with, \(opened.config); --config is ignored")
     }
-    return (opened.journal, opened.config, opened.restorePoint)
+    return (opened.journal, opened.config, opened.restorePoint, relative)
+  }
+
+  /// Opens (or creates) the session's navigation journal; returns the stack to restore, if any.
+  private func openNavigation() throws(HostError) -> [NavigationJournal.Frame]? {
+    guard let name = settings.session else { return nil }
+    let directory = try SessionDirectory.default()
+    try directory.ensureExists()
+    let folder = "\(directory.root)/\(name).d"
+    let path = "\(folder)/navigation.jsonl"
+    // Journals of features presented before are numbered; new ones come after them.
+    let existing = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    nextJournalNumber = existing.compactMap { Int($0.prefix { $0.isNumber }) }.max() ?? 1
+    guard FileManager.default.fileExists(atPath: path) else {
+      navigation = try NavigationJournal.create(at: path, flow: flow.name)
+      return nil
+    }
+    let (journal, last, torn) = try NavigationJournal.open(at: path)
+    if torn { console.warn("navigation journal '\(path)': the last line was torn by a crash and is ignored") }
+    navigation = journal
+    return last?.frames
   }
 
   /// The first feature gets `--config`; the home menu gets the features it offers.

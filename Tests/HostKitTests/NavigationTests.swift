@@ -11,7 +11,9 @@ final class RecordingLauncher: FeatureLauncher, @unchecked Sendable {
   let shown = Mutex<[[String]]>([])
   var coordinator: Coordinator?
 
-  func launch(_ plugin: LoadedPlugin, number: Int) throws(HostError) -> PresentedFeature {
+  func record(step: String, frames: [(features: [PresentedFeature], focus: Int)]) {}
+
+  func launch(_ plugin: LoadedPlugin, number: Int, journal: String?) throws(HostError) -> PresentedFeature {
     final class Holder: @unchecked Sendable { weak var feature: PresentedFeature? }
     let holder = Holder()
     let store = try Store(plugin: plugin, config: #"{"interval":0}"#) { [weak self] event in
@@ -203,5 +205,39 @@ struct NavigationCLITests {
         "── levels (focus) ──\nLevels — settled at 2\n  left  2 " + String(repeating: "█", count: 40) + "\n  right 2 "
           + String(repeating: "█", count: 40) + "\n"))
     #expect(result.stdout.contains("── counter ──\nCounter\n  count:  1\n  clicks: 1\n"))
+  }
+
+  @Test func aSessionRestoresWhereTheUserWasAndReplayShowsThePath() throws {
+    let state = try FixtureBuilder.temporaryFolder()
+    let environment = ["XDG_STATE_HOME": state]
+    // given a session that went home -> counter, with two increments
+    let first = try HostProcess.run(
+      ["--session", "nav"], input: "pick entry=counter\nincrement\nincrement\n", environment: environment)
+    #expect(first.status == 0)
+    // when it is run again
+    let second = try HostProcess.run(
+      ["--session", "nav", "--log-navigation"], input: ":state\n:back\n:quit\n", environment: environment)
+    // then it is back on the counter, over the home menu, with its count
+    #expect(second.status == 0)
+    #expect(second.stdout.hasPrefix("{\"clicks\":2,\"count\":2}\nFeatureHost — pick a feature\n"))
+    #expect(second.stderr.hasPrefix("did navigate flow=main step=restore to=counter\n"))
+    // and replay walks the same path, ending on the home menu it went back to
+    let navigation = "\(state)/featurehost/nav.d/navigation.jsonl"
+    let replay = try HostProcess.run(["replay", navigation], environment: environment)
+    #expect(replay.status == 0)
+    #expect(
+      replay.stdout.hasPrefix(
+        """
+        did navigate flow=main step=start to=home
+        did navigate flow=main step=featurePicked to=counter
+        did navigate flow=main step=:back to=home
+        FeatureHost — pick a feature
+
+        """))
+    let partial = try HostProcess.run(["replay", navigation, "--to", "2"], environment: environment)
+    #expect(partial.stdout.hasSuffix("Counter\n  count:  2\n  clicks: 2\n"))
+    // and removing the session removes every journal it kept
+    #expect(try HostProcess.run(["sessions", "rm", "nav"], environment: environment).status == 0)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: "\(state)/featurehost").isEmpty)
   }
 }

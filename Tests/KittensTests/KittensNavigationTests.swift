@@ -11,7 +11,9 @@ struct KittensNavigationTests {
     let kittensConfig: String
     init(kittensConfig: String) { self.kittensConfig = kittensConfig }
 
-    func launch(_ plugin: LoadedPlugin, number: Int) throws(HostError) -> PresentedFeature {
+    func record(step: String, frames: [(features: [PresentedFeature], focus: Int)]) {}
+
+    func launch(_ plugin: LoadedPlugin, number: Int, journal: String?) throws(HostError) -> PresentedFeature {
       let store = try Store(plugin: plugin, config: plugin.id == "kittens" ? kittensConfig : "{}", observer: { _ in })
       try store.start()
       return PresentedFeature(plugin: plugin, store: store, number: number)

@@ -37,9 +37,13 @@ public enum ShowReason: Sendable, Equatable {
 /// by tests), which decide how stores are observed and drawn.
 public protocol FeatureLauncher: AnyObject, Sendable {
   /// Creates and starts a store for `plugin`; route its `.step` events to `Coordinator.receive`.
-  func launch(_ plugin: LoadedPlugin, number: Int) throws(HostError) -> PresentedFeature
+  /// With `journal`, restore the feature from that journal (a session being restored).
+  func launch(_ plugin: LoadedPlugin, number: Int, journal: String?) throws(HostError) -> PresentedFeature
   /// Stops a feature that was popped or replaced (cancelling its effects).
   func retire(_ feature: PresentedFeature)
+  /// The stack after a navigation (bottom frame first, with the focused index of each), before
+  /// it is shown: a session journals it here.
+  func record(step: String, frames: [(features: [PresentedFeature], focus: Int)])
   /// The visible features changed: draw them.
   func show(_ features: [PresentedFeature], focus: PresentedFeature, reason: ShowReason)
   /// One line of the navigation log, or a note about an ignored step.
@@ -81,6 +85,34 @@ public final class Coordinator: @unchecked Sendable {
     try onQueue { () throws(HostError) in try apply(flow.start, step: "start", fields: .object([:])) }
   }
 
+  /// Re-presents a recorded stack (a session being restored): every feature from its journal.
+  public func restore(_ frames: [NavigationJournal.Frame]) throws(HostError) {
+    try onQueue { () throws(HostError) in
+      for recorded in frames {
+        var features: [PresentedFeature] = []
+        for feature in recorded.features {
+          guard let plugin = plugins[feature.id] else {
+            throw HostError(
+              "the session shows feature '\(feature.id)', which is not among the plugins found",
+              help: "add its folder with --plugins DIR, or remove the session")
+          }
+          presentations += 1
+          features.append(try launcher.launch(plugin, number: presentations, journal: feature.journal))
+        }
+        guard !features.isEmpty else { continue }
+        stack.append(Frame(features: features, focus: min(max(recorded.focus, 0), features.count - 1)))
+      }
+      guard let frame = stack.last else { throw HostError("the session's navigation journal holds no feature") }
+      visible.withLock { $0 = Set(frame.features.map(ObjectIdentifier.init)) }
+      if logsNavigation {
+        launcher.log(
+          "did navigate flow=\(flow.name) step=restore to=\(frame.features.map(\.id).joined(separator: ","))",
+          isNote: false)
+      }
+      launcher.show(frame.features, focus: frame.features[frame.focus], reason: .start)
+    }
+  }
+
   /// `:open ID`: pushes a feature, as a step mapped to `push` would.
   public func open(_ id: String) throws(HostError) {
     try onQueue { () throws(HostError) in try apply(.push(.feature(id)), step: ":open \(id)", fields: .object([:])) }
@@ -101,6 +133,7 @@ public final class Coordinator: @unchecked Sendable {
       }
       frame.focus = index
       stack[stack.count - 1] = frame
+      launcher.record(step: ":focus \(id)", frames: stack.map { ($0.features, $0.focus) })
       launcher.show(frame.features, focus: frame.features[index], reason: .focused)
     }
   }
@@ -198,6 +231,7 @@ public final class Coordinator: @unchecked Sendable {
       for gone in old.features { launcher.retire(gone) }
     }
     guard let frame = stack.last else { return }
+    launcher.record(step: step, frames: stack.map { ($0.features, $0.focus) })
     visible.withLock { $0 = Set(frame.features.map(ObjectIdentifier.init)) }
     let shown = frame.features.map(\.id).joined(separator: ",")
     if logsNavigation { launcher.log("did navigate flow=\(flow.name) step=\(step) to=\(shown)", isNote: false) }
@@ -220,6 +254,6 @@ public final class Coordinator: @unchecked Sendable {
         "unknown feature '\(id)'", help: "\(hint)features found: \(plugins.keys.sorted().joined(separator: ", "))")
     }
     presentations += 1
-    return try launcher.launch(plugin, number: presentations)
+    return try launcher.launch(plugin, number: presentations, journal: nil)
   }
 }
