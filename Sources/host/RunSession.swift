@@ -1,6 +1,7 @@
 import FeatureABI
 import Foundation
 import HostKit
+import Synchronization
 
 /// One feature running in the terminal: reads lines, sends actions, prints views and errors.
 final class RunSession: FeatureLauncher, @unchecked Sendable {
@@ -45,9 +46,21 @@ final class RunSession: FeatureLauncher, @unchecked Sendable {
     let journal: SessionJournal
     /// The journal's path relative to the sessions folder, when the run is a named session.
     let relativePath: String?
+    /// The view last printed for this feature.
+    private let lastDrawn = Mutex<String?>(nil)
+
     init(journal: SessionJournal, relativePath: String?) {
       self.journal = journal
       self.relativePath = relativePath
+    }
+
+    /// Whether `view` is to be printed (it changed, or `force`); remembers it.
+    func draws(_ view: String, force: Bool) -> Bool {
+      lastDrawn.withLock { last in
+        guard force || last != view else { return false }
+        last = view
+        return true
+      }
     }
   }
 
@@ -120,11 +133,23 @@ final class RunSession: FeatureLauncher, @unchecked Sendable {
   }
 
   func show(_ features: [PresentedFeature], focus: PresentedFeature, reason: ShowReason) {
-    // At a terminal a new feature draws itself when it starts; a revealed one has not changed,
-    // so it is drawn here. In a pipe every navigation after the start shows where it led.
-    let draws = console.inputIsTerminal ? reason == .revealed || reason == .focused : reason != .start
-    guard draws else { return }
-    console.out(views(of: features, focus: focus))
+    // In a pipe the start draws nothing (the final view comes at the end), every later
+    // navigation shows where it led. A revealed feature has not changed: draw it anyway.
+    if !console.inputIsTerminal && reason == .start { return }
+    draw(features, focus: focus, force: reason == .revealed || reason == .focused)
+  }
+
+  /// Prints the views of `features` that differ from what was last drawn of them (all of them
+  /// with `force`), each under a heading when several are shown. A new feature's first view can
+  /// come both from its store and from the navigation that showed it: it is printed once.
+  private func draw(_ features: [PresentedFeature], focus: PresentedFeature, force: Bool) {
+    var lines: [String] = []
+    for feature in features {
+      guard let view = feature.store.perform({ try? $0.render() }) else { continue }
+      guard let context = feature.context as? Context, context.draws(view, force: force) else { continue }
+      lines.append(features.count > 1 ? "\(heading(feature, focused: feature === focus))\n\(view)" : view)
+    }
+    if !lines.isEmpty { console.out(lines.joined(separator: "\n")) }
   }
 
   func record(step: String, frames: [(features: [PresentedFeature], focus: Int)]) {
@@ -146,15 +171,6 @@ final class RunSession: FeatureLauncher, @unchecked Sendable {
 
   func log(_ line: String, isNote: Bool) {
     if isNote { console.note(line) } else { console.err(line) }
-  }
-
-  /// The views of `features`, each under its own heading when there are several.
-  private func views(of features: [PresentedFeature], focus: PresentedFeature) -> String {
-    let drawn = features.map { feature in feature.store.perform { try? $0.render() } ?? "" }
-    guard features.count > 1 else { return drawn.first ?? "" }
-    return zip(features, drawn).map { feature, view in
-      "\(heading(feature, focused: feature === focus))\n\(view)"
-    }.joined(separator: "\n")
   }
 
   private func heading(_ feature: PresentedFeature, focused: Bool) -> String {
@@ -257,10 +273,11 @@ final class RunSession: FeatureLauncher, @unchecked Sendable {
       switch event {
       case .viewChanged(let view):
         guard let self, let feature = holder.feature, let coordinator = self.coordinator,
-          coordinator.isVisible(feature)
+          coordinator.isVisible(feature), let context = feature.context as? Context, context.draws(view, force: false)
         else { return }
-        let shown = coordinator.top?.features ?? []
-        console.out(shown.count > 1 ? "\(self.heading(feature, focused: false))\n\(view)" : view)
+        // The visible count, not `top`: this runs on the store thread, which navigation may be
+        // waiting for while it stops this very store.
+        console.out(coordinator.visibleCount > 1 ? "\(self.heading(feature, focused: false))\n\(view)" : view)
       case .step(let json):
         guard let feature = holder.feature else { return }
         self?.coordinator?.receive(step: json, from: feature)
@@ -301,7 +318,7 @@ final class RunSession: FeatureLauncher, @unchecked Sendable {
     }
     if !interactive {
       if !quit { settleAll() }
-      if let top = coordinator.top { console.out(views(of: top.features, focus: top.focus)) }
+      if let top = coordinator.top { draw(top.features, focus: top.focus, force: false) }
     }
     coordinator.stopAll()
     return 0

@@ -176,6 +176,9 @@ public final class Coordinator: @unchecked Sendable {
   /// Every live feature, bottom of the stack first.
   public var all: [PresentedFeature] { queue.sync { stack.flatMap(\.features) } }
 
+  /// How many features the top frame shows. Any thread, without waiting on navigation.
+  public var visibleCount: Int { visible.withLock { $0.count } }
+
   /// Whether `feature` is on the top frame (it draws). Any thread.
   public func isVisible(_ feature: PresentedFeature) -> Bool {
     visible.withLock { $0.contains(ObjectIdentifier(feature)) }
