@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "Kittens", type: .dynamic, targets: ["KittensPlugin"]),
     .library(name: "Levels", type: .dynamic, targets: ["LevelsPlugin"]),
     .library(name: "CExample", type: .dynamic, targets: ["CExample"]),
+    .library(name: "Home", type: .dynamic, targets: ["HomePlugin"]),
   ],
   targets: [
     // The C contract between host and plugins.
@@ -53,6 +54,9 @@ let package = Package(
       exclude: ["exports.map", "Makefile"],
       publicHeadersPath: "."
     ),
+
+    .target(name: "HomeFeature", dependencies: ["FeatureKit"], path: "Plugins/Home/Feature"),
+    .target(name: "HomePlugin", dependencies: ["HomeFeature", "FeatureKit"], path: "Plugins/Home/Plugin"),
 
     .executableTarget(
       name: "Benchmarks",

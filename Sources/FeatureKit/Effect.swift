@@ -1,3 +1,5 @@
+import FeatureJSON
+
 /// Work a reducer or feedback asks for. Effects are the only place for side effects; they report
 /// back only by sending actions.
 public struct Effect<Action: Sendable>: Sendable {
@@ -6,6 +8,7 @@ public struct Effect<Action: Sendable>: Sendable {
     case send([Action])
     case run(id: String?, body: @Sendable (Send<Action>) async -> Void)
     case cancel(id: String)
+    case step(JSONValue)
   }
 
   @usableFromInline let operations: [Operation]
@@ -32,6 +35,15 @@ public struct Effect<Action: Sendable>: Sendable {
     _ body: @escaping @Sendable (Send<Action>) async throws -> Void
   ) -> Effect {
     Effect(operations: [.run(id: id, body: { send in try? await body(send) })])
+  }
+
+  /// Emits a navigation step: what happened (`"featurePicked"`), with fields the flow may read
+  /// (`["feature": "counter"]`). The host's flow decides where to go; a host that does not
+  /// navigate ignores it. List the step in the manifest's `steps`.
+  public static func navigate(_ step: String, _ fields: [String: JSONValue] = [:]) -> Effect {
+    var object = fields
+    object["step"] = .string(step)
+    return Effect(operations: [.step(.object(object))])
   }
 
   /// Cancels the run in flight under `id`, if any.

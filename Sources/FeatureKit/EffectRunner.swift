@@ -47,6 +47,11 @@ final class EffectRunner<Action: Codable & Sendable>: Sendable {
         }
       case .run(let id, let body):
         launch(id: id, origin: origin, body: body)
+      case .step(let step):
+        let json = step.serialized()
+        running.withLock { running in
+          if running.open { host.emitStep(json) }
+        }
       }
     }
   }

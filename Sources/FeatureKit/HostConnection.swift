@@ -5,26 +5,55 @@ import FeatureABI
 /// The pointers are bound to this instance by the host (libffi closures), so they carry no context.
 /// Thread-safe: the host documents every callback as callable from any thread.
 final class HostConnection: @unchecked Sendable {
-  private let emitFunction: (@convention(c) (UnsafePointer<CChar>?, fh_origin) -> Void)?
-  private let logFunction: (@convention(c) (fh_log_level, UnsafePointer<CChar>?) -> Void)?
-  private let effectBeganFunction: (@convention(c) () -> Void)?
-  private let effectEndedFunction: (@convention(c) () -> Void)?
+  private typealias EmitFunction = @convention(c) (UnsafePointer<CChar>?, fh_origin) -> Void
+  private typealias LogFunction = @convention(c) (fh_log_level, UnsafePointer<CChar>?) -> Void
+  private typealias SignalFunction = @convention(c) () -> Void
+  private typealias ExtensionFunction = @convention(c) (UnsafePointer<CChar>?) -> UnsafeRawPointer?
+  private typealias StepFunction = @convention(c) (UnsafePointer<CChar>?) -> Void
+
+  private let emitFunction: EmitFunction?
+  private let logFunction: LogFunction?
+  private let effectBeganFunction: SignalFunction?
+  private let effectEndedFunction: SignalFunction?
+  /// `fh.navigation/1`'s emit_step, when the host navigates.
+  private let stepFunction: StepFunction?
 
   init(_ host: UnsafePointer<fh_host>) {
-    let size = Int(host.pointee.struct_size)
-    func available(_ keyPath: PartialKeyPath<fh_host>) -> Bool {
-      guard let offset = MemoryLayout<fh_host>.offset(of: keyPath) else { return false }
-      return offset + MemoryLayout<UnsafeRawPointer>.size <= size
+    // Read field by field: a host built with an older, smaller fh_host has nothing past its size.
+    let base = UnsafeRawPointer(host)
+    let size = Int(base.load(as: UInt32.self))
+    func field<T>(_ keyPath: PartialKeyPath<fh_host>, as type: T.Type) -> T? {
+      guard let offset = MemoryLayout<fh_host>.offset(of: keyPath),
+        offset + MemoryLayout<UnsafeRawPointer>.size <= size
+      else { return nil }
+      return base.load(fromByteOffset: offset, as: Optional<T>.self)
     }
-    emitFunction = available(\fh_host.emit) ? host.pointee.emit : nil
-    logFunction = available(\fh_host.log) ? host.pointee.log : nil
-    effectBeganFunction = available(\fh_host.effect_began) ? host.pointee.effect_began : nil
-    effectEndedFunction = available(\fh_host.effect_ended) ? host.pointee.effect_ended : nil
+    emitFunction = field(\fh_host.emit, as: EmitFunction.self)
+    logFunction = field(\fh_host.log, as: LogFunction.self)
+    effectBeganFunction = field(\fh_host.effect_began, as: SignalFunction.self)
+    effectEndedFunction = field(\fh_host.effect_ended, as: SignalFunction.self)
+    let getExtension = field(\fh_host.get_extension, as: ExtensionFunction.self)
+    stepFunction = getExtension.flatMap { lookup in
+      Self.navigation(FH_EXT_NAVIGATION.withCString { lookup($0) })
+    }
+  }
+
+  /// The emit_step of a `fh_host_navigation`, read within its struct_size.
+  private static func navigation(_ pointer: UnsafeRawPointer?) -> StepFunction? {
+    guard let pointer, let offset = MemoryLayout<fh_host_navigation>.offset(of: \.emit_step) else { return nil }
+    guard Int(pointer.load(as: UInt32.self)) >= offset + MemoryLayout<UnsafeRawPointer>.size else { return nil }
+    return pointer.load(fromByteOffset: offset, as: Optional<StepFunction>.self)
   }
 
   func emit(_ json: String, origin: fh_origin) {
     guard let emitFunction else { return }
     json.withCString { emitFunction($0, origin) }
+  }
+
+  /// Emits a navigation step; does nothing when the host does not navigate.
+  func emitStep(_ json: String) {
+    guard let stepFunction else { return }
+    json.withCString { stepFunction($0) }
   }
 
   func log(_ level: fh_log_level, _ message: String) {

@@ -7,13 +7,18 @@ public struct Manifest: Sendable, Equatable {
   public var version: String
   public var description: String
   public var actions: [ActionSpec]
+  /// The navigation steps the feature emits (see `Effect.navigate`).
+  public var steps: [StepSpec]
 
-  public init(id: String, name: String, version: String, description: String, actions: [ActionSpec]) {
+  public init(
+    id: String, name: String, version: String, description: String, actions: [ActionSpec], steps: [StepSpec] = []
+  ) {
     self.id = id
     self.name = name
     self.version = version
     self.description = description
     self.actions = actions
+    self.steps = steps
   }
 
   /// The manifest as the JSON object the ABI describes.
@@ -21,7 +26,19 @@ public struct Manifest: Sendable, Equatable {
     .object([
       "id": .string(id), "name": .string(name), "version": .string(version),
       "description": .string(description), "actions": .array(actions.map(\.json)),
+      "steps": .array(steps.map { .object(["step": .string($0.step), "help": .string($0.help)]) }),
     ])
+  }
+}
+
+/// A navigation step a feature emits: what happened, for flows to map to a destination.
+public struct StepSpec: Sendable, Equatable {
+  public var step: String
+  public var help: String
+
+  public init(_ step: String, help: String) {
+    self.step = step
+    self.help = help
   }
 }
 

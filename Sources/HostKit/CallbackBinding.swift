@@ -7,6 +7,13 @@ public protocol InstanceCallbackTarget: AnyObject, Sendable {
   func instanceLogged(level: fh_log_level, message: UnsafePointer<CChar>)
   func instanceEffectBegan()
   func instanceEffectEnded()
+  /// A navigation step through `fh.navigation/1`.
+  func instanceEmittedStep(_ json: UnsafePointer<CChar>)
+}
+
+extension InstanceCallbackTarget {
+  /// Targets that do not navigate ignore steps.
+  public func instanceEmittedStep(_ json: UnsafePointer<CChar>) {}
 }
 
 /// The `fh_host` an instance gets: plain C function pointers bound to that one instance with libffi
@@ -18,16 +25,21 @@ final class CallbackBinding: @unchecked Sendable {
   /// Holds the target weakly; the closures' user data points here.
   private final class Box {
     weak var target: (any InstanceCallbackTarget)?
+    /// This instance's `fh.navigation/1`, handed out by get_extension.
+    var navigation: UnsafeMutablePointer<fh_host_navigation>?
     init(_ target: any InstanceCallbackTarget) { self.target = target }
   }
 
   let host: UnsafeMutablePointer<fh_host>
+  private let navigation: UnsafeMutablePointer<fh_host_navigation>
   private var closures: [UnsafeMutableRawPointer] = []
   private let box: Unmanaged<Box>
 
   init(target: any InstanceCallbackTarget, hostVersion: UnsafePointer<CChar>) throws(HostError) {
     box = Unmanaged.passRetained(Box(target))
     host = .allocate(capacity: 1)
+    navigation = .allocate(capacity: 1)
+    box.takeUnretainedValue().navigation = navigation
     let interfaces = CallInterfaces.shared
     let user = box.toOpaque()
     do {
@@ -49,9 +61,23 @@ final class CallbackBinding: @unchecked Sendable {
         guard let user else { return }
         Unmanaged<Box>.fromOpaque(user).takeUnretainedValue().target?.instanceEffectEnded()
       }
-      // No host extensions yet: every lookup answers NULL.
-      let getExtension = try bind(interfaces.pointerReturningPointer, user) { _, result, _, _ in
-        result?.storeBytes(of: nil, as: UnsafeRawPointer?.self)
+      let emitStep = try bind(interfaces.pointer, user) { _, _, args, user in
+        guard let args, let user, let json = args[0]?.load(as: UnsafePointer<CChar>?.self) else { return }
+        Unmanaged<Box>.fromOpaque(user).takeUnretainedValue().target?.instanceEmittedStep(json)
+      }
+      navigation.initialize(
+        to: fh_host_navigation(
+          struct_size: UInt32(MemoryLayout<fh_host_navigation>.size), reserved: 0,
+          emit_step: unsafeBitCast(emitStep, to: (@convention(c) (UnsafePointer<CChar>?) -> Void).self)))
+      // The one host extension is navigation; any other id answers NULL.
+      let getExtension = try bind(interfaces.pointerReturningPointer, user) { _, result, args, user in
+        var answer: UnsafeRawPointer?
+        if let user, let id = args?[0]?.load(as: UnsafePointer<CChar>?.self),
+          String(cString: id) == FH_EXT_NAVIGATION
+        {
+          answer = Unmanaged<Box>.fromOpaque(user).takeUnretainedValue().navigation.map { UnsafeRawPointer($0) }
+        }
+        result?.storeBytes(of: answer, as: UnsafeRawPointer?.self)
       }
       host.initialize(
         to: fh_host(
@@ -70,6 +96,7 @@ final class CallbackBinding: @unchecked Sendable {
     } catch {
       for closure in closures { ffi_closure_free(closure) }
       host.deallocate()
+      navigation.deallocate()
       box.release()
       throw error
     }
@@ -79,6 +106,8 @@ final class CallbackBinding: @unchecked Sendable {
     for closure in closures { ffi_closure_free(closure) }
     host.deinitialize(count: 1)
     host.deallocate()
+    navigation.deinitialize(count: 1)
+    navigation.deallocate()
     box.release()
   }
 
@@ -116,6 +145,8 @@ private final class CallInterfaces: @unchecked Sendable {
   let int32Pointer: UnsafeMutablePointer<ffi_cif>
   /// void (void): effect_began, effect_ended
   let void: UnsafeMutablePointer<ffi_cif>
+  /// void (const char *): emit_step
+  let pointer: UnsafeMutablePointer<ffi_cif>
   /// const void *(const char *): get_extension
   let pointerReturningPointer: UnsafeMutablePointer<ffi_cif>
 
@@ -123,6 +154,7 @@ private final class CallInterfaces: @unchecked Sendable {
     pointerInt32 = Self.prepare(returning: fh_ffi_type_void(), [fh_ffi_type_pointer(), fh_ffi_type_sint32()])
     int32Pointer = Self.prepare(returning: fh_ffi_type_void(), [fh_ffi_type_sint32(), fh_ffi_type_pointer()])
     void = Self.prepare(returning: fh_ffi_type_void(), [])
+    pointer = Self.prepare(returning: fh_ffi_type_void(), [fh_ffi_type_pointer()])
     pointerReturningPointer = Self.prepare(returning: fh_ffi_type_pointer(), [fh_ffi_type_pointer()])
   }
 

@@ -21,6 +21,14 @@ public struct PluginManifest: Sendable, Equatable {
   public var version: String
   public var description: String
   public var actions: [Action]
+  /// The navigation steps the feature emits, with their help.
+  public var steps: [(step: String, help: String)] = []
+
+  public static func == (lhs: PluginManifest, rhs: PluginManifest) -> Bool {
+    lhs.id == rhs.id && lhs.name == rhs.name && lhs.version == rhs.version && lhs.description == rhs.description
+      && lhs.actions == rhs.actions && lhs.steps.map(\.step) == rhs.steps.map(\.step)
+      && lhs.steps.map(\.help) == rhs.steps.map(\.help)
+  }
 
   /// The lifecycle actions only the host sends.
   public static let lifecycleTypes: Set<String> = ["created", "restored"]
@@ -84,6 +92,11 @@ public struct PluginManifest: Sendable, Equatable {
       actions.append(Action(type: type, help: spec["help"]?.stringValue ?? "", arguments: arguments))
     }
     self.actions = actions
+    for (index, entry) in (object["steps"]?.arrayValue ?? []).enumerated() {
+      guard let spec = entry.objectValue else { throw ManifestError("manifest steps[\(index)] must be an object") }
+      let step = try text("step", in: spec, at: "steps[\(index)].")
+      steps.append((step, spec["help"]?.stringValue ?? ""))
+    }
   }
 }
 

@@ -23,6 +23,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
 
   fileprivate enum Item {
     case action(String, ActionSource)
+    /// A navigation step, delivered in order with the actions around it.
+    case step(String)
     case job(() -> Void)
   }
 
@@ -157,6 +159,21 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     }
   }
 
+  /// Waits until the inbox is empty and nothing is being applied (or the store paused or stopped),
+  /// whatever effects are still in flight: everything queued before, and every action or step
+  /// those emitted while being applied, has been handled. False when `timeout` passed first.
+  @discardableResult
+  public func waitUntilIdle(timeout: Duration) -> Bool {
+    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    condition.lock()
+    defer { condition.unlock() }
+    while !stopped && (processing || (!queue.isEmpty && !paused)) {
+      if !condition.wait(until: deadline) { return false }
+    }
+    return true
+  }
+
   /// Whether the runaway guard has paused the store.
   public var isPaused: Bool {
     condition.lock()
@@ -199,6 +216,10 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
 
   public func instanceEmitted(_ json: UnsafePointer<CChar>, origin: fh_origin) {
     enqueue(.action(String(cString: json), origin == fh_origin(FH_ORIGIN_FEEDBACK) ? .feedback : .effect))
+  }
+
+  public func instanceEmittedStep(_ json: UnsafePointer<CChar>) {
+    enqueue(.step(String(cString: json)))
   }
 
   public func instanceLogged(level: fh_log_level, message: UnsafePointer<CChar>) {
@@ -286,6 +307,9 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   private func process(_ item: Item) -> Outcome {
     guard let instance else { return .next }
     switch item {
+    case .step(let json):
+      observer(.step(json))
+      return .next
     case .job(let body):
       // A job may show the state (`:state`): what it shows must be on disk.
       commitJournal()
@@ -377,7 +401,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
         condition.unlock()
         return
       }
-      unapplied += left.filter { !$0.isJob }.count
+      unapplied += left.filter(\.isAction).count
       condition.unlock()
       for case .job(let body) in left { body() }
     }
@@ -385,6 +409,11 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
 }
 
 extension Store.Item {
+  fileprivate var isAction: Bool {
+    if case .action = self { return true }
+    return false
+  }
+
   fileprivate var isJob: Bool {
     if case .job = self { return true }
     return false

@@ -13,6 +13,8 @@ public enum StoreEvent: Sendable, Equatable {
   case rejected(action: String, source: ActionSource, error: PluginCallError)
   /// The view changed (distinct until changed); `text` is the whole new view.
   case viewChanged(String)
+  /// The feature emitted a navigation step (`fh.navigation/1`), in order with its actions.
+  case step(String)
   /// The runaway guard paused the store; `message` says why.
   case paused(HostError)
   /// Writing the journal failed; the store goes on without it.

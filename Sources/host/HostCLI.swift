@@ -9,9 +9,10 @@ struct HostCLI {
   let console: Console
 
   static let usage = """
-    usage: host [--plugins DIR]... <command> [options]
+    usage: host [--plugins DIR]... [<command>] [options]
 
-    Runs MVI feature plugins (shared libraries) in the terminal.
+    Runs MVI feature plugins (shared libraries) in the terminal. With no command: the main flow,
+    a home menu of the features found ('host run --help' lists its options).
 
     commands:
       list                 list the features found, and the plugin files that were rejected
@@ -52,6 +53,8 @@ struct HostCLI {
     var global = Global()
     var rest = arguments[...]
     while let first = rest.first, first.hasPrefix("-") {
+      // The main flow takes run's options: `host --log-navigation`.
+      if Self.mainFlowOptions.contains(first) { break }
       rest = rest.dropFirst()
       switch first {
       case "--plugins":
@@ -68,9 +71,8 @@ struct HostCLI {
         throw .usage("unknown option '\(first)'", help: Self.suggest(first, ["--plugins", "--help", "--version"]))
       }
     }
-    guard let command = rest.first else {
-      console.out(Self.usage)
-      return 0
+    guard let command = rest.first, !Self.mainFlowOptions.contains(command) else {
+      return try RunCommand(console: console, global: global, mainFlow: true).run(Array(rest))
     }
     let options = Array(rest.dropFirst())
     switch command {
@@ -99,6 +101,11 @@ struct HostCLI {
         help: Self.suggest(command, Self.commands) ?? "commands: \(Self.commands.joined(separator: ", "))")
     }
   }
+
+  /// The options of `run` that `host` alone (the main flow) takes too.
+  static let mainFlowOptions: Set<String> = [
+    "--log-navigation", "--session", "--config", "--max-feedback-steps", "--settle-timeout",
+  ]
 
   /// Every command, for suggestions.
   static let commands = ["list", "run", "validate", "check", "new", "sessions", "replay", "help"]

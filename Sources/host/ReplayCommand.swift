@@ -1,3 +1,4 @@
+import Foundation
 import HostKit
 
 /// `host replay FILE`: applies a journal's actions with effects off and checks every recorded
@@ -40,6 +41,53 @@ struct ReplayCommand {
       }
     }
     guard let file else { throw .usage("'replay' needs a journal file", help: "usage: host replay FILE [--to SEQ]") }
+    if Self.isNavigationJournal(file) { return try replayNavigation(file, stop: stop) }
+    let result = try replay(file, stop: stop, printsViews: true)
+    console.note("replayed \(result.applied) action(s) of \(file); \(result.checked) snapshot(s) matched byte for byte")
+    return 0
+  }
+
+  /// Whether `file` is a session's navigation journal rather than a feature's.
+  static func isNavigationJournal(_ file: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: file) else { return false }
+    defer { try? handle.close() }
+    let start = String(decoding: (try? handle.read(upToCount: 512)) ?? Data(), as: UTF8.self)
+    return start.contains("\"journal\":\"\(NavigationJournal.marker)\"")
+  }
+
+  /// Replays where a session went: each navigation, then the features it ended on, each from its
+  /// own journal (snapshots checked), drawn as the user last saw them.
+  private func replayNavigation(_ file: String, stop: Int?) throws(HostError) -> Int32 {
+    let (flow, records, torn) = try NavigationJournal.read(at: file)
+    if torn { console.warn("navigation journal '\(file)': the last line was torn by a crash and is ignored") }
+    var last: NavigationJournal.Record?
+    for record in records {
+      if let stop, record.seq > stop { break }
+      let top = record.frames.last?.features.map(\.id).joined(separator: ",") ?? ""
+      console.out("did navigate flow=\(flow) step=\(record.step) to=\(top)")
+      last = record
+    }
+    guard let top = last?.frames.last else {
+      console.note("the session never navigated")
+      return 0
+    }
+    // The journals' paths are relative to the sessions folder, two levels above this file.
+    let root = ((file as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
+    var applied = 0
+    for feature in top.features {
+      if top.features.count > 1 { console.out("── \(feature.id) ──") }
+      let result = try replay("\(root)/\(feature.journal)", stop: nil, printsViews: false)
+      console.out(result.view)
+      applied += result.applied
+    }
+    console.note("replayed \(records.count) navigation(s) and \(applied) action(s) of the features shown last")
+    return 0
+  }
+
+  /// Replays one feature's journal; prints each changed view when `printsViews`.
+  private func replay(
+    _ file: String, stop: Int?, printsViews: Bool
+  ) throws(HostError) -> (view: String, applied: Int, checked: Int) {
     let journal = try Journal.read(path: file)
     if let torn = journal.tornTail { console.warn("\(torn)") }
     let found = global.discover()
@@ -65,7 +113,7 @@ struct ReplayCommand {
       } catch {
         throw HostError("journal '\(file)': \(plugin.id) could not render: \(error)")
       }
-      if view != lastView { console.out(view) }
+      if printsViews && view != lastView { console.out(view) }
       lastView = view
     }
     for record in try journal.records() {
@@ -104,8 +152,8 @@ struct ReplayCommand {
         try show()
       }
     }
-    console.note("replayed \(applied) action(s) of \(file); \(checked) snapshot(s) matched byte for byte")
-    return 0
+    if lastView == nil { try show() }
+    return (lastView ?? "", applied, checked)
   }
 }
 

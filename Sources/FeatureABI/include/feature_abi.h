@@ -39,7 +39,7 @@
  * ChangeLog
  * - 1.0: first version: descriptor, host callbacks (emit, log, effect_began, effect_ended,
  *        get_extension), lifecycle, dispatch and effect-free reduce, snapshot/restore, render,
- *        manifest.
+ *        manifest; host extension fh.navigation/1 (steps).
  */
 #pragma once
 
@@ -162,7 +162,8 @@ typedef struct fh_plugin {
      *      {"type": "set", "help": "Start a new regulation",
      *       "arguments": [{"name": "left", "type": "integer", "help": "...", "required": true}]}]}
      * Argument types: "integer", "number", "string", "boolean". The lifecycle actions "created" and
-     * "restored" are sent by the host only and are not listed. */
+     * "restored" are sent by the host only and are not listed. Optional "steps": the navigation
+     * steps the feature emits, [{"step": "featurePicked", "help": "..."}] (see fh.navigation/1). */
     const char *manifest_json;
 
     /* [any-thread] Create an instance from config_json (a JSON object, "{}" for defaults; borrowed).
@@ -216,6 +217,27 @@ typedef struct fh_plugin {
      * returns NULL when the capability is absent. */
     const void *(*get_extension)(const char *id);
 } fh_plugin;
+
+/*
+ * Host extension "fh.navigation/1": a feature emits navigation steps.
+ *
+ * A step says what happened ("a kitten was picked", "settings are done"), never where to go: the
+ * host's coordinator looks the step up in the running flow and decides which feature to present.
+ * Get it with host->get_extension(FH_EXT_NAVIGATION); NULL means the host does not navigate, and
+ * the feature works without it. List the steps a feature emits in its manifest ("steps").
+ */
+#define FH_EXT_NAVIGATION "fh.navigation/1"
+
+typedef struct fh_host_navigation {
+    uint32_t struct_size; /* sizeof(fh_host_navigation) as the host was built */
+    uint32_t reserved;    /* zero */
+
+    /* [callback] Emit a step: a JSON object with a string "step" and any fields the flow may read,
+     * e.g. {"step":"featurePicked","feature":"counter"}. step_json is borrowed for the call. Queued
+     * behind the actions emitted before it; a step from a feature that is not presented is ignored
+     * (and logged). Same threading as emit. */
+    void (*emit_step)(const char *step_json);
+} fh_host_navigation;
 
 /* The entry point. [any-thread] Returns the plugin's static descriptor, or NULL if the plugin
  * cannot run in this process (the host then reports the plugin as broken and calls nothing else).

@@ -36,6 +36,14 @@ enum JournalFile {
     throw failure("lock", path, code)
   }
 
+  /// Releases the lock, then closes. A child process being spawned at that moment still holds
+  /// a copy of the descriptor until it execs; the lock belongs to the open file, so without the
+  /// explicit unlock it would outlive the close for that instant.
+  static func unlockAndClose(_ fd: Int32) {
+    _ = flock(fd, LOCK_UN)
+    _ = Glibc.close(fd)
+  }
+
   /// Every byte of the file from its start, as it is at the time of the call.
   static func readAll(_ fd: Int32, path: String) throws(HostError) -> [UInt8] {
     var info = stat()

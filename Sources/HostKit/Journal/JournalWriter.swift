@@ -65,7 +65,7 @@ public final class JournalWriter: @unchecked Sendable {
   deinit {
     if fd >= 0 {
       try? commit()
-      Glibc.close(fd)
+      JournalFile.unlockAndClose(fd)
     }
   }
 
@@ -243,7 +243,7 @@ public final class JournalWriter: @unchecked Sendable {
   public func close() throws(HostError) {
     guard fd >= 0 else { return }
     defer {
-      Glibc.close(fd)
+      JournalFile.unlockAndClose(fd)
       fd = -1
       failure = failure ?? HostError("journal '\(path)' is closed", help: "open it again to append")
     }

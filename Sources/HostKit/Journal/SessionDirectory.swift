@@ -123,6 +123,15 @@ public struct SessionDirectory: Sendable, Equatable {
     defer { close(fd) }
     try JournalFile.lock(fd, path: path)
     guard unlink(path) == 0 else { throw JournalFile.failure("remove", path, errno) }
+    // The journals of the other features it presented, and its navigation.
+    let folder = "\(root)/\(name).d"
+    if FileManager.default.fileExists(atPath: folder) {
+      do {
+        try FileManager.default.removeItem(atPath: folder)
+      } catch {
+        throw HostError("cannot remove '\(folder)': \(error.localizedDescription)", help: "remove it by hand")
+      }
+    }
   }
 
   /// `'name'` with control characters escaped, so an error message stays one line.

@@ -108,6 +108,15 @@ static fh_status dispatch(fh_instance *instance, const char *action, uint32_t *f
         long limit = number_after(action, "\"limit\"", 0);
         instance->pings++;
         if (limit == 0 || instance->pings < limit) instance->host->emit(action, FH_ORIGIN_FEEDBACK);
+    } else if (strstr(action, "\"step\"")) {
+        // Emit the navigation step named by "name", when the host navigates.
+        const fh_host_navigation *navigation = instance->host->get_extension(FH_EXT_NAVIGATION);
+        char name[32] = "", step[96];
+        const char *at = strstr(action, "\"name\":\"");
+        if (at) sscanf(at + 8, "%31[^\"]", name);
+        snprintf(step, sizeof step, "{\"step\":\"%s\"}", name);
+        if (navigation) navigation->emit_step(step);
+        changed = 0;
     } else if (strstr(action, "\"created\"") || strstr(action, "\"restored\"")) {
         changed = 0;
     } else {
@@ -177,7 +186,9 @@ static const char *last_error(const fh_instance *instance) { return instance->er
     "{\"type\":\"burst\",\"help\":\"emit from threads\",\"arguments\":[{\"name\":\"threads\","     \
     "\"type\":\"integer\",\"help\":\"\"},{\"name\":\"per\",\"type\":\"integer\",\"help\":\"\"}]},"    \
     "{\"type\":\"ping\",\"help\":\"feedback loop\",\"arguments\":[{\"name\":\"limit\","            \
-    "\"type\":\"integer\",\"help\":\"0 forever\",\"required\":false}]}]}"
+    "\"type\":\"integer\",\"help\":\"0 forever\",\"required\":false}]},"                    \
+    "{\"type\":\"step\",\"help\":\"emit a navigation step\",\"arguments\":[{\"name\":\"name\","     \
+    "\"type\":\"string\",\"help\":\"\"}]}],\"steps\":[{\"step\":\"go\",\"help\":\"\"}]}"
 #endif
 
 static fh_plugin descriptor = {

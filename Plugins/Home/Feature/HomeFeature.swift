@@ -1,0 +1,110 @@
+import FeatureKit
+
+/// The home menu of the main flow: lists the features the host found and, when one is picked,
+/// emits the step `featurePicked`. It never decides where to go: the flow does.
+public struct HomeFeature: Feature {
+  /// One feature the menu offers.
+  public struct Entry: Codable, Equatable, Sendable {
+    public var id: String
+    public var name: String
+    public var description: String
+
+    public init(id: String, name: String, description: String = "") {
+      self.id = id
+      self.name = name
+      self.description = description
+    }
+  }
+
+  public struct State: Codable, Equatable, Sendable {
+    public var entries: [Entry]
+    /// The id of the feature picked last.
+    public var picked: String?
+
+    public init(entries: [Entry], picked: String? = nil) {
+      self.entries = entries
+      self.picked = picked
+    }
+  }
+
+  public enum Action: Codable, Sendable, Equatable {
+    case created
+    case restored
+    /// The person picked an entry, by number (`1`) or id (`counter`).
+    case pick(entry: String)
+  }
+
+  public static let manifest = Manifest(
+    id: "home",
+    name: "Home",
+    version: "1.0.0",
+    description: "The menu of the features found: pick one to open it.",
+    actions: [
+      ActionSpec(
+        "pick", help: "Open an entry of the menu.",
+        arguments: [ArgumentSpec("entry", .string, help: "its number in the list, or its id")])
+    ],
+    steps: [StepSpec("featurePicked", help: "an entry was picked; field 'feature' holds its id")]
+  )
+
+  /// What the menu offers, as the host passed it.
+  public let entries: [Entry]
+
+  /// Config `entries`: `[{"id", "name", "description"}]`; the host fills it with the features found.
+  public init(config: FeatureConfig) throws {
+    guard let list = config.values["entries"] else {
+      entries = []
+      return
+    }
+    guard let items = list.arrayValue else {
+      throw FeatureError("config 'entries' must be a list of {id, name, description}, got \(list.serialized())")
+    }
+    var entries: [Entry] = []
+    for (index, item) in items.enumerated() {
+      guard let id = item["id"]?.stringValue, !id.isEmpty else {
+        throw FeatureError("config entries[\(index)] needs a string 'id', got \(item.serialized())")
+      }
+      entries.append(
+        Entry(id: id, name: item["name"]?.stringValue ?? id, description: item["description"]?.stringValue ?? ""))
+    }
+    self.entries = entries
+  }
+
+  public init(entries: [Entry]) { self.entries = entries }
+
+  public func initialState() -> State { State(entries: entries) }
+
+  public func reduce(into state: inout State, action: Action) throws -> Effect<Action> {
+    switch action {
+    case .created:
+      state = initialState()
+    case .restored:
+      break
+    case .pick(let entry):
+      let found =
+        Int(entry).flatMap { number in state.entries.indices.contains(number - 1) ? state.entries[number - 1] : nil }
+        ?? state.entries.first { $0.id == entry }
+      guard let found else {
+        let known = state.entries.isEmpty ? "the menu is empty" : "pick 1-\(state.entries.count) or an id: "
+        throw FeatureError(
+          "no entry '\(entry)'; \(known)\(state.entries.map(\.id).joined(separator: ", "))")
+      }
+      state.picked = found.id
+      return .navigate("featurePicked", ["feature": .string(found.id)])
+    }
+    return .none
+  }
+
+  public func render(_ state: State) -> [String] {
+    var lines = ["FeatureHost — pick a feature"]
+    let width = state.entries.map(\.id.count).max() ?? 0
+    for (index, entry) in state.entries.enumerated() {
+      let padded = entry.id + String(repeating: " ", count: width - entry.id.count)
+      let about = entry.description.isEmpty ? entry.name : "\(entry.name): \(entry.description)"
+      lines.append("  \(index + 1). \(padded)  \(about)")
+    }
+    if state.entries.isEmpty { lines.append("  (no features found)") }
+    lines.append("type 'pick entry=1' (or an id); ':back' returns here")
+    return lines
+  }
+}

@@ -1,0 +1,18 @@
+import FeatureJSON
+
+/// The home menu of the main flow: a feature plugin (id "home") that lists the features found
+/// and emits `featurePicked` when one is picked. The host tells it what to offer in its config.
+public enum HomeMenu {
+  public static let id = "home"
+
+  /// `{"entries": [{"id", "name", "description"}, ...]}`: every plugin but the menu itself.
+  public static func config(offering plugins: [LoadedPlugin]) -> String {
+    let entries = plugins.filter { $0.id != id }.map { plugin -> JSONValue in
+      .object([
+        "id": .string(plugin.id), "name": .string(plugin.manifest.name),
+        "description": .string(plugin.manifest.description),
+      ])
+    }
+    return JSONValue.object(["entries": .array(entries)]).serialized()
+  }
+}
