@@ -136,6 +136,9 @@ final class RunSession: FeatureLauncher, @unchecked Sendable {
     // In a pipe the start draws nothing (the final view comes at the end), every later
     // navigation shows where it led. A revealed feature has not changed: draw it anyway.
     if !console.inputIsTerminal && reason == .start { return }
+    // Draw what the features reached once the actions the navigation started are applied (a
+    // zero-interval feedback loop runs to its end), not a moment the thread schedule picked.
+    for feature in features { feature.store.waitUntilIdle(timeout: settings.settleTimeout) }
     draw(features, focus: focus, force: reason == .revealed || reason == .focused)
   }
 

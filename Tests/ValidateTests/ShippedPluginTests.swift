@@ -21,6 +21,10 @@ struct ShippedPluginTests {
     Shipped(
       id: "kittens-whose-load-fails", library: "Kittens", arguments: ["--config", "endpoint=file:///no/such/cats.json"]),
     Shipped(id: "thermostat-in-c", library: "CExample", arguments: []),
+    // The menu offers what the host found; here two entries, as the host would pass them.
+    Shipped(
+      id: "home-menu", library: "Home",
+      arguments: ["--config", #"{"entries":[{"id":"counter","name":"Counter"},{"id":"levels","name":"Levels"}]}"#]),
   ]
 
   @Test(arguments: shipped)

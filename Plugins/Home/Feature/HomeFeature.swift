@@ -42,7 +42,7 @@ public struct HomeFeature: Feature {
     actions: [
       ActionSpec(
         "pick", help: "Open an entry of the menu.",
-        arguments: [ArgumentSpec("entry", .string, help: "its number in the list, or its id")])
+        arguments: [ArgumentSpec("entry", .string, help: "its number in the list (1, 2, ...) or its id")])
     ],
     steps: [StepSpec("featurePicked", help: "an entry was picked; field 'feature' holds its id")]
   )

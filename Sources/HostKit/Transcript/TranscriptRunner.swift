@@ -59,7 +59,9 @@ public struct TranscriptRunner: Sendable {
     let pipes = HostPipes(
       input: input.fileHandleForWriting.fileDescriptor, output: output.fileHandleForReading.fileDescriptor,
       errors: errors.fileHandleForReading.fileDescriptor)
-    let interactive = Self.command(of: section.arguments) == "run"
+    // `host run ...`, and `host` alone (the main flow), read one line at a time.
+    let command = Self.command(of: section.arguments)
+    let interactive = command == "run" || command == nil
     var problem: String?
     var barrier = 0
     for step in section.steps {
@@ -110,8 +112,11 @@ public struct TranscriptRunner: Sendable {
   /// The host command in `arguments` (`run` in `--plugins DIR run counter`), skipping global options.
   static func command(of arguments: [String]) -> String? {
     var rest = arguments[...]
+    let takesValue: Set<String> = [
+      "--plugins", "--session", "--config", "--max-feedback-steps", "--settle-timeout", "--flow",
+    ]
     while let first = rest.first, first.hasPrefix("-") {
-      rest = rest.dropFirst(first == "--plugins" ? 2 : 1)
+      rest = rest.dropFirst(takesValue.contains(first) ? 2 : 1)
     }
     return rest.first
   }
