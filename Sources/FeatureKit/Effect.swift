@@ -27,7 +27,8 @@ public struct Effect<Action: Sendable>: Sendable {
   public static func send(contentsOf actions: [Action]) -> Effect { Effect(operations: [.send(actions)]) }
 
   /// Runs `body` asynchronously. With an `id`, a new run cancels the one still in flight under
-  /// that id. Stopping the instance cancels every run; `send` then drops what it is given, so a
+  /// that id; what the cancelled run already sent may still be queued in the host, so a reducer
+  /// checks that a result is the one it asked for (kittens matches the page's offset). Stopping the instance cancels every run; `send` then drops what it is given, so a
   /// late result never reaches the reducer. A thrown error ends the run silently: report failures
   /// by sending an action.
   public static func run(
