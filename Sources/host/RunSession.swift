@@ -194,7 +194,8 @@ final class RunSession: FeatureLauncher, @unchecked Sendable {
     let featureConfig = self.featureConfig(for: plugin, number: number)
     guard let name = settings.session else {
       let path = "\(temporaryFolder ?? NSTemporaryDirectory())/\(number)-\(plugin.id).jsonl"
-      return (try SessionJournal.create(at: path, plugin: plugin, config: featureConfig), featureConfig, nil, nil)
+      let journal = try SessionJournal.create(at: path, plugin: plugin, config: featureConfig, temporary: true)
+      return (journal, featureConfig, nil, nil)
     }
     let directory = try SessionDirectory.default()
     try directory.ensureExists()
@@ -354,9 +355,10 @@ final class RunSession: FeatureLauncher, @unchecked Sendable {
         if console.inputIsTerminal {
           // At a terminal, draw the view of a quick action before the next prompt.
           _ = store.waitUntilSettled(timeout: .milliseconds(250))
-        } else {
+        } else if !plugin.manifest.steps.isEmpty {
           // A step the action emits at once navigates before the next line is read, so every
-          // line goes to the feature it was typed for.
+          // line goes to the feature it was typed for. A feature that declares no step cannot
+          // navigate: its lines stream on without waiting.
           store.waitUntilIdle(timeout: settings.settleTimeout)
         }
         coordinator?.flush()

@@ -21,10 +21,14 @@ public final class JournalWriter: @unchecked Sendable {
   public struct Limits: Sendable, Equatable {
     public var maxLines: Int
     public var maxBytes: Int
+    /// Whether a commit syncs to disk. Off only for a journal that is deleted when the run ends
+    /// (a run without --session, kept for time travel): durability would buy nothing there.
+    public var syncs: Bool
 
-    public init(maxLines: Int = 4096, maxBytes: Int = 256 * 1024) {
+    public init(maxLines: Int = 4096, maxBytes: Int = 256 * 1024, syncs: Bool = true) {
       self.maxLines = maxLines
       self.maxBytes = maxBytes
+      self.syncs = syncs
     }
   }
 
@@ -227,7 +231,7 @@ public final class JournalWriter: @unchecked Sendable {
     guard !buffer.isEmpty else { return }
     do throws(HostError) {
       try JournalFile.write(fd, buffer, at: durableSize, path: path)
-      try JournalFile.syncData(fd, path: path)
+      if limits.syncs { try JournalFile.syncData(fd, path: path) }
     } catch {
       // Cut a partial write back so the file ends on a whole line; a reopen cuts it otherwise.
       _ = ftruncate(fd, off_t(durableSize))

@@ -20,8 +20,12 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
   }
 
   /// Creates a new journal at `path`. Record the fresh state with `recordInitialState` before start.
-  public static func create(at path: String, plugin: LoadedPlugin, config: String) throws(HostError) -> SessionJournal {
-    let writer = try JournalWriter.create(at: path, header: JournalHeader(plugin: plugin, config: config))
+  /// A `temporary` journal (deleted when the run ends) is not synced to disk.
+  public static func create(
+    at path: String, plugin: LoadedPlugin, config: String, temporary: Bool = false
+  ) throws(HostError) -> SessionJournal {
+    let writer = try JournalWriter.create(
+      at: path, header: JournalHeader(plugin: plugin, config: config), limits: .init(syncs: !temporary))
     return SessionJournal(path: path, writer: writer)
   }
 
