@@ -92,6 +92,25 @@ func levelsSettle() throws -> Double {
   return elapsed * 1000
 }
 
+/// `host run counter` fed `lines` increments through a pipe, as a whole process: parsing each
+/// line, the store, the journal, the final view.
+func hostPipe(lines: Int) throws -> Double {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "\(folder)/host")
+  process.arguments = ["run", "counter"]
+  let input = Pipe()
+  process.standardInput = input
+  process.standardOutput = FileHandle.nullDevice
+  process.standardError = FileHandle.nullDevice
+  let text = Data(String(repeating: "increment\n", count: lines).utf8)
+  return try seconds {
+    try process.run()
+    input.fileHandleForWriting.write(text)
+    try input.fileHandleForWriting.close()
+    process.waitUntilExit()
+  } * 1e9 / Double(lines)
+}
+
 /// `host list` as a person runs it: a whole process that discovers and loads every plugin.
 func hostList() throws -> Double {
   let process = Process()
@@ -135,6 +154,9 @@ if wanted("journal.append") {
 }
 if wanted("session.restore") {
   report("session.restore", median((0..<3).map { _ in sessionRestore(actions: 1_000_000) }), "ms")
+}
+if wanted("host.pipe") {
+  report("host.pipe", median(try (0..<rounds).map { _ in try hostPipe(lines: 100_000) }), "ns/line")
 }
 if wanted("host.list") {
   report("host.list", median(try (0..<rounds * 2).map { _ in try hostList() }), "ms")
