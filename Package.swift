@@ -67,7 +67,9 @@ let package = Package(
     .testTarget(name: "FeatureJSONTests", dependencies: ["FeatureJSON"], path: "Tests/FeatureJSONTests"),
     .testTarget(
       name: "FeatureTestingTests",
-      dependencies: ["FeatureTesting", "HostKit", "FeatureJSON", "CounterFeature", "LevelsFeature", "KittensFeature", "host"],
+      dependencies: [
+        "FeatureTesting", "HostKit", "FeatureJSON", "CounterFeature", "LevelsFeature", "KittensFeature", "host",
+      ],
       path: "Tests/FeatureTestingTests"
     ),
     .testTarget(

@@ -48,7 +48,8 @@ struct LevelsFeatureTests {
   }
 
   @Test func theFeedbacksRegulateInBothDirections() throws {
-    #expect(try regulate(from: LevelsFeature.State(left: 100, right: 0)).last == LevelsFeature.State(left: 50, right: 50))
+    #expect(
+      try regulate(from: LevelsFeature.State(left: 100, right: 0)).last == LevelsFeature.State(left: 50, right: 50))
     #expect(try regulate(from: LevelsFeature.State(left: -3, right: 4)).last == LevelsFeature.State(left: 1, right: 1))
   }
 
