@@ -13,6 +13,8 @@ final class EffectRunner<Action: Codable & Sendable>: Sendable {
     var nextKey: UInt64 = 0
     var tasks: [UInt64: Task<Void, Never>] = [:]
     var keysByID: [String: UInt64] = [:]
+    /// The host timer delivering the latest paced feedback, 0 when none.
+    var pacedTimer: UInt64 = 0
   }
 
   private let host: HostConnection
@@ -32,6 +34,32 @@ final class EffectRunner<Action: Codable & Sendable>: Sendable {
       running.keysByID.removeAll()
     }
     _ = finished.wait(timeout: .now() + .seconds(2))
+  }
+
+  /// Whether paced feedback can use the host's clock.
+  var hostKeepsTime: Bool { host.keepsTime }
+
+  /// Delivers `actions` after `interval` on the host's clock, replacing the delivery still pending
+  /// (the latest state's feedback wins); no actions just cancels it. False when the host refused
+  /// the timer: keep time without it.
+  func pace(_ actions: [Action], after interval: Duration, origin: fh_origin) -> Bool {
+    let encoder = JSONValueEncoder()
+    let json: String
+    do {
+      json = try JSONValue.array(actions.map { try encoder.encodeTagged($0) }).serialized()
+    } catch {
+      host.log(fh_log_level(FH_LOG_ERROR), "cannot encode feedback actions: \(error)")
+      return true
+    }
+    let nanoseconds =
+      UInt64(max(0, interval.components.seconds)) * 1_000_000_000
+      + UInt64(max(0, interval.components.attoseconds) / 1_000_000_000)
+    return running.withLock { running in
+      guard running.open else { return true }
+      if running.pacedTimer != 0 { host.cancelTimer(running.pacedTimer) }
+      running.pacedTimer = actions.isEmpty ? 0 : host.schedule(after: nanoseconds, json, origin: origin)
+      return actions.isEmpty || running.pacedTimer != 0
+    }
   }
 
   /// Starts the work `effect` describes. Actions it sends are emitted with `origin`.

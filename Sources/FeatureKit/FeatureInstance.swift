@@ -133,6 +133,11 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
     for operation in effect.operations {
       if case .send(let sent) = operation { actions += sent } else { others.append(operation) }
     }
+    // On the host's clock when it keeps one, so a test can move time instead of waiting for it.
+    if effects.hostKeepsTime && effects.pace(actions, after: interval, origin: fh_origin(FH_ORIGIN_FEEDBACK)) {
+      effects.run(Effect(operations: others), origin: fh_origin(FH_ORIGIN_FEEDBACK))
+      return
+    }
     // One pending delivery, replaced by every new state: the latest state's feedback wins.
     let delivery: Effect<F.Action> =
       actions.isEmpty

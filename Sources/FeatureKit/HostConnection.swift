@@ -10,6 +10,8 @@ final class HostConnection: @unchecked Sendable {
   private typealias SignalFunction = @convention(c) () -> Void
   private typealias ExtensionFunction = @convention(c) (UnsafePointer<CChar>?) -> UnsafeRawPointer?
   private typealias StepFunction = @convention(c) (UnsafePointer<CChar>?) -> Void
+  private typealias ScheduleFunction = @convention(c) (UInt64, UnsafePointer<CChar>?, fh_origin) -> UInt64
+  private typealias CancelFunction = @convention(c) (UInt64) -> Void
 
   private let emitFunction: EmitFunction?
   private let logFunction: LogFunction?
@@ -17,6 +19,9 @@ final class HostConnection: @unchecked Sendable {
   private let effectEndedFunction: SignalFunction?
   /// `fh.navigation/1`'s emit_step, when the host navigates.
   private let stepFunction: StepFunction?
+  /// `fh.clock/1`, when the host keeps time for its instances.
+  private let scheduleFunction: ScheduleFunction?
+  private let cancelFunction: CancelFunction?
 
   init(_ host: UnsafePointer<fh_host>) {
     // Read field by field: a host built with an older, smaller fh_host has nothing past its size.
@@ -36,7 +41,29 @@ final class HostConnection: @unchecked Sendable {
     stepFunction = getExtension.flatMap { lookup in
       Self.navigation(FH_EXT_NAVIGATION.withCString { lookup($0) })
     }
+    let clock = getExtension.flatMap { lookup in FH_EXT_CLOCK.withCString { lookup($0) } }
+    scheduleFunction = Self.field(of: clock, \fh_host_clock.schedule, as: ScheduleFunction.self)
+    cancelFunction = Self.field(of: clock, \fh_host_clock.cancel, as: CancelFunction.self)
   }
+
+  /// A function pointer of a host extension struct, read within its struct_size.
+  private static func field<S, T>(of pointer: UnsafeRawPointer?, _ keyPath: PartialKeyPath<S>, as type: T.Type) -> T? {
+    guard let pointer, let offset = MemoryLayout<S>.offset(of: keyPath),
+      Int(pointer.load(as: UInt32.self)) >= offset + MemoryLayout<UnsafeRawPointer>.size
+    else { return nil }
+    return pointer.load(fromByteOffset: offset, as: Optional<T>.self)
+  }
+
+  /// Whether the host offers timers (`fh.clock/1`).
+  var keepsTime: Bool { scheduleFunction != nil && cancelFunction != nil }
+
+  /// Schedules `json` (an action or an array of actions) on the host's clock; 0 when refused.
+  func schedule(after nanoseconds: UInt64, _ json: String, origin: fh_origin) -> UInt64 {
+    guard let scheduleFunction else { return 0 }
+    return json.withCString { scheduleFunction(nanoseconds, $0, origin) }
+  }
+
+  func cancelTimer(_ id: UInt64) { cancelFunction?(id) }
 
   /// The emit_step of a `fh_host_navigation`, read within its struct_size.
   private static func navigation(_ pointer: UnsafeRawPointer?) -> StepFunction? {

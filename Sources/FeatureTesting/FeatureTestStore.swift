@@ -63,6 +63,7 @@ public final class FeatureTestStore: Sendable {
   public init(
     plugin: String, config: JSONValue = [:], restoring state: JSONValue? = nil,
     exhaustivity: Exhaustivity = .on, timeout: Duration = .seconds(10), maxFeedbackSteps: Int = 10_000,
+    clock: Store.Clock = .real,
     fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
   ) async throws {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
@@ -73,7 +74,8 @@ public final class FeatureTestStore: Sendable {
     let log = ActionLog()
     let store = try Store(
       plugin: self.plugin, config: config.serialized(),
-      options: Store.Options(maxFeedbackSteps: maxFeedbackSteps, rendersViews: false), observer: log.observer)
+      options: Store.Options(maxFeedbackSteps: maxFeedbackSteps, rendersViews: false, clock: clock),
+      observer: log.observer)
     // The state before the lifecycle action: the restored one, or the fresh one.
     log.attach(store, state: state ?? ((try? JSONValue.parse(store.state())) ?? .null))
     self.log = log
@@ -382,6 +384,20 @@ public final class FeatureTestStore: Sendable {
 
   /// Lifts a runaway-guard pause (see `Store.resume`).
   public func resume() { store.resume() }
+
+  /// With `clock: .manual`: moves the plugin's clock (`fh.clock/1` timers, FeatureKit's paced
+  /// feedback) forward, and waits until what the timers due by then delivered has been applied.
+  /// Then `receive` what they emitted. Nothing fires on its own: a paced feature is tested
+  /// without waiting for real time.
+  public func advance(by duration: Duration) async {
+    store.advanceClock(by: duration)
+    let bound = timeout
+    let store = self.store
+    _ = await offPool { store.waitUntilIdle(timeout: bound) }
+  }
+
+  /// Timers scheduled on the plugin's clock that have not fired.
+  public var pendingTimers: Int { store.pendingTimers }
 
   /// Effects the plugin reports as in flight.
   public var effectsInFlight: Int { store.effectsRunning }

@@ -9,11 +9,20 @@ public protocol InstanceCallbackTarget: AnyObject, Sendable {
   func instanceEffectEnded()
   /// A navigation step through `fh.navigation/1`.
   func instanceEmittedStep(_ json: UnsafePointer<CChar>)
+  /// A timer through `fh.clock/1`: returns its id, 0 when refused.
+  func instanceScheduled(after nanoseconds: UInt64, actions: UnsafePointer<CChar>, origin: fh_origin) -> UInt64
+  /// Cancels a timer through `fh.clock/1`.
+  func instanceCancelledTimer(_ id: UInt64)
 }
 
 extension InstanceCallbackTarget {
   /// Targets that do not navigate ignore steps.
   public func instanceEmittedStep(_ json: UnsafePointer<CChar>) {}
+  /// Targets without a clock refuse timers.
+  public func instanceScheduled(after nanoseconds: UInt64, actions: UnsafePointer<CChar>, origin: fh_origin) -> UInt64 {
+    0
+  }
+  public func instanceCancelledTimer(_ id: UInt64) {}
 }
 
 /// The `fh_host` an instance gets: plain C function pointers bound to that one instance with libffi
@@ -27,11 +36,14 @@ final class CallbackBinding: @unchecked Sendable {
     weak var target: (any InstanceCallbackTarget)?
     /// This instance's `fh.navigation/1`, handed out by get_extension.
     var navigation: UnsafeMutablePointer<fh_host_navigation>?
+    /// This instance's `fh.clock/1`.
+    var clock: UnsafeMutablePointer<fh_host_clock>?
     init(_ target: any InstanceCallbackTarget) { self.target = target }
   }
 
   let host: UnsafeMutablePointer<fh_host>
   private let navigation: UnsafeMutablePointer<fh_host_navigation>
+  private let clock: UnsafeMutablePointer<fh_host_clock>
   private var closures: [UnsafeMutableRawPointer] = []
   private let box: Unmanaged<Box>
 
@@ -39,7 +51,9 @@ final class CallbackBinding: @unchecked Sendable {
     box = Unmanaged.passRetained(Box(target))
     host = .allocate(capacity: 1)
     navigation = .allocate(capacity: 1)
+    clock = .allocate(capacity: 1)
     box.takeUnretainedValue().navigation = navigation
+    box.takeUnretainedValue().clock = clock
     let interfaces = CallInterfaces.shared
     let user = box.toOpaque()
     do {
@@ -69,13 +83,37 @@ final class CallbackBinding: @unchecked Sendable {
         to: fh_host_navigation(
           struct_size: UInt32(MemoryLayout<fh_host_navigation>.size), reserved: 0,
           emit_step: unsafeBitCast(emitStep, to: (@convention(c) (UnsafePointer<CChar>?) -> Void).self)))
-      // The one host extension is navigation; any other id answers NULL.
+      let schedule = try bind(interfaces.scheduleTimer, user) { _, result, args, user in
+        var id: UInt64 = 0
+        if let args, let user, let actions = args[1]?.load(as: UnsafePointer<CChar>?.self) {
+          let delay = args[0]?.load(as: UInt64.self) ?? 0
+          let origin = args[2]?.load(as: Int32.self) ?? 0
+          id =
+            Unmanaged<Box>.fromOpaque(user).takeUnretainedValue().target?.instanceScheduled(
+              after: delay, actions: actions, origin: origin) ?? 0
+        }
+        result?.storeBytes(of: id, as: UInt64.self)
+      }
+      let cancel = try bind(interfaces.uint64, user) { _, _, args, user in
+        guard let args, let user, let id = args[0]?.load(as: UInt64.self) else { return }
+        Unmanaged<Box>.fromOpaque(user).takeUnretainedValue().target?.instanceCancelledTimer(id)
+      }
+      clock.initialize(
+        to: fh_host_clock(
+          struct_size: UInt32(MemoryLayout<fh_host_clock>.size), reserved: 0,
+          schedule: unsafeBitCast(
+            schedule, to: (@convention(c) (UInt64, UnsafePointer<CChar>?, fh_origin) -> UInt64).self),
+          cancel: unsafeBitCast(cancel, to: (@convention(c) (UInt64) -> Void).self)))
+      // The host extensions: navigation and clock; any other id answers NULL.
       let getExtension = try bind(interfaces.pointerReturningPointer, user) { _, result, args, user in
         var answer: UnsafeRawPointer?
-        if let user, let id = args?[0]?.load(as: UnsafePointer<CChar>?.self),
-          String(cString: id) == FH_EXT_NAVIGATION
-        {
-          answer = Unmanaged<Box>.fromOpaque(user).takeUnretainedValue().navigation.map { UnsafeRawPointer($0) }
+        if let user, let id = args?[0]?.load(as: UnsafePointer<CChar>?.self) {
+          let box = Unmanaged<Box>.fromOpaque(user).takeUnretainedValue()
+          switch String(cString: id) {
+          case FH_EXT_NAVIGATION: answer = box.navigation.map { UnsafeRawPointer($0) }
+          case FH_EXT_CLOCK: answer = box.clock.map { UnsafeRawPointer($0) }
+          default: break
+          }
         }
         result?.storeBytes(of: answer, as: UnsafeRawPointer?.self)
       }
@@ -97,6 +135,7 @@ final class CallbackBinding: @unchecked Sendable {
       for closure in closures { ffi_closure_free(closure) }
       host.deallocate()
       navigation.deallocate()
+      clock.deallocate()
       box.release()
       throw error
     }
@@ -108,6 +147,8 @@ final class CallbackBinding: @unchecked Sendable {
     host.deallocate()
     navigation.deinitialize(count: 1)
     navigation.deallocate()
+    clock.deinitialize(count: 1)
+    clock.deallocate()
     box.release()
   }
 
@@ -147,6 +188,10 @@ private final class CallInterfaces: @unchecked Sendable {
   let void: UnsafeMutablePointer<ffi_cif>
   /// void (const char *): emit_step
   let pointer: UnsafeMutablePointer<ffi_cif>
+  /// uint64_t (uint64_t, const char *, int32_t): schedule
+  let scheduleTimer: UnsafeMutablePointer<ffi_cif>
+  /// void (uint64_t): cancel
+  let uint64: UnsafeMutablePointer<ffi_cif>
   /// const void *(const char *): get_extension
   let pointerReturningPointer: UnsafeMutablePointer<ffi_cif>
 
@@ -155,6 +200,9 @@ private final class CallInterfaces: @unchecked Sendable {
     int32Pointer = Self.prepare(returning: fh_ffi_type_void(), [fh_ffi_type_sint32(), fh_ffi_type_pointer()])
     void = Self.prepare(returning: fh_ffi_type_void(), [])
     pointer = Self.prepare(returning: fh_ffi_type_void(), [fh_ffi_type_pointer()])
+    scheduleTimer = Self.prepare(
+      returning: fh_ffi_type_uint64(), [fh_ffi_type_uint64(), fh_ffi_type_pointer(), fh_ffi_type_sint32()])
+    uint64 = Self.prepare(returning: fh_ffi_type_void(), [fh_ffi_type_uint64()])
     pointerReturningPointer = Self.prepare(returning: fh_ffi_type_pointer(), [fh_ffi_type_pointer()])
   }
 

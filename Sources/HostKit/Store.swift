@@ -1,4 +1,5 @@
 import FeatureABI
+import FeatureJSON
 import Foundation
 
 /// The serial loop that owns one instance: inbox -> reduce -> observe -> render.
@@ -14,11 +15,28 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     public var maxFeedbackSteps: Int = 10_000
     /// Whether to render after changes and report `viewChanged`.
     public var rendersViews: Bool = true
+    /// The clock behind the instance's timers (`fh.clock/1`).
+    public var clock: Clock = .real
 
-    public init(maxFeedbackSteps: Int = 10_000, rendersViews: Bool = true) {
+    public init(maxFeedbackSteps: Int = 10_000, rendersViews: Bool = true, clock: Clock = .real) {
       self.maxFeedbackSteps = maxFeedbackSteps
       self.rendersViews = rendersViews
+      self.clock = clock
     }
+  }
+
+  /// What time a store's timers follow.
+  public enum Clock: Sendable, Equatable {
+    /// Real time: a timer fires once its delay has passed.
+    case real
+    /// Time stands still until `advanceClock(by:)` moves it: for tests of paced features.
+    case manual
+  }
+
+  private struct Timer {
+    let deadline: UInt64
+    let actions: [String]
+    let source: ActionSource
   }
 
   fileprivate enum Item {
@@ -44,6 +62,12 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   private var stopped = false
   private var unapplied = 0
   private var late = 0
+  private var timers: [UInt64: Timer] = [:]
+  private var nextTimer: UInt64 = 1
+  /// The manual clock's time, in nanoseconds since the store began.
+  private var manualNow: UInt64 = 0
+  /// Fires real-time timers in deadline order.
+  private let timerQueue = DispatchQueue(label: "featurehost.store.timers")
 
   // Owned by the store thread.
   private var instance: PluginInstance?
@@ -222,6 +246,75 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     enqueue(.step(String(cString: json)))
   }
 
+  public func instanceScheduled(after nanoseconds: UInt64, actions: UnsafePointer<CChar>, origin: fh_origin) -> UInt64 {
+    // One action object, or an array of them delivered together.
+    guard let value = try? JSONValue.parse(utf8CString: actions) else { return 0 }
+    let list = value.arrayValue ?? [value]
+    guard !list.isEmpty, list.allSatisfy({ $0.objectValue != nil }) else { return 0 }
+    let source: ActionSource = origin == fh_origin(FH_ORIGIN_FEEDBACK) ? .feedback : .effect
+    condition.lock()
+    defer { condition.unlock() }
+    guard !stopping && !stopped else { return 0 }
+    let id = nextTimer
+    nextTimer += 1
+    let now = options.clock == .manual ? manualNow : DispatchTime.now().uptimeNanoseconds
+    let (deadline, overflow) = now.addingReportingOverflow(nanoseconds)
+    timers[id] = Timer(deadline: overflow ? .max : deadline, actions: list.map { $0.serialized() }, source: source)
+    effectsInFlight += 1
+    if options.clock == .real {
+      timerQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(nanoseconds, UInt64(Int.max))))) { [weak self] in
+        self?.fire([id])
+      }
+    }
+    return id
+  }
+
+  public func instanceCancelledTimer(_ id: UInt64) {
+    condition.lock()
+    defer { condition.unlock() }
+    guard timers.removeValue(forKey: id) != nil else { return }
+    effectsInFlight = max(0, effectsInFlight - 1)
+    condition.broadcast()
+  }
+
+  /// Moves a manual clock forward: the timers due by then fire, in deadline order (then the
+  /// order they were scheduled), their actions queued as emitted. Wait with `waitUntilIdle` for
+  /// them to be applied.
+  public func advanceClock(by duration: Duration) {
+    let nanoseconds =
+      UInt64(duration.components.seconds) * 1_000_000_000
+      + UInt64(duration.components.attoseconds / 1_000_000_000)
+    condition.lock()
+    manualNow += nanoseconds
+    let due = timers.filter { $0.value.deadline <= manualNow }.sorted {
+      ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key)
+    }.map(\.key)
+    condition.unlock()
+    fire(due)
+  }
+
+  /// Timers not yet fired or cancelled.
+  public var pendingTimers: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return timers.count
+  }
+
+  private func fire(_ ids: [UInt64]) {
+    condition.lock()
+    defer { condition.unlock() }
+    for id in ids {
+      guard let timer = timers.removeValue(forKey: id) else { continue }
+      effectsInFlight = max(0, effectsInFlight - 1)
+      if stopping || stopped {
+        unapplied += timer.actions.count
+        continue
+      }
+      queue.append(contentsOf: timer.actions.map { .action($0, timer.source) })
+    }
+    condition.broadcast()
+  }
+
   public func instanceLogged(level: fh_log_level, message: UnsafePointer<CChar>) {
     observer(.log(level: level, message: String(cString: message)))
   }
@@ -379,6 +472,11 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   private func finish() {
     journal?.close()
     journal = nil
+    condition.lock()
+    // Stopping cancels every timer.
+    effectsInFlight = max(0, effectsInFlight - timers.count)
+    timers.removeAll()
+    condition.unlock()
     if let instance {
       do {
         try instance.stop()

@@ -39,7 +39,7 @@
  * ChangeLog
  * - 1.0: first version: descriptor, host callbacks (emit, log, effect_began, effect_ended,
  *        get_extension), lifecycle, dispatch and effect-free reduce, snapshot/restore, render,
- *        manifest; host extension fh.navigation/1 (steps).
+ *        manifest; host extensions fh.navigation/1 (steps) and fh.clock/1 (timers).
  */
 #pragma once
 
@@ -238,6 +238,32 @@ typedef struct fh_host_navigation {
      * (and logged). Same threading as emit. */
     void (*emit_step)(const char *step_json);
 } fh_host_navigation;
+
+/*
+ * Host extension "fh.clock/1": timers on the host's clock.
+ *
+ * A feature that paces itself (a step every 50 ms) asks the host for a timer instead of sleeping
+ * on its own: in a normal run the host's clock is real time; under a test harness it is virtual
+ * time the test advances, so a paced feature is tested without waiting. NULL when absent: the
+ * feature then keeps time itself.
+ */
+#define FH_EXT_CLOCK "fh.clock/1"
+
+typedef struct fh_host_clock {
+    uint32_t struct_size; /* sizeof(fh_host_clock) as the host was built */
+    uint32_t reserved;    /* zero */
+
+    /* [callback] Queue actions_json for this instance once delay_ns nanoseconds have passed on the
+     * host's clock. actions_json is one action object, or an array of actions queued together, in
+     * order, when the timer fires; borrowed for the call. Timers due at the same time fire in the
+     * order they were scheduled. Returns a timer id, never 0 (0: the JSON was not an object or an
+     * array of objects). Until it fires or is cancelled, a timer counts as an effect in flight;
+     * stop cancels every timer. Same threading as emit. */
+    uint64_t (*schedule)(uint64_t delay_ns, const char *actions_json, fh_origin origin);
+
+    /* [callback] Cancel a timer that has not fired yet; nothing happens otherwise. */
+    void (*cancel)(uint64_t timer_id);
+} fh_host_clock;
 
 /* The entry point. [any-thread] Returns the plugin's static descriptor, or NULL if the plugin
  * cannot run in this process (the host then reports the plugin as broken and calls nothing else).
