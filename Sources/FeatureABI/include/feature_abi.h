@@ -28,8 +28,7 @@
  * Lifecycle of an instance
  *   create -> [restore] -> start -> (dispatch | reduce | snapshot | restore | render)* -> stop -> destroy
  * snapshot, render and reduce are also allowed before start, and snapshot, render after stop.
- * A call out of this order
- * returns FH_ERR_LIFECYCLE, never undefined behaviour. After start the host dispatches one
+ * A call out of this order returns FH_ERR_LIFECYCLE, never undefined behaviour. After start the host dispatches one
  * lifecycle action first: {"type":"created"} for a fresh instance, or {"type":"restored"} when
  * the state was set with restore before start.
  *
