@@ -27,14 +27,9 @@ struct NewCommand {
     var language = Scaffold.Language.swift
     var parent = FileManager.default.currentDirectoryPath
     var featureHost = Self.builtFrom
-    var rest = options[...]
-    while let option = rest.first {
-      rest = rest.dropFirst()
-      func value() throws(HostError) -> String {
-        guard let next = rest.first else { throw .usage("\(option) needs a value", help: "see 'host new --help'") }
-        rest = rest.dropFirst()
-        return next
-      }
+    var arguments = ArgumentReader(options, help: "see 'host new --help'")
+    while let option = arguments.next() {
+      func value() throws(HostError) -> String { try arguments.value(of: option) }
       switch option {
       case "-h", "--help":
         console.out(Self.usage)

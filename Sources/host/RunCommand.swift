@@ -60,14 +60,9 @@ struct RunCommand {
     var flowFile: String?
     var config: [String: JSONValue] = [:]
     var settings = RunSession.Settings()
-    var rest = options[...]
-    while let option = rest.first {
-      rest = rest.dropFirst()
-      func value() throws(HostError) -> String {
-        guard let next = rest.first else { throw .usage("\(option) needs a value", help: Self.usageLine) }
-        rest = rest.dropFirst()
-        return next
-      }
+    var arguments = ArgumentReader(options, help: Self.usageLine)
+    while let option = arguments.next() {
+      func value() throws(HostError) -> String { try arguments.value(of: option) }
       switch option {
       case "-h", "--help":
         console.out(Self.usage)
