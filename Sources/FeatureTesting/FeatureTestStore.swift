@@ -474,13 +474,6 @@ public final class FeatureTestStore: Sendable {
   }
 }
 
-extension Duration {
-  /// The duration in seconds, as a `Date` deadline needs it.
-  var seconds: Double {
-    Double(components.seconds) + Double(components.attoseconds) / 1e18
-  }
-}
-
 /// Runs `body`, which blocks, on a thread of its own, so waiting never holds a thread of Swift's
 /// cooperative pool (one per core, shared by every test running in parallel).
 func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {

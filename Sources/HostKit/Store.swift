@@ -168,8 +168,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// Waits until nothing is queued, nothing is being applied and no effect is in flight, or until
   /// `timeout` passes, or the store pauses or stops.
   public func waitUntilSettled(timeout: Duration) -> SettleResult {
-    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-    let deadline = Date(timeIntervalSinceNow: seconds)
+    let deadline = Date(timeIntervalSinceNow: timeout.seconds)
     condition.lock()
     defer { condition.unlock() }
     while true {
@@ -188,8 +187,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// those emitted while being applied, has been handled. False when `timeout` passed first.
   @discardableResult
   public func waitUntilIdle(timeout: Duration) -> Bool {
-    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-    let deadline = Date(timeIntervalSinceNow: seconds)
+    let deadline = Date(timeIntervalSinceNow: timeout.seconds)
     condition.lock()
     defer { condition.unlock() }
     while !stopped && (processing || (!queue.isEmpty && !paused)) {
@@ -232,9 +230,6 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     while !stopped { condition.wait() }
     return StopReport(unapplied: unapplied, late: late)
   }
-
-  /// The last view rendered, if any.
-  public var currentView: String? { perform { _ in self.lastView } }
 
   // MARK: - Callbacks from the plugin, any thread
 

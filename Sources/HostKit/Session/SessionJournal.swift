@@ -91,9 +91,6 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     try loadedHistory().effectiveActions()
   }
 
-  /// The seq of the current state.
-  public var currentSequence: Int { writer.lastSeq }
-
   /// Goes back to the state before the last action the user typed, with everything that followed
   /// it (its effects, feedbacks, lifecycle actions). Returns that seq.
   @discardableResult
