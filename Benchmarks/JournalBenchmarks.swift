@@ -43,8 +43,8 @@ func sessionRestore(actions: Int) -> Double {
     let elapsed = try seconds {
       let journal = try Journal.read(path: path, feature: plugin.id)
       let point = try journal.restorePoint()
-      let instance = try PluginInstance(
-        plugin: plugin, config: journal.header.config ?? "{}", target: JournalBenchmarkTarget())
+      let instance = try InstanceFactory.inProcess.makeInstance(
+        of: plugin, config: journal.header.config ?? "{}", target: JournalBenchmarkTarget())
       try point.apply(to: instance)
       restored = try instance.snapshot()
     }
@@ -98,8 +98,8 @@ private struct JournalBenchmarkFolder {
 
 /// Ignores callbacks: a restore only restores and reduces, so nothing calls back.
 private final class JournalBenchmarkTarget: InstanceCallbackTarget {
-  func instanceEmitted(_ json: UnsafePointer<CChar>, origin: Int32) {}
-  func instanceLogged(level: Int32, message: UnsafePointer<CChar>) {}
+  func instanceEmitted(_ json: String, origin: EmitOrigin) {}
+  func instanceLogged(level: LogLevel, message: String) {}
   func instanceEffectBegan() {}
   func instanceEffectEnded() {}
 }

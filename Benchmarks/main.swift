@@ -24,13 +24,13 @@ func counterDispatch(actions: Int) throws -> Double {
 /// counter.dispatch minus this.
 func counterDispatchDirect(actions: Int) throws -> Double {
   final class Target: InstanceCallbackTarget {
-    func instanceEmitted(_ json: UnsafePointer<CChar>, origin: Int32) {}
-    func instanceLogged(level: Int32, message: UnsafePointer<CChar>) {}
+    func instanceEmitted(_ json: String, origin: EmitOrigin) {}
+    func instanceLogged(level: LogLevel, message: String) {}
     func instanceEffectBegan() {}
     func instanceEffectEnded() {}
   }
   let target = Target()
-  let instance = try PluginInstance(plugin: loadPlugin("Counter"), config: "{}", target: target)
+  let instance = try InstanceFactory.inProcess.makeInstance(of: loadPlugin("Counter"), config: "{}", target: target)
   try instance.start()
   let increment = #"{"type":"increment"}"#
   let elapsed = try seconds {

@@ -31,7 +31,8 @@ final class ActionLog: @unchecked Sendable {
 
   private let condition = NSCondition()
   // Guarded by `condition`.
-  private var store: Store?
+  // Weak: the store holds this log (its observer); a strong reference back would be a cycle.
+  private weak var store: Store?
   private var state: JSONValue = .null
   private var all: [Entry] = []
   private var lifecycle: [Entry] = []

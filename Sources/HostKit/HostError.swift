@@ -1,5 +1,8 @@
 /// An error the host reports to a person: what went wrong, with the offending value quoted, and
 /// how to fix it. Rendered in one place (`error: ...` then `help: ...`).
+///
+/// Errors made by the engine carry their structured `failure`; its wording names no command-line
+/// flag or `:` command, so a front end (the CLI) adds its own help for it.
 public struct HostError: Error, Sendable, Equatable, CustomStringConvertible {
   public enum Kind: Sendable, Equatable {
     /// The command line is wrong: exit code 64.
@@ -11,11 +14,19 @@ public struct HostError: Error, Sendable, Equatable, CustomStringConvertible {
   public var kind: Kind
   public var message: String
   public var help: String?
+  /// The engine's structured failure behind this error, when it came from the engine.
+  public var failure: (any EngineFailure)?
 
   public init(_ message: String, help: String? = nil, kind: Kind = .failure) {
     self.message = message
     self.help = help
     self.kind = kind
+  }
+
+  /// The error an engine failure reads as, before a front end words its help.
+  public init(_ failure: some EngineFailure) {
+    self.init(failure.description, help: failure.advice)
+    self.failure = failure
   }
 
   public static func usage(_ message: String, help: String? = nil) -> HostError {
@@ -30,4 +41,20 @@ public struct HostError: Error, Sendable, Equatable, CustomStringConvertible {
     guard let help else { return "error: \(message)" }
     return "error: \(message)\nhelp: \(help)"
   }
+
+  public static func == (lhs: HostError, rhs: HostError) -> Bool {
+    lhs.kind == rhs.kind && lhs.message == rhs.message && lhs.help == rhs.help
+      && lhs.failure?.description == rhs.failure?.description
+  }
+}
+
+/// A failure of the engine as a value: a type per domain (journal, store, navigation, ...) with a
+/// case per failure and the offending values as associated values.
+///
+/// `description` says what went wrong, quoting the values; `advice` says how to fix it in words
+/// that hold for any front end: no command-line flags, no `:` commands. A front end that has
+/// better help (the CLI naming its flags) switches on the cases.
+public protocol EngineFailure: Error, Sendable, CustomStringConvertible {
+  /// How to fix it, with no front end's words; nil when there is nothing to advise.
+  var advice: String? { get }
 }

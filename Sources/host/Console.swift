@@ -33,6 +33,7 @@ final class Console: @unchecked Sendable {
 
   /// An error (and its help line) on stderr, with `error:` in red on a terminal.
   func report(_ error: HostError) {
+    let error = error.worded
     var lines = [paint("error:", code: "1;31", on: errorIsTerminal) + " " + error.message]
     if let help = error.help { lines.append(paint("help:", code: "1;36", on: errorIsTerminal) + " " + help) }
     err(lines.joined(separator: "\n"))

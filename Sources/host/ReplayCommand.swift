@@ -101,8 +101,9 @@ struct ReplayCommand {
         "journal '\(file)' was recorded with \(plugin.id) \(journal.header.featureVersion); replaying with \(plugin.manifest.version)"
       )
     }
-    let instance = try PluginInstance(
-      plugin: plugin, config: journal.header.config ?? "{}", target: SilentTarget())
+    let instance = try InstanceFactory.inProcess.makeInstance(
+      of: plugin, config: journal.header.config ?? "{}", target: SilentTarget())
+    defer { instance.destroy() }
     var lastView: String?
     var applied = 0
     var checked = 0
@@ -159,8 +160,8 @@ struct ReplayCommand {
 
 /// A replay runs no effects: nothing should call back, and whatever does is ignored.
 private final class SilentTarget: InstanceCallbackTarget {
-  func instanceEmitted(_ json: UnsafePointer<CChar>, origin: Int32) {}
-  func instanceLogged(level: Int32, message: UnsafePointer<CChar>) {}
+  func instanceEmitted(_ json: String, origin: EmitOrigin) {}
+  func instanceLogged(level: LogLevel, message: String) {}
   func instanceEffectBegan() {}
   func instanceEffectEnded() {}
 }

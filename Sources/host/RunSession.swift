@@ -1,4 +1,3 @@
-import FeatureABI
 import Foundation
 import HostKit
 import Synchronization
@@ -293,7 +292,7 @@ final class RunSession: FeatureLauncher, @unchecked Sendable {
       case .paused(let error):
         console.report(error)
       case .log(let level, let message):
-        if level >= fh_log_level(FH_LOG_WARNING) { console.warn("\(id): \(message)") }
+        if level >= .warning { console.warn("\(id): \(message)") }
       case .journalFailed(let error):
         console.report(error)
         console.warn("\(id) goes on without a journal: what happens from now on is not recorded")

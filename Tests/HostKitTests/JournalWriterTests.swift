@@ -43,8 +43,8 @@ struct JournalTestError: Error, CustomStringConvertible {
 
 /// An instance target that ignores every callback: journal tests only restore and reduce.
 final class JournalQuietTarget: InstanceCallbackTarget {
-  func instanceEmitted(_ json: UnsafePointer<CChar>, origin: fh_origin) {}
-  func instanceLogged(level: fh_log_level, message: UnsafePointer<CChar>) {}
+  func instanceEmitted(_ json: String, origin: EmitOrigin) {}
+  func instanceLogged(level: LogLevel, message: String) {}
   func instanceEffectBegan() {}
   func instanceEffectEnded() {}
 }

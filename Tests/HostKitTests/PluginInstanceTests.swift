@@ -6,8 +6,8 @@ import Testing
 /// Counts the callbacks an instance makes.
 final class CallbackCounter: InstanceCallbackTarget {
   let emits = Mutex(0)
-  func instanceEmitted(_ json: UnsafePointer<CChar>, origin: fh_origin) { emits.withLock { $0 += 1 } }
-  func instanceLogged(level: fh_log_level, message: UnsafePointer<CChar>) {}
+  func instanceEmitted(_ json: String, origin: EmitOrigin) { emits.withLock { $0 += 1 } }
+  func instanceLogged(level: LogLevel, message: String) {}
   func instanceEffectBegan() {}
   func instanceEffectEnded() {}
 }
@@ -16,8 +16,8 @@ final class CallbackCounter: InstanceCallbackTarget {
 struct PluginInstanceTests {
   @Test func reduceReplaysActionsBeforeStartWithoutEffects() throws {
     let target = CallbackCounter()
-    let instance = try PluginInstance(
-      plugin: try PluginLoader.load(CounterLibrary.path), config: "{}", target: target)
+    let instance = try InstanceFactory.inProcess.makeInstance(
+      of: try PluginLoader.load(CounterLibrary.path), config: "{}", target: target)
     try instance.restore(#"{"clicks":2,"count":2}"#)
     #expect(try instance.reduce(#"{"type":"increment"}"#) == true)
     #expect(try instance.reduce(#"{"type":"restored"}"#) == false)
@@ -27,7 +27,7 @@ struct PluginInstanceTests {
 
   struct OutOfOrder: CustomTestStringConvertible, Sendable {
     let id: String
-    let call: @Sendable (PluginInstance) throws -> Void
+    let call: @Sendable (any PluginInstance) throws -> Void
     var testDescription: String { id }
   }
 
@@ -52,8 +52,8 @@ struct PluginInstanceTests {
 
   @Test("a call out of lifecycle order is an error, not undefined behaviour", arguments: outOfOrder)
   func callOutOfOrderIsRejected(_ case: OutOfOrder) throws {
-    let instance = try PluginInstance(
-      plugin: try PluginLoader.load(CounterLibrary.path), config: "{}", target: CallbackCounter())
+    let instance = try InstanceFactory.inProcess.makeInstance(
+      of: try PluginLoader.load(CounterLibrary.path), config: "{}", target: CallbackCounter())
     let error = #expect(throws: PluginCallError.self) { try `case`.call(instance) }
     #expect(error?.status == fh_status(FH_ERR_LIFECYCLE))
     #expect(error?.message.contains("is not allowed on an instance that is") == true)

@@ -12,8 +12,8 @@ final class CallbackRecorder: InstanceCallbackTarget, @unchecked Sendable {
   private var stopped = false
   private var late: [String] = []
 
-  func instanceEmitted(_ json: UnsafePointer<CChar>, origin: fh_origin) {
-    let text = String(cString: json)
+  func instanceEmitted(_ json: String, origin: EmitOrigin) {
+    let text = json
     record { stopped in
       if stopped { return "emit(\(ConformanceText.quote(text, limit: 60)))" }
       queued.append(text)
@@ -21,8 +21,8 @@ final class CallbackRecorder: InstanceCallbackTarget, @unchecked Sendable {
     }
   }
 
-  func instanceLogged(level: fh_log_level, message: UnsafePointer<CChar>) {
-    let text = String(cString: message)
+  func instanceLogged(level: LogLevel, message: String) {
+    let text = message
     record { stopped in stopped ? "log(\(ConformanceText.quote(text, limit: 60)))" : nil }
   }
 

@@ -1,6 +1,9 @@
-import FeatureABI
 import FeatureJSON
 import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// The serial loop that owns one instance: inbox -> reduce -> observe -> render.
 ///
@@ -9,6 +12,11 @@ import Foundation
 /// is dropped while the instance lives; actions that arrive once it is stopping are counted in the
 /// `StopReport`, never applied. A feedback loop that does not settle within `maxFeedbackSteps`
 /// pauses the store (see `resume()`).
+///
+/// Ownership: the store thread holds the store while it runs; `stop()` ends the thread, stops and
+/// destroys the instance, and from then on only its owner keeps the store alive.
+// @unchecked: mutable state is either guarded by `condition` or confined to the store thread
+// (checked by `assertOnStoreThread`); plugins call back from any thread.
 public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   public struct Options: Sendable {
     /// Feedback actions applied in a row, with no action from elsewhere, before the store pauses.
@@ -69,29 +77,38 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// Fires real-time timers in deadline order.
   private let timerQueue = DispatchQueue(label: "featurehost.store.timers")
 
-  // Owned by the store thread.
-  private var instance: PluginInstance?
+  // Owned by the store thread while it runs; after stop, by callers of `perform`, one at a time.
+  private let instance: any PluginInstance
   private var appliedCount = 0
   private var feedbackRun = 0
   private var viewIsStale = true
   private var lastView: String?
-  private var thread: Thread?
+  /// The store thread, once it runs. Written before it takes its first item, under `condition`.
+  private var storeThread: pthread_t?
+  /// Serializes calls on the instance made from `perform` once the store thread has ended.
+  private let afterStop = NSLock()
+  /// The instance's callback target, forwarding to this store.
+  private let relay: CallbackRelay
 
-  /// Creates the instance (with `config`, a JSON object) and the store thread. Call `start`, and
-  /// `stop` when done: the thread keeps the store alive until then.
+  /// Creates the instance (with `config`, a JSON object) through `instances`, and the store
+  /// thread. Call `start`, and `stop` when done: the thread keeps the store alive until then.
   public init(
     plugin: LoadedPlugin, config: String = "{}", options: Options = Options(), journal: (any StoreJournal)? = nil,
-    observer: @escaping @Sendable (StoreEvent) -> Void
+    instances: InstanceFactory = .inProcess, observer: @escaping @Sendable (StoreEvent) -> Void
   ) throws(HostError) {
     self.plugin = plugin
     self.options = options
     self.observer = observer
     self.journal = journal
     appliedCount = journal?.lastSequence ?? 0
-    instance = try PluginInstance(plugin: plugin, config: config, target: self)
+    // The instance's callbacks hold the store weakly, through a relay made before `self` is whole.
+    let relay = CallbackRelay()
+    self.relay = relay
+    instance = try instances.makeInstance(of: plugin, config: config, target: relay)
+    relay.store = self
+    // The thread's block holds the store until `run` returns; the store does not hold the thread.
     let thread = Thread { [self] in self.run() }
     thread.name = "store.\(plugin.id)"
-    self.thread = thread
     thread.start()
   }
 
@@ -101,27 +118,27 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     let id = plugin.id
     try start(restored: state != nil) { instance throws(HostError) in
       guard let state else { return }
-      do {
+      do throws(PluginCallError) {
         try instance.restore(state)
       } catch {
-        throw HostError(
-          "feature '\(id)' could not restore: \(error)",
-          help: "the saved state does not fit this version of the feature")
+        throw HostError(StoreFailure.restoreRefused(feature: id, error))
       }
     }
   }
 
   /// Starts the instance after `prepare` set its state up (restore a snapshot, reduce a journal's
   /// actions), then queues `restored` (or `created` when `restored` is false).
-  public func start(restored: Bool, prepare: @escaping (PluginInstance) throws(HostError) -> Void) throws(HostError) {
+  public func start(restored: Bool, prepare: @escaping (any PluginInstance) throws(HostError) -> Void)
+    throws(HostError)
+  {
     let id = plugin.id
     let result: Result<Void, HostError> = perform { instance in
       do throws(HostError) {
         try prepare(instance)
-        do {
+        do throws(PluginCallError) {
           try instance.start()
         } catch {
-          throw HostError("feature '\(id)' could not start: \(error)")
+          throw HostError(StoreFailure.startFailed(feature: id, error))
         }
         return .success(())
       } catch {
@@ -134,7 +151,23 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
 
   /// Marks the view as changed by a job (time travel): it is drawn once the inbox drains.
   /// Call it on the store thread, from inside `perform`.
-  public func invalidateView() { viewIsStale = true }
+  public func invalidateView() {
+    assertOnStoreThread()
+    viewIsStale = true
+  }
+
+  /// Whether the caller runs on this store's thread.
+  public var isOnStoreThread: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    guard let storeThread else { return false }
+    return pthread_equal(storeThread, pthread_self()) != 0
+  }
+
+  /// Traps (in debug builds) unless called on the store thread while it runs.
+  func assertOnStoreThread(file: StaticString = #fileID, line: UInt = #line) {
+    assert(isOnStoreThread, "a store-thread-only entry point was called from another thread", file: file, line: line)
+  }
 
   /// Queues an action (a JSON object). Thread-safe; never blocks on the plugin.
   public func send(_ json: String, source: ActionSource) {
@@ -142,15 +175,18 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   }
 
   /// Runs `body` on the store thread after everything queued before it, and returns its result.
-  /// Once the store has stopped, runs it on the caller's thread.
-  public func perform<T>(_ body: @escaping (PluginInstance) -> T) -> T {
-    guard let instance else { fatalError("a store always has an instance until deinit") }
-    if Thread.current === thread { return body(instance) }
+  /// Once the store has stopped, runs it on the caller's thread, one caller at a time; the
+  /// instance is destroyed by then, so its calls fail with a lifecycle error.
+  public func perform<T>(_ body: @escaping (any PluginInstance) -> T) -> T {
+    let instance = self.instance
+    if isOnStoreThread { return body(instance) }
     var result: T?
     let done = DispatchSemaphore(value: 0)
     condition.lock()
     if stopped {
       condition.unlock()
+      afterStop.lock()
+      defer { afterStop.unlock() }
       return body(instance)
     }
     queue.append(
@@ -233,20 +269,20 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
 
   // MARK: - Callbacks from the plugin, any thread
 
-  public func instanceEmitted(_ json: UnsafePointer<CChar>, origin: fh_origin) {
-    enqueue(.action(String(cString: json), origin == fh_origin(FH_ORIGIN_FEEDBACK) ? .feedback : .effect))
+  public func instanceEmitted(_ json: String, origin: EmitOrigin) {
+    enqueue(.action(json, origin == .feedback ? .feedback : .effect))
   }
 
-  public func instanceEmittedStep(_ json: UnsafePointer<CChar>) {
-    enqueue(.step(String(cString: json)))
+  public func instanceEmittedStep(_ json: String) {
+    enqueue(.step(json))
   }
 
-  public func instanceScheduled(after nanoseconds: UInt64, actions: UnsafePointer<CChar>, origin: fh_origin) -> UInt64 {
+  public func instanceScheduled(after nanoseconds: UInt64, actions: String, origin: EmitOrigin) -> UInt64 {
     // One action object, or an array of them delivered together.
-    guard let value = try? JSONValue.parse(utf8CString: actions) else { return 0 }
+    guard let value = try? JSONValue.parse(actions) else { return 0 }
     let list = value.arrayValue ?? [value]
     guard !list.isEmpty, list.allSatisfy({ $0.objectValue != nil }) else { return 0 }
-    let source: ActionSource = origin == fh_origin(FH_ORIGIN_FEEDBACK) ? .feedback : .effect
+    let source: ActionSource = origin == .feedback ? .feedback : .effect
     condition.lock()
     defer { condition.unlock() }
     guard !stopping && !stopped else { return 0 }
@@ -310,8 +346,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     condition.broadcast()
   }
 
-  public func instanceLogged(level: fh_log_level, message: UnsafePointer<CChar>) {
-    observer(.log(level: level, message: String(cString: message)))
+  public func instanceLogged(level: LogLevel, message: String) {
+    observer(.log(level: level, message: message))
   }
 
   public func instanceEffectBegan() {
@@ -345,6 +381,9 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   }
 
   private func run() {
+    condition.lock()
+    storeThread = pthread_self()
+    condition.unlock()
     var batch: [Item] = []
     while true {
       condition.lock()
@@ -393,7 +432,6 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   private enum Outcome { case next, pause }
 
   private func process(_ item: Item) -> Outcome {
-    guard let instance else { return .next }
     switch item {
     case .step(let json):
       observer(.step(json))
@@ -430,11 +468,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       paused = true
       condition.unlock()
       renderIfStale()
-      observer(
-        .paused(
-          HostError(
-            "feature '\(plugin.id)' has not settled after \(options.maxFeedbackSteps) feedback steps; paused it",
-            help: "':resume' to let it go on, ':state' to inspect it, ':quit' to leave")))
+      observer(.paused(HostError(StoreFailure.runaway(feature: plugin.id, steps: options.maxFeedbackSteps))))
       return .pause
     }
   }
@@ -457,7 +491,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
 
   private func renderIfStale() {
     commitJournal()
-    guard options.rendersViews, viewIsStale, let instance else { return }
+    guard options.rendersViews, viewIsStale else { return }
     viewIsStale = false
     guard let view = try? instance.render(), view != lastView else { return }
     lastView = view
@@ -472,16 +506,15 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     effectsInFlight = max(0, effectsInFlight - timers.count)
     timers.removeAll()
     condition.unlock()
-    if let instance {
-      do {
-        try instance.stop()
-      } catch {
-        // Stopping an instance that never started is fine; anything else is worth a line.
-        if error.status != fh_status(FH_ERR_LIFECYCLE) {
-          observer(.log(level: fh_log_level(FH_LOG_WARNING), message: "stop failed: \(error)"))
-        }
+    do {
+      try instance.stop()
+    } catch {
+      // Stopping an instance that never started is fine; anything else is worth a line.
+      if !error.isLifecycle {
+        observer(.log(level: .warning, message: "stop failed: \(error)"))
       }
     }
+    instance.destroy()
     // Jobs already waiting still get their answer (snapshot and render work after stop).
     while true {
       condition.lock()
@@ -511,4 +544,27 @@ extension Store.Item {
     if case .job = self { return true }
     return false
   }
+}
+
+/// The target an instance calls back: forwards to its store while the store lives. The store
+/// holds the relay; the relay holds the store weakly, so an instance never keeps its store alive.
+// @unchecked: `store` is guarded by `lock`.
+private final class CallbackRelay: InstanceCallbackTarget, @unchecked Sendable {
+  private let lock = NSLock()
+  private weak var storeReference: Store?
+
+  var store: Store? {
+    get { lock.withLock { storeReference } }
+    set { lock.withLock { storeReference = newValue } }
+  }
+
+  func instanceEmitted(_ json: String, origin: EmitOrigin) { store?.instanceEmitted(json, origin: origin) }
+  func instanceLogged(level: LogLevel, message: String) { store?.instanceLogged(level: level, message: message) }
+  func instanceEffectBegan() { store?.instanceEffectBegan() }
+  func instanceEffectEnded() { store?.instanceEffectEnded() }
+  func instanceEmittedStep(_ json: String) { store?.instanceEmittedStep(json) }
+  func instanceScheduled(after nanoseconds: UInt64, actions: String, origin: EmitOrigin) -> UInt64 {
+    store?.instanceScheduled(after: nanoseconds, actions: actions, origin: origin) ?? 0
+  }
+  func instanceCancelledTimer(_ id: UInt64) { store?.instanceCancelledTimer(id) }
 }

@@ -1,5 +1,3 @@
-import FeatureABI
-
 /// Where an action came from; recorded with every applied action.
 public enum ActionSource: String, Sendable, Equatable {
   case user, effect, feedback, lifecycle, navigation
@@ -20,7 +18,7 @@ public enum StoreEvent: Sendable, Equatable {
   /// Writing the journal failed; the store goes on without it.
   case journalFailed(HostError)
   /// The plugin logged a line.
-  case log(level: fh_log_level, message: String)
+  case log(level: LogLevel, message: String)
 }
 
 /// How a wait for the store to settle ended.

@@ -9,21 +9,26 @@ public struct PluginCallError: Error, Sendable, Equatable, CustomStringConvertib
   public var description: String { message.isEmpty ? "\(call) failed with status \(status)" : message }
 
   /// True when the plugin refused bad input (action, state or config) rather than failing itself.
+  /// True when the call was out of lifecycle order (or the instance is gone).
+  public var isLifecycle: Bool { status == fh_status(FH_ERR_LIFECYCLE) }
+
   public var isBadInput: Bool {
     status == fh_status(FH_ERR_BAD_ACTION) || status == fh_status(FH_ERR_BAD_STATE)
       || status == fh_status(FH_ERR_BAD_CONFIG)
   }
 }
 
-/// One live instance of a loaded plugin, seen from the host.
+/// An instance whose plugin runs in this process: direct C calls, callbacks through libffi.
 ///
-/// Not thread-safe: the ABI requires calls on one instance to be serialized, and the owning
-/// `Store` makes every call from its own thread. Strings the plugin returns are copied at once.
-public final class PluginInstance: @unchecked Sendable {
+/// Not thread-safe and not `Sendable`: the ABI requires calls on one instance to be serialized,
+/// and its owner (a store) makes every call from one thread at a time. Strings the plugin returns
+/// are copied at once.
+public final class InProcessInstance: PluginInstance {
   public let plugin: LoadedPlugin
   private let functions: fh_plugin
-  private let handle: OpaquePointer
-  private let binding: CallbackBinding
+  /// nil once destroyed.
+  private var handle: OpaquePointer?
+  private var binding: CallbackBinding?
 
   /// Creates an instance with `config` (a JSON object), its callbacks delivered to `target`.
   public init(plugin: LoadedPlugin, config: String, target: any InstanceCallbackTarget) throws(HostError) {
@@ -40,60 +45,85 @@ public final class PluginInstance: @unchecked Sendable {
         message = functions.last_error(created).map { String(cString: $0) } ?? message
         functions.destroy(created)
       }
+      // `binding` is freed with this scope: the plugin's instance is gone.
       throw HostError(
-        "feature '\(plugin.id)' refused its config \(config): \(message)",
-        help: "check the --config value against the feature's documented settings")
+        StoreFailure.configRefused(
+          feature: plugin.id, config: config, PluginCallError(call: "create", status: status, message: message)))
     }
     handle = created
   }
 
   deinit {
+    destroy()
+  }
+
+  public func destroy() {
+    guard let handle else { return }
     functions.destroy(handle)
+    self.handle = nil
+    // The plugin calls nothing after destroy: its callbacks can go.
+    binding = nil
+  }
+
+  /// The live handle, or the lifecycle error a destroyed instance answers with.
+  private func live(_ call: String) throws(PluginCallError) -> OpaquePointer {
+    guard let handle else {
+      throw PluginCallError(
+        call: call, status: fh_status(FH_ERR_LIFECYCLE), message: "\(call) on an instance that was destroyed")
+    }
+    return handle
   }
 
   public func start() throws(PluginCallError) {
-    try check("start", functions.start(handle))
+    let handle = try live("start")
+    try check("start", functions.start(handle), handle)
   }
 
   /// Reduces one action; returns whether the plugin reports the state as changed.
   public func dispatch(_ json: String) throws(PluginCallError) -> Bool {
+    let handle = try live("dispatch")
     var flags: UInt32 = 0
     let status = json.withCString { functions.dispatch(handle, $0, &flags) }
-    try check("dispatch", status)
+    try check("dispatch", status, handle)
     return flags & UInt32(FH_DISPATCH_STATE_CHANGED) != 0
   }
 
   /// Reduces one action without effects or feedbacks (replay, time travel); returns whether the
   /// state changed.
   public func reduce(_ json: String) throws(PluginCallError) -> Bool {
+    let handle = try live("reduce")
     var flags: UInt32 = 0
     let status = json.withCString { functions.reduce(handle, $0, &flags) }
-    try check("reduce", status)
+    try check("reduce", status, handle)
     return flags & UInt32(FH_DISPATCH_STATE_CHANGED) != 0
   }
 
   public func snapshot() throws(PluginCallError) -> String {
+    let handle = try live("snapshot")
     var text: UnsafePointer<CChar>?
-    try check("snapshot", functions.snapshot(handle, &text))
+    try check("snapshot", functions.snapshot(handle, &text), handle)
     return text.map { String(cString: $0) } ?? ""
   }
 
   public func restore(_ json: String) throws(PluginCallError) {
+    let handle = try live("restore")
     let status = json.withCString { functions.restore(handle, $0) }
-    try check("restore", status)
+    try check("restore", status, handle)
   }
 
   public func render() throws(PluginCallError) -> String {
+    let handle = try live("render")
     var text: UnsafePointer<CChar>?
-    try check("render", functions.render(handle, &text))
+    try check("render", functions.render(handle, &text), handle)
     return text.map { String(cString: $0) } ?? ""
   }
 
   public func stop() throws(PluginCallError) {
-    try check("stop", functions.stop(handle))
+    let handle = try live("stop")
+    try check("stop", functions.stop(handle), handle)
   }
 
-  private func check(_ call: String, _ status: fh_status) throws(PluginCallError) {
+  private func check(_ call: String, _ status: fh_status, _ handle: OpaquePointer) throws(PluginCallError) {
     guard status != fh_status(FH_OK) else { return }
     let message = functions.last_error(handle).map { String(cString: $0) } ?? ""
     throw PluginCallError(call: call, status: status, message: message)

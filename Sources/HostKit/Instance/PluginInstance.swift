@@ -1,0 +1,93 @@
+/// One live instance of a feature, as the engine sees it: the ABI's calls in Swift.
+///
+/// The `Store`, journals, replay, navigation and Benchmarks talk to this interface only; where the
+/// plugin actually runs (in this process, in a worker process, behind a reloader) is the business
+/// of the implementation. Calls on one instance must be serialized by its owner (a store calls
+/// from its own thread); callbacks come back through the `InstanceCallbackTarget` it was made with.
+public protocol PluginInstance: AnyObject {
+  /// The plugin this instance runs.
+  var plugin: LoadedPlugin { get }
+  func start() throws(PluginCallError)
+  /// Reduces one action; returns whether the plugin reports the state as changed.
+  func dispatch(_ json: String) throws(PluginCallError) -> Bool
+  /// Reduces one action without effects or feedbacks (replay, time travel); returns whether the
+  /// state changed.
+  func reduce(_ json: String) throws(PluginCallError) -> Bool
+  func snapshot() throws(PluginCallError) -> String
+  func restore(_ json: String) throws(PluginCallError)
+  func render() throws(PluginCallError) -> String
+  func stop() throws(PluginCallError)
+  /// Destroys the plugin's instance and frees its callbacks; idempotent. Every call after it
+  /// fails with `FH_ERR_LIFECYCLE`. Call it after `stop` (or instead of it for an unstarted one).
+  func destroy()
+}
+
+/// Makes instances: in this process today; worker processes and reloaders are other factories.
+public struct InstanceFactory: Sendable {
+  private let make: @Sendable (LoadedPlugin, String, any InstanceCallbackTarget) throws(HostError) -> any PluginInstance
+
+  public init(
+    _ make:
+      @escaping @Sendable (LoadedPlugin, String, any InstanceCallbackTarget) throws(HostError) ->
+      any PluginInstance
+  ) {
+    self.make = make
+  }
+
+  /// Creates an instance of `plugin` with `config` (a JSON object), its callbacks sent to `target`.
+  public func makeInstance(
+    of plugin: LoadedPlugin, config: String, target: any InstanceCallbackTarget
+  ) throws(HostError) -> any PluginInstance {
+    try make(plugin, config, target)
+  }
+
+  /// The plugin's code runs in the host process: fastest, and a crash in it ends the host.
+  public static let inProcess = InstanceFactory { plugin, config, target throws(HostError) in
+    try InProcessInstance(plugin: plugin, config: config, target: target)
+  }
+}
+
+/// Where an emitted action came from, as the plugin said (`fh_origin`).
+public enum EmitOrigin: Sendable, Equatable {
+  case effect, feedback
+}
+
+/// A plugin's log level (`fh_log_level`), ordered by severity.
+public enum LogLevel: Int, Sendable, Comparable, CustomStringConvertible {
+  case debug, info, warning, error
+
+  public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+
+  public var description: String {
+    switch self {
+    case .debug: "debug"
+    case .info: "info"
+    case .warning: "warning"
+    case .error: "error"
+    }
+  }
+}
+
+/// Receives the callbacks of one instance. Called from any thread, until the instance's `stop`
+/// returned (later calls are the plugin breaking the ABI; a target counts or ignores them).
+public protocol InstanceCallbackTarget: AnyObject, Sendable {
+  func instanceEmitted(_ json: String, origin: EmitOrigin)
+  func instanceLogged(level: LogLevel, message: String)
+  func instanceEffectBegan()
+  func instanceEffectEnded()
+  /// A navigation step through `fh.navigation/1`.
+  func instanceEmittedStep(_ json: String)
+  /// A timer through `fh.clock/1`: `actions` is one action object or an array of them. Returns
+  /// the timer's id, 0 when refused.
+  func instanceScheduled(after nanoseconds: UInt64, actions: String, origin: EmitOrigin) -> UInt64
+  /// Cancels a timer through `fh.clock/1`.
+  func instanceCancelledTimer(_ id: UInt64)
+}
+
+extension InstanceCallbackTarget {
+  /// Targets that do not navigate ignore steps.
+  public func instanceEmittedStep(_ json: String) {}
+  /// Targets without a clock refuse timers.
+  public func instanceScheduled(after nanoseconds: UInt64, actions: String, origin: EmitOrigin) -> UInt64 { 0 }
+  public func instanceCancelledTimer(_ id: UInt64) {}
+}
