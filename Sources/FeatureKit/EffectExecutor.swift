@@ -4,7 +4,7 @@ import Dispatch
 ///
 /// The cooperative pool has one thread per core. A host or a test that blocks pool threads while
 /// it waits for an instance to settle would otherwise starve the very effects it waits for.
-final class EffectExecutor: TaskExecutor, @unchecked Sendable {
+final class EffectExecutor: TaskExecutor, Sendable {
   static let shared = EffectExecutor()
 
   private let queue = DispatchQueue(label: "featurekit.effects", attributes: .concurrent)

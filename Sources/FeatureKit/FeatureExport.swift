@@ -33,6 +33,7 @@ public enum FeatureExport {
     }
   }
 
+  // @unchecked: written once under `registration`; the descriptor is immutable after that.
   fileprivate struct Registration: @unchecked Sendable {
     let featureType: ObjectIdentifier
     let descriptor: UnsafeMutablePointer<fh_plugin>

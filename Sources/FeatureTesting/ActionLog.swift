@@ -4,6 +4,7 @@ import HostKit
 
 /// What a `FeatureTestStore` saw its store apply, with the state before and after each action,
 /// and the waits on it. Written on the store thread (from the store's observer), read by the test.
+// @unchecked: every mutable field is guarded by `condition`.
 final class ActionLog: @unchecked Sendable {
   /// One action the store applied or refused.
   struct Entry: Sendable {

@@ -4,6 +4,7 @@ import Foundation
 /// The validator's end of one instance's host callbacks: queues what the plugin emits, counts the
 /// effects it reports in flight, and, once told the instance was stopped, records every callback
 /// as a breach of the contract. Thread-safe: the plugin may call from any thread.
+// @unchecked: every mutable field is guarded by `condition`.
 final class CallbackRecorder: InstanceCallbackTarget, @unchecked Sendable {
   // Guarded by `condition`, which is signalled on every callback.
   private let condition = NSCondition()

@@ -1,5 +1,6 @@
 import FeatureJSON
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -51,7 +52,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     case action(String, ActionSource)
     /// A navigation step, delivered in order with the actions around it.
     case step(String)
-    case job(() -> Void)
+    case job((any PluginInstance) -> Void)
   }
 
   public let plugin: LoadedPlugin
@@ -87,8 +88,12 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   private var storeThread: pthread_t?
   /// Serializes calls on the instance made from `perform` once the store thread has ended.
   private let afterStop = NSLock()
+  /// What answers `perform` once the instance was destroyed. Set under `condition` with `stopped`.
+  private var retired: RetiredInstance?
   /// The instance's callback target, forwarding to this store.
   private let relay: CallbackRelay
+  /// Left once the store thread let go of the store.
+  private let threadExited = DispatchGroup()
 
   /// Creates the instance (with `config`, a JSON object) through `instances`, and the store
   /// thread. Call `start`, and `stop` when done: the thread keeps the store alive until then.
@@ -106,8 +111,14 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     self.relay = relay
     instance = try instances.makeInstance(of: plugin, config: config, target: relay)
     relay.store = self
-    // The thread's block holds the store until `run` returns; the store does not hold the thread.
-    let thread = Thread { [self] in self.run() }
+    // The thread holds the store only while `run` runs, and the store does not hold the thread:
+    // once `stop` returned, the store lives exactly as long as its owner keeps it.
+    let exited = threadExited
+    exited.enter()
+    let thread = Thread { [weak self] in
+      self?.run()
+      exited.leave()
+    }
     thread.name = "store.\(plugin.id)"
     thread.start()
   }
@@ -175,22 +186,21 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   }
 
   /// Runs `body` on the store thread after everything queued before it, and returns its result.
-  /// Once the store has stopped, runs it on the caller's thread, one caller at a time; the
-  /// instance is destroyed by then, so its calls fail with a lifecycle error.
+  /// Once the store has stopped, runs it on the caller's thread, one caller at a time, with the
+  /// retired instance: the state and view it had when it stopped, every other call refused.
   public func perform<T>(_ body: @escaping (any PluginInstance) -> T) -> T {
-    let instance = self.instance
     if isOnStoreThread { return body(instance) }
     var result: T?
     let done = DispatchSemaphore(value: 0)
     condition.lock()
-    if stopped {
+    if stopped, let retired {
       condition.unlock()
       afterStop.lock()
       defer { afterStop.unlock() }
-      return body(instance)
+      return body(retired)
     }
     queue.append(
-      .job {
+      .job { instance in
         result = body(instance)
         done.signal()
       })
@@ -254,17 +264,21 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     condition.unlock()
   }
 
-  /// Stops the instance (cancelling its effects) and the store thread. Idempotent.
+  /// Stops the instance (cancelling its effects), destroys it and ends the store thread.
+  /// Idempotent. Not on the store thread (it waits for that thread to end).
   @discardableResult
   public func stop() -> StopReport {
+    precondition(!isOnStoreThread, "stop() waits for the store thread; call it from another thread")
     condition.lock()
-    defer { condition.unlock() }
     if !stopping && !stopped {
       stopping = true
       condition.broadcast()
     }
     while !stopped { condition.wait() }
-    return StopReport(unapplied: unapplied, late: late)
+    let report = StopReport(unapplied: unapplied, late: late)
+    condition.unlock()
+    threadExited.wait()
+    return report
   }
 
   // MARK: - Callbacks from the plugin, any thread
@@ -439,7 +453,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     case .job(let body):
       // A job may show the state (`:state`): what it shows must be on disk.
       commitJournal()
-      body()
+      body(instance)
       return .next
     case .action(let json, let source):
       do {
@@ -514,6 +528,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
         observer(.log(level: .warning, message: "stop failed: \(error)"))
       }
     }
+    let retired = RetiredInstance(plugin: plugin, state: try? instance.snapshot(), view: try? instance.render())
     instance.destroy()
     // Jobs already waiting still get their answer (snapshot and render work after stop).
     while true {
@@ -521,6 +536,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       let left = queue
       queue.removeAll()
       if left.isEmpty {
+        self.retired = retired
         stopped = true
         stopping = false
         condition.broadcast()
@@ -529,7 +545,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       }
       unapplied += left.filter(\.isAction).count
       condition.unlock()
-      for case .job(let body) in left { body() }
+      for case .job(let body) in left { body(retired) }
     }
   }
 }
@@ -548,14 +564,13 @@ extension Store.Item {
 
 /// The target an instance calls back: forwards to its store while the store lives. The store
 /// holds the relay; the relay holds the store weakly, so an instance never keeps its store alive.
-// @unchecked: `store` is guarded by `lock`.
-private final class CallbackRelay: InstanceCallbackTarget, @unchecked Sendable {
-  private let lock = NSLock()
-  private weak var storeReference: Store?
+private final class CallbackRelay: InstanceCallbackTarget {
+  private struct WeakStore { weak var store: Store? }
+  private let reference = Mutex(WeakStore())
 
   var store: Store? {
-    get { lock.withLock { storeReference } }
-    set { lock.withLock { storeReference = newValue } }
+    get { reference.withLock { $0.store } }
+    set { reference.withLock { $0.store = newValue } }
   }
 
   func instanceEmitted(_ json: String, origin: EmitOrigin) { store?.instanceEmitted(json, origin: origin) }
