@@ -84,7 +84,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   private var feedbackRun = 0
   private var viewIsStale = true
   private var lastView: String?
-  /// The store thread, once it runs. Written before it takes its first item, under `condition`.
+  /// The store thread while it runs: written when it begins and ends, under `condition`.
   private var storeThread: pthread_t?
   /// Serializes calls on the instance made from `perform` once the store thread has ended.
   private let afterStop = NSLock()
@@ -537,6 +537,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       queue.removeAll()
       if left.isEmpty {
         self.retired = retired
+        // The thread ends now, and another thread may get its id.
+        storeThread = nil
         stopped = true
         stopping = false
         condition.broadcast()
