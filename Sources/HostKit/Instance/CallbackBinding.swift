@@ -1,5 +1,6 @@
 import CFFI
 import FeatureABI
+import Synchronization
 
 /// The `fh_host` an instance gets: plain C function pointers bound to that one instance with libffi
 /// closures (`ffi_closure_alloc` + `ffi_prep_closure_loc`), so C authors need no context argument
@@ -24,11 +25,15 @@ final class CallbackBinding {
   private let closures: ClosureList
   private let box: Unmanaged<Box>
 
-  init(target: any InstanceCallbackTarget, hostVersion: UnsafePointer<CChar>) throws(HostError) {
+  /// Binds the callbacks of one instance to `target`. `ledger` (tests only) counts this binding's
+  /// closures and can make one of them fail, as an exhausted libffi would.
+  init(target: any InstanceCallbackTarget, hostVersion: UnsafePointer<CChar>, ledger: ClosureLedger? = nil)
+    throws(HostError)
+  {
     // Everything is built in locals and assigned last: a throw frees what was made here, once,
     // and `deinit` (which runs only for a whole object) frees the rest.
     let box = Unmanaged.passRetained(Box(target))
-    var closures = ClosureList()
+    var closures = ClosureList(ledger: ledger)
     let host = UnsafeMutablePointer<fh_host>.allocate(capacity: 1)
     let navigation = UnsafeMutablePointer<fh_host_navigation>.allocate(capacity: 1)
     let clock = UnsafeMutablePointer<fh_host_clock>.allocate(capacity: 1)
@@ -166,16 +171,23 @@ private struct ClosureList {
     ) -> Void
 
   private var closures: [UnsafeMutableRawPointer] = []
+  private let ledger: ClosureLedger?
+
+  init(ledger: ClosureLedger?) { self.ledger = ledger }
 
   /// Allocates one closure and returns its executable address.
   mutating func bind(
     _ cif: UnsafeMutablePointer<ffi_cif>, _ user: UnsafeMutableRawPointer, _ handler: Handler
   ) throws(HostError) -> UnsafeMutableRawPointer {
+    if let ledger, closures.count + 1 == ledger.failingAt {
+      throw HostError("libffi could not allocate a callback closure (injected failure)")
+    }
     var code: UnsafeMutableRawPointer?
     guard let closure = ffi_closure_alloc(MemoryLayout<ffi_closure>.size, &code), let code else {
       throw HostError("libffi could not allocate a callback closure (out of memory?)")
     }
     closures.append(closure)
+    ledger?.allocated.add(1, ordering: .relaxed)
     let status = ffi_prep_closure_loc(
       closure.assumingMemoryBound(to: ffi_closure.self), cif, handler, user, code)
     guard status == FFI_OK else {
@@ -186,7 +198,18 @@ private struct ClosureList {
 
   func free() {
     for closure in closures { ffi_closure_free(closure) }
+    ledger?.freed.add(closures.count, ordering: .relaxed)
   }
+}
+
+/// Counts one binding's closures, for tests of its failure path.
+final class ClosureLedger: Sendable {
+  /// The closure number (from 1) whose bind fails; nil for none.
+  let failingAt: Int?
+  let allocated = Atomic<Int>(0)
+  let freed = Atomic<Int>(0)
+
+  init(failingAt: Int?) { self.failingAt = failingAt }
 }
 
 extension EmitOrigin {

@@ -1,0 +1,45 @@
+import Testing
+
+@testable import HostKit
+
+@Suite("Callback binding")
+struct CallbackBindingTests {
+  final class Silent: InstanceCallbackTarget {
+    func instanceEmitted(_ json: String, origin: EmitOrigin) {}
+    func instanceLogged(level: LogLevel, message: String) {}
+    func instanceEffectBegan() {}
+    func instanceEffectEnded() {}
+  }
+
+  /// A binding makes one closure per callback: emit, log, effect_began, effect_ended, emit_step,
+  /// schedule, cancel, get_extension.
+  static let closures = 8
+
+  @Test("a bind that fails frees each closure made before it exactly once", arguments: 1...closures)
+  func aFailedBindFreesEachClosureOnce(failingAt: Int) {
+    // given a binding whose closure number `failingAt` cannot be made
+    let ledger = ClosureLedger(failingAt: failingAt)
+    let target = Silent()
+    // when it is built
+    #expect(throws: HostError.self) {
+      _ = try CallbackBinding(target: target, hostVersion: HostVersion.cString, ledger: ledger)
+    }
+    // then the ones made before it were freed, once each
+    #expect(ledger.allocated.load(ordering: .relaxed) == failingAt - 1)
+    #expect(ledger.freed.load(ordering: .relaxed) == failingAt - 1)
+  }
+
+  @Test func aWholeBindingFreesItsClosuresOnceWhenReleased() throws {
+    // given a binding that was built whole
+    let ledger = ClosureLedger(failingAt: nil)
+    let target = Silent()
+    var binding: CallbackBinding? = try CallbackBinding(
+      target: target, hostVersion: HostVersion.cString, ledger: ledger)
+    #expect(binding?.host.pointee.emit != nil)
+    #expect(ledger.allocated.load(ordering: .relaxed) == Self.closures)
+    #expect(ledger.freed.load(ordering: .relaxed) == 0)
+    // when it is released, then every closure is freed, once
+    binding = nil
+    #expect(ledger.freed.load(ordering: .relaxed) == Self.closures)
+  }
+}
