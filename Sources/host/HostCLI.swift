@@ -35,7 +35,7 @@ struct HostCLI {
     // The main flow takes run's options: `host --log-navigation`.
     let leading = try ArgumentReader.readLeadingOptions(&rest, of: CommandTable.global, before: CommandTable.mainFlow)
     if leading.wantsHelp {
-      console.out(HelpText.main(CommandTable.self))
+      console.out(HelpText.main())
       return 0
     }
     if leading.has(CommandTable.Global.version) {
@@ -74,7 +74,7 @@ struct HostCLI {
   /// `host help [COMMAND]`: the command's help, or the host's.
   private func help(_ parsed: ParsedArguments) throws(HostError) -> Int32 {
     guard let word = parsed.positionals.first else {
-      console.out(HelpText.main(CommandTable.self))
+      console.out(HelpText.main())
       return 0
     }
     guard let command = CommandTable.command(named: word) else { throw Self.unknownCommand(word) }

@@ -42,7 +42,7 @@ struct CommandTableTests {
       Entry(command: CommandTable.mainFlow, option: $0, help: HelpText.command(CommandTable.run))
     }
     + CommandTable.global.allOptions.map {
-      Entry(command: CommandTable.global, option: $0, help: HelpText.main(CommandTable.self))
+      Entry(command: CommandTable.global, option: $0, help: HelpText.main())
     }
 
   /// The usage error `arguments` make, or nil when they are read.
@@ -103,7 +103,7 @@ struct CommandTableTests {
   @Test("the host's help lists every command with its arguments", arguments: CommandTable.commands.map(\.name))
   func mainHelpListsTheCommand(_ name: String) throws {
     let command = try #require(CommandTable.command(named: name))
-    let help = HelpText.main(CommandTable.self)
+    let help = HelpText.main()
     #expect(help.contains("\n  \("\(command.name) \(command.argumentSynopsis)".trimmingSpaces)  "))
     #expect(HelpText.command(command).hasPrefix("usage: host "))
   }

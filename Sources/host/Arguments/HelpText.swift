@@ -34,18 +34,18 @@ enum HelpText {
   }
 
   /// `host --help`: what the host does, every command and the options before the command.
-  static func main(_ table: CommandTable.Type) -> String {
-    let commands = table.commands.map { ("\($0.name) \($0.argumentSynopsis)", $0.summary) }
+  static func main() -> String {
+    let commands = CommandTable.commands.map { ("\($0.name) \($0.argumentSynopsis)", $0.summary) }
     return """
       usage: host [--plugins DIR]... [<command>] [options]
 
-      \(table.global.about)
+      \(CommandTable.global.about)
 
       commands:
       \(columns(commands))
 
       options:
-      \(optionList(table.global.allOptions))
+      \(optionList(CommandTable.global.allOptions))
 
       exit codes: 0 ok, 1 failure, 64 usage error
       """
