@@ -7,65 +7,14 @@ import HostKit
 
 /// `host check FILE...`: runs transcripts through this host and the real plugins.
 struct CheckCommand {
-  static let usage = """
-    usage: host [--plugins DIR]... check [options] FILE|DIR...
-
-    Runs each transcript (a DIR means every *.transcript in it) through this host, one
-    `host run` process per section, and compares what the host printed with what the
-    transcript expects. Prints `pass FILE`, or `fail FILE` and a unified diff (- expected,
-    + actual), then `N passed, M failed`. Exits 0 only if every transcript passed.
-
-    options:
-      --update             rewrite each failing transcript with what the host printed
-                           (it still counts as failed: review the change)
-      --timeout SECONDS    how long the host may take to answer one line (default 30)
-
-    transcript format:
-      # comment              blank lines are ignored too
-      $ host run ID [...]    a section: the command; NAME=value before host sets the
-                             environment; $TESTDIR is the transcript's folder
-      > LINE                 a line typed on stdin
-      TEXT                   a line expected on stdout (\\TEXT if it starts with # $ > ! \\)
-      ! TEXT                 a line expected on stderr
-      ^D                     end of input, then what the host prints last (the final view)
-      [exit N]               the exit status, when it is not 0
-    """
-
   let console: Console
   let global: Global
 
-  func run(_ options: [String]) throws(HostError) -> Int32 {
-    var paths: [String] = []
-    var update = false
-    var timeout: Duration = .seconds(30)
-    var rest = options[...]
-    while let option = rest.first {
-      rest = rest.dropFirst()
-      switch option {
-      case "-h", "--help":
-        console.out(Self.usage)
-        return 0
-      case "--update":
-        update = true
-      case "--timeout":
-        guard let text = rest.first else { throw .usage("--timeout needs a number of seconds") }
-        rest = rest.dropFirst()
-        guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-          throw .usage("--timeout '\(text)' must be a number of seconds above 0")
-        }
-        timeout = .milliseconds(Int64(seconds * 1000))
-      default:
-        if option.hasPrefix("-") && option != "-" {
-          throw .usage(
-            "unknown option '\(option)' for 'check'",
-            help: HostCLI.suggest(option, ["--update", "--timeout", "--help"]))
-        }
-        paths.append(option)
-      }
-    }
-    guard !paths.isEmpty else {
-      throw .usage("'check' needs at least one transcript file or folder", help: "usage: host check FILE|DIR...")
-    }
+  /// Its arguments are read against `CommandTable.check`: files and folders, `--update`, `--timeout`.
+  func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
+    let paths = arguments.positionals
+    let update = arguments.has(CommandTable.Check.update)
+    let timeout = arguments.duration(CommandTable.Check.timeout) ?? .seconds(30)
     let runner = TranscriptRunner(
       hostExecutable: try Self.ownExecutable(), pluginDirectories: global.pluginDirectories, stepTimeout: timeout)
     var passed = 0

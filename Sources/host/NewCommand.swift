@@ -3,58 +3,16 @@ import HostKit
 
 /// `host new NAME`: a plugin folder with a feature skeleton, its build and a passing test.
 struct NewCommand {
-  static let usage = """
-    usage: host new NAME [--lang swift|c] [--dir DIR] [--featurehost DIR]
-
-    Creates the folder DIR/NAME (DIR defaults to the current folder) holding a feature plugin
-    with the id NAME: a running total you add to and reset, ready to make your own.
-
-      --lang swift      (default) a SwiftPM package: the feature on FeatureKit, a dynamic
-                        library product, a FeatureTesting test, a transcript
-      --lang c          NAME.c against feature_abi.h alone, exports.map (only the entry symbol
-                        is exported), a Makefile (make; make check runs the transcript)
-      --featurehost DIR the FeatureHost checkout to build against (default: the one this
-                        host was built from)
-
-    NAME: lowercase letters, digits, '-' and '_', starting with a letter. An existing folder is
-    never overwritten.
-    """
-
   let console: Console
 
-  func run(_ options: [String]) throws(HostError) -> Int32 {
-    var name: String?
-    var language = Scaffold.Language.swift
-    var parent = FileManager.default.currentDirectoryPath
-    var featureHost = Self.builtFrom
-    var arguments = ArgumentReader(options, help: "see 'host new --help'")
-    while let option = arguments.next() {
-      func value() throws(HostError) -> String { try arguments.value(of: option) }
-      switch option {
-      case "-h", "--help":
-        console.out(Self.usage)
-        return 0
-      case "--lang":
-        let text = try value()
-        guard let chosen = Scaffold.Language(rawValue: text) else {
-          throw .usage("--lang '\(text)' is not a language 'host new' knows", help: "use --lang swift or --lang c")
-        }
-        language = chosen
-      case "--dir":
-        parent = try value()
-      case "--featurehost":
-        featureHost = try value()
-      default:
-        if option.hasPrefix("-") {
-          throw .usage(
-            "unknown option '\(option)' for 'new'",
-            help: HostCLI.suggest(option, ["--lang", "--dir", "--featurehost", "--help"]))
-        }
-        guard name == nil else { throw .usage("'new' takes one NAME, got '\(name ?? "")' and '\(option)'") }
-        name = option
-      }
-    }
-    guard let name else { throw .usage("'new' needs a NAME for the feature", help: "e.g. host new my-feature") }
+  /// Its arguments are read against `CommandTable.new`: a NAME, `--lang`, `--dir`, `--featurehost`.
+  func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
+    // The reader has checked NAME is there.
+    let name = arguments.positionals[0]
+    // The table allows only the languages there are.
+    let language = arguments.text(CommandTable.New.lang).flatMap(Scaffold.Language.init(rawValue:)) ?? .swift
+    let parent = arguments.text(CommandTable.New.dir) ?? FileManager.default.currentDirectoryPath
+    let featureHost = arguments.text(CommandTable.New.featureHost) ?? Self.builtFrom
     if let problem = Scaffold.problem(with: name) {
       throw .usage(
         "'\(name)' cannot be a feature name: \(problem)",

@@ -4,43 +4,14 @@ import HostKit
 /// `host replay FILE`: applies a journal's actions with effects off and checks every recorded
 /// snapshot is reproduced byte for byte.
 struct ReplayCommand {
-  static let usage = """
-    usage: host [--plugins DIR]... replay FILE [--to SEQ]
-
-    Replays a journal (a session file, see 'host sessions') through its feature's plugin with
-    effects off: no network, no timers, no feedbacks; the actions they produced are in the journal.
-    Prints each view that changed. Every snapshot in the journal must be reproduced byte for
-    byte; a mismatch is an error naming the seq (exit 1). --to SEQ stops after that seq.
-    """
-
   let console: Console
   let global: Global
 
-  func run(_ options: [String]) throws(HostError) -> Int32 {
-    var file: String?
-    var stop: Int?
-    var rest = options[...]
-    while let option = rest.first {
-      rest = rest.dropFirst()
-      switch option {
-      case "-h", "--help":
-        console.out(Self.usage)
-        return 0
-      case "--to":
-        guard let text = rest.first, let seq = Int(text), seq >= 0 else {
-          throw .usage("--to needs a seq (0 or more), got '\(rest.first ?? "")'")
-        }
-        rest = rest.dropFirst()
-        stop = seq
-      default:
-        if option.hasPrefix("-") {
-          throw .usage("unknown option '\(option)' for 'replay'", help: HostCLI.suggest(option, ["--to", "--help"]))
-        }
-        guard file == nil else { throw .usage("'replay' takes one journal file") }
-        file = option
-      }
-    }
-    guard let file else { throw .usage("'replay' needs a journal file", help: "usage: host replay FILE [--to SEQ]") }
+  /// Its arguments are read against `CommandTable.replay`: one journal file, `--to SEQ`.
+  func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
+    // The reader has checked FILE is there.
+    let file = arguments.positionals[0]
+    let stop = arguments.count(CommandTable.Replay.to)
     if Self.isNavigationJournal(file) { return try replayNavigation(file, stop: stop) }
     let result = try replay(file, stop: stop, printsViews: true)
     console.note("replayed \(result.applied) action(s) of \(file); \(result.checked) snapshot(s) matched byte for byte")

@@ -13,78 +13,18 @@ import HostKit
 /// It writes `step ...` lines while it works and one verdict line at the end to file descriptor 3,
 /// a pipe of its own, so nothing the plugin prints can be mistaken for a verdict.
 struct ValidateCommand {
-  static let usage = """
-    usage: host validate PLUGIN.so [options]
-
-    Checks one plugin file against the plugin contract (Sources/FeatureABI/include/feature_abi.h).
-    Each check runs in a child process with a timeout, so a plugin that crashes or hangs fails
-    that check, not the validator. Prints one line per check, then a summary:
-      pass  CHECK
-      fail  CHECK  WHY
-      N passed, M failed
-    Exits 0 when every check passes, 1 when one fails, 64 for a usage error.
-
-    options:
-      --config JSON|KEY=VALUE   the feature's config (repeatable), as for 'host run'; point its
-                                effects at something local, e.g. --config endpoint=file:///tmp/cats.json
-      --timeout SECONDS         how long one check may take before it is killed (default 10)
-
-    checks:
-    \(checkList)
-    """
-
-  private static var checkList: String {
-    let width = ConformanceCheck.allCases.map(\.name.count).max() ?? 0
-    return ConformanceCheck.allCases.map { check in
-      "  \(check.name.padding(toLength: width))  \(check.summary)"
-    }.joined(separator: "\n")
-  }
-
-  private static let usageLine = "usage: host validate PLUGIN.so [--config JSON|KEY=VALUE]... [--timeout SECONDS]"
-
   let console: Console
 
-  func run(_ options: [String]) throws(HostError) -> Int32 {
-    var path: String?
+  /// Its arguments are read against `CommandTable.validate`: a plugin file, `--config`,
+  /// `--timeout`, and the children's hidden `--check`.
+  func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
+    // The reader has checked PLUGIN.so is there.
+    let path = arguments.positionals[0]
     var config: [String: JSONValue] = [:]
-    var timeout = 10.0
-    var child: ConformanceCheck?
-    var arguments = ArgumentReader(options, help: Self.usageLine)
-    while let option = arguments.next() {
-      func value() throws(HostError) -> String { try arguments.value(of: option) }
-      switch option {
-      case "-h", "--help":
-        console.out(Self.usage)
-        return 0
-      case "--config":
-        try RunCommand.merge(config: try value(), into: &config)
-      case "--timeout":
-        let text = try value()
-        guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
-          throw .usage("--timeout '\(text)' must be a number of seconds above 0 (at most 3600)")
-        }
-        timeout = seconds
-      case "--check":
-        // Hidden: the mode the validator starts its children in.
-        let name = try value()
-        guard let check = ConformanceCheck(rawValue: name) else {
-          throw .usage(
-            "unknown check '\(name)'",
-            help: HostCLI.suggest(name, ConformanceCheck.allCases.map(\.name))
-              ?? "checks: \(ConformanceCheck.allCases.map(\.name).joined(separator: ", "))")
-        }
-        child = check
-      default:
-        if option.hasPrefix("-") {
-          throw .usage(
-            "unknown option '\(option)' for 'validate'",
-            help: HostCLI.suggest(option, ["--config", "--timeout", "--help"]))
-        }
-        guard path == nil else { throw .usage("'validate' takes one plugin file, got '\(path ?? "")' and '\(option)'") }
-        path = option
-      }
-    }
-    guard let path else { throw .usage("'validate' needs a plugin file", help: Self.usageLine) }
+    for text in arguments.texts(CommandTable.Validate.config) { try RunCommand.merge(config: text, into: &config) }
+    let timeout = arguments.seconds(CommandTable.Validate.timeout) ?? 10
+    // The table allows only the checks there are.
+    let child = arguments.text(CommandTable.Validate.check).flatMap(ConformanceCheck.init(rawValue:))
     let plugin = try Self.absolute(path)
     let settings = ConformanceSuite.Settings(config: JSONValue.object(config).serialized(), timeout: timeout)
     if let child { Self.runChild(child, plugin: plugin, settings: settings) }

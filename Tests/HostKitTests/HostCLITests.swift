@@ -71,10 +71,38 @@ struct HostCLITests {
       id: "unknown-command", arguments: ["lst"], status: 64,
       stderr: "error: unknown command 'lst'\nhelp: did you mean 'list'?"),
     UsageCase(
-      id: "unknown-option", arguments: ["--plugin", "x"], status: 64, stderr: "error: unknown option '--plugin'"),
+      id: "unknown-option", arguments: ["--plugin", "x"], status: 64,
+      stderr: "error: unknown option '--plugin'\nhelp: did you mean '--plugins'?"),
+    UsageCase(
+      id: "main-flow-option-misspelt", arguments: ["--sesion", "x"], status: 64,
+      stderr: "error: unknown option '--sesion'\nhelp: did you mean '--session'?\n\nrun 'host --help' for usage"),
+    UsageCase(
+      id: "run-option-misspelt", arguments: ["run", "counter", "--sesion", "x"], status: 64,
+      stderr:
+        "error: unknown option '--sesion' for 'run'\nhelp: did you mean '--session'?\n\nrun 'host run --help' for usage"
+    ),
+    UsageCase(
+      id: "option-as-value", arguments: ["run", "counter", "--session", "--config", "a=1"], status: 64,
+      stderr: "error: --session needs a value (NAME), got the option '--config'"),
+    UsageCase(
+      id: "option-twice", arguments: ["run", "counter", "--session", "a", "--session", "b"], status: 64,
+      stderr: "error: --session is given twice, as 'a' and 'b'"),
+    UsageCase(
+      id: "id-and-flow", arguments: ["run", "counter", "--flow", "f.json"], status: 64,
+      stderr: "error: 'run' takes a feature id or --flow FILE, not both"),
+    UsageCase(
+      id: "help-for-unknown-command", arguments: ["help", "rum"], status: 64,
+      stderr: "error: unknown command 'rum'\nhelp: did you mean 'run'?"),
+    UsageCase(
+      id: "sessions-misspelt", arguments: ["sessions", "rmm", "x"], status: 64,
+      stderr: "error: unknown command 'rmm' for 'sessions'\nhelp: did you mean 'rm'?"),
+    UsageCase(
+      id: "replay-bad-seq", arguments: ["replay", "x.jsonl", "--to", "last"], status: 64,
+      stderr: "error: --to 'last' must be a whole number 0 or more"),
     UsageCase(id: "run-without-id", arguments: ["run"], status: 64, stderr: "error: 'run' needs a feature id"),
     UsageCase(
-      id: "plugins-without-folder", arguments: ["--plugins"], status: 64, stderr: "error: --plugins needs a folder"),
+      id: "plugins-without-folder", arguments: ["--plugins"], status: 64,
+      stderr: "error: --plugins needs a value (DIR)\nhelp: give it as '--plugins DIR'; see 'host --help'"),
     UsageCase(
       id: "bad-feedback-bound", arguments: ["run", "counter", "--max-feedback-steps", "0"], status: 64,
       stderr: "error: --max-feedback-steps '0' must be a whole number above 0"),
@@ -90,11 +118,31 @@ struct HostCLITests {
     #expect(result.stderr.contains(usage.stderr))
   }
 
-  @Test func helpIsPrintedForEachCommand() throws {
-    for arguments in [["--help"], ["run", "--help"], ["list", "--help"], ["help", "run"]] {
-      let result = try HostProcess.run(arguments)
-      #expect(result.status == 0)
-      #expect(result.stdout.hasPrefix("usage: host"))
+  @Test(
+    "each command's help is the same whichever way it is asked for",
+    arguments: [
+      "list", "run", "validate", "check", "new", "sessions", "replay", "help",
+    ])
+  func helpIsPrintedForEachCommand(_ command: String) throws {
+    let asked = try HostProcess.run([command, "--help"])
+    #expect(asked.status == 0)
+    #expect(asked.stdout.hasPrefix("usage: host"))
+    #expect(asked.stdout.contains(" \(command)"))
+    #expect(asked.stdout.contains("\n  -h, --help "))
+    let short = try HostProcess.run([command, "-h"])
+    let viaHelp = try HostProcess.run(["help", command])
+    #expect(short.stdout == asked.stdout)
+    #expect(viaHelp.stdout == asked.stdout)
+  }
+
+  @Test func theHostsHelpListsEveryCommand() throws {
+    let result = try HostProcess.run(["--help"])
+    #expect(result.status == 0)
+    #expect(result.stdout.hasPrefix("usage: host"))
+    for command in ["list", "run ID", "validate PLUGIN.so", "check FILE|DIR...", "new NAME", "sessions [list|rm NAME]"]
+    {
+      #expect(result.stdout.contains("\n  \(command) "))
     }
+    #expect(try HostProcess.run(["help"]).stdout == result.stdout)
   }
 }

@@ -33,7 +33,7 @@ struct ValidateCommandTests {
       stderr: "error: --config 'nonsense' is neither a JSON object nor KEY=VALUE"),
     UsageCase(
       id: "unknown-check", arguments: ["validate", counter, "--check", "render2"], status: 64,
-      stderr: "error: unknown check 'render2'\nhelp: did you mean 'render'?"),
+      stderr: "error: --check 'render2' is not a check 'host validate' knows\nhelp: did you mean 'render'?"),
     UsageCase(
       id: "missing-file", arguments: ["validate", "/no/such/libplugin.so"], status: 1,
       stderr: "error: no plugin file '/no/such/libplugin.so'\nhelp: give the path of a built plugin"),

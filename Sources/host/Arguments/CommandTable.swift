@@ -1,0 +1,268 @@
+import HostKit
+
+/// Every command of the host and every option, in one place: parsing, help and suggestions
+/// are derived from it (see `CommandSpec`).
+enum CommandTable {
+  /// The commands, in the order `host --help` lists them.
+  static let commands: [CommandSpec] = [list, run, validate, check, new, sessions, replay, help]
+
+  /// The command called `word`.
+  static func command(named word: String) -> CommandSpec? { commands.first { $0.isCalled(word) } }
+
+  /// `host` with no command, or with run's options but `--flow`: the main flow, a home menu.
+  static let mainFlow = CommandSpec(
+    name: HostCLI.programName, summary: "the main flow: a home menu of the features found",
+    usesPluginFolders: true, options: run.options.filter { $0 != Run.flow })
+
+  // MARK: - Options before the command
+
+  enum Global {
+    static let plugins = OptionSpec(
+      name: "--plugins", kind: .text, valueName: "DIR",
+      help: "look for plugins in DIR first (repeatable); then FEATUREHOST_PLUGIN_PATH (colon-separated), "
+        + "then the folder the host was built into",
+      isRepeatable: true, exampleValue: "/tmp")
+    static let version = OptionSpec(name: "--version", kind: .flag, help: "print the host's version")
+  }
+
+  static let global = CommandSpec(
+    name: HostCLI.programName,
+    summary: "runs MVI feature plugins in the terminal",
+    about: """
+      Runs MVI feature plugins (shared libraries) in the terminal. With no command: the main flow,
+      a home menu of the features found ('host run --help' lists its options).
+      """,
+    options: [Global.plugins, Global.version])
+
+  // MARK: - list
+
+  static let list = CommandSpec(
+    name: "list",
+    summary: "list the features found, and the plugin files that were rejected",
+    usesPluginFolders: true,
+    about: """
+      Lists every feature found in the plugin folders, one per line:
+        ID  VERSION  abi MAJOR.MINOR  PATH
+      then each plugin file that was not loaded, with the reason:
+        rejected  PATH  REASON
+      """)
+
+  // MARK: - run
+
+  enum Run {
+    static let flow = OptionSpec(
+      name: "--flow", kind: .text, valueName: "FILE",
+      help: "run the flow in FILE (JSON: see README, \"Flows\") instead of one feature", exampleValue: "flow.json")
+    static let logNavigation = OptionSpec(
+      name: "--log-navigation", kind: .flag,
+      help: "print 'will navigate' / 'did navigate flow=NAME step=STEP' lines on stderr")
+    static let config = OptionSpec(
+      name: "--config", kind: .text, valueName: "JSON|KEY=VALUE",
+      help: "the feature's config: a JSON object, or one setting per flag (repeatable; a VALUE that is valid "
+        + "JSON is taken as JSON)",
+      isRepeatable: true, exampleValue: "interval=0")
+    static let session = OptionSpec(
+      name: "--session", kind: .text, valueName: "NAME",
+      help: "journal the run as session NAME; if it exists, restore it first (the feature sees 'restored'); "
+        + "'host sessions' lists them",
+      exampleValue: "demo")
+    static let maxFeedbackSteps = OptionSpec(
+      name: "--max-feedback-steps", kind: .count(minimum: 1), valueName: "N",
+      help: "feedback actions in a row before the runaway guard pauses the feature (default 10000)")
+    static let settleTimeout = OptionSpec(
+      name: "--settle-timeout", kind: .seconds(minimum: 0, allowsMinimum: true, maximum: nil), valueName: "SECONDS",
+      help: "how long to wait for effects at end of input or :settle (default 10)")
+  }
+
+  static let run = CommandSpec(
+    name: "run",
+    summary: "run one feature: type actions, see its view",
+    usesPluginFolders: true,
+    moreUsage: [
+      "[--plugins DIR]... run --flow FILE [options]",
+      "[--plugins DIR]...                      (the main flow: the home menu)",
+    ],
+    about: """
+      Runs feature ID, or a flow: features presented one over another as the steps they emit lead.
+      Type one action per line, as the focused feature's catalogue names it (`increment`,
+      `set left=3 right=9`) or as raw JSON ({"type":"increment"}). Host commands start with ':'.
+      """,
+    positionals: [PositionalSpec(name: "ID", noun: "feature id", orElse: Run.flow, example: "counter")],
+    options: [Run.flow, Run.logNavigation, Run.config, Run.session, Run.maxFeedbackSteps, Run.settleTimeout],
+    epilogue: """
+      commands while running:
+        :help      the feature's actions and these commands
+        :state     print the state as one line of JSON
+        :view      print the current view
+        :settle    wait (bounded) until nothing is queued and no effect is in flight
+        :resume    go on after the runaway guard paused the feature
+        :history   the actions that made the current state, numbered, with their source
+        :undo      back to the state before the last action   :redo   forward again
+        :goto SEQ  the state after action SEQ
+        :save FILE write the state as JSON   :load FILE   replace the state with a saved one
+        :open ID   present feature ID over the current one       :back   go back to the one before
+        :focus ID  send input to ID, when several features are shown side by side
+        :quit      stop every feature and leave
+
+      When stdin is not a terminal: reads to end of input, waits for effects to settle, prints the
+      final view and exits 0. A bad line prints an error on stderr and the run goes on.
+      """)
+
+  // MARK: - validate
+
+  enum Validate {
+    static let config = OptionSpec(
+      name: "--config", kind: .text, valueName: "JSON|KEY=VALUE",
+      help: "the feature's config (repeatable), as for 'host run'; point its effects at something local, "
+        + "e.g. --config endpoint=file:///tmp/cats.json",
+      isRepeatable: true, exampleValue: "{}")
+    static let timeout = OptionSpec(
+      name: "--timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: 3600), valueName: "SECONDS",
+      help: "how long one check may take before it is killed (default 10)")
+    /// The mode the validator starts its children in: one check, its verdict on descriptor 3.
+    static let check = OptionSpec(
+      name: "--check", kind: .choice(ConformanceCheck.allCases.map(\.name), noun: "a check"), valueName: "CHECK",
+      help: "run one check and print its verdict (the validator's child processes)", isHidden: true)
+  }
+
+  static let validate = CommandSpec(
+    name: "validate",
+    summary: "check one plugin file against the plugin contract, check by check",
+    about: """
+      Checks one plugin file against the plugin contract (Sources/FeatureABI/include/feature_abi.h).
+      Each check runs in a child process with a timeout, so a plugin that crashes or hangs fails
+      that check, not the validator. Prints one line per check, then a summary:
+        pass  CHECK
+        fail  CHECK  WHY
+        N passed, M failed
+      Exits 0 when every check passes, 1 when one fails, 64 for a usage error.
+      """,
+    positionals: [PositionalSpec(name: "PLUGIN.so", noun: "plugin file", example: "libCounter.so")],
+    options: [Validate.config, Validate.timeout, Validate.check],
+    epilogue: "checks:\n" + checkList)
+
+  private static var checkList: String {
+    let width = ConformanceCheck.allCases.map(\.name.count).max() ?? 0
+    return ConformanceCheck.allCases.map { check in
+      "  \(check.name.padding(toLength: width))  \(check.summary)"
+    }.joined(separator: "\n")
+  }
+
+  // MARK: - check
+
+  enum Check {
+    static let update = OptionSpec(
+      name: "--update", kind: .flag,
+      help: "rewrite each failing transcript with what the host printed (it still counts as failed: review "
+        + "the change)")
+    static let timeout = OptionSpec(
+      name: "--timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: nil), valueName: "SECONDS",
+      help: "how long the host may take to answer one line (default 30)")
+  }
+
+  static let check = CommandSpec(
+    name: "check",
+    summary: "run transcripts (typed input and the exact output expected)",
+    usesPluginFolders: true,
+    about: """
+      Runs each transcript (a DIR means every *.transcript in it) through this host, one
+      `host run` process per section, and compares what the host printed with what the
+      transcript expects. Prints `pass FILE`, or `fail FILE` and a unified diff (- expected,
+      + actual), then `N passed, M failed`. Exits 0 only if every transcript passed.
+      """,
+    positionals: [
+      PositionalSpec(
+        name: "FILE|DIR", noun: "transcript file or folder", isRepeatable: true, example: "counter.transcript")
+    ],
+    options: [Check.update, Check.timeout],
+    epilogue: """
+      transcript format:
+        # comment              blank lines are ignored too
+        $ host run ID [...]    a section: the command; NAME=value before host sets the
+                               environment; $TESTDIR is the transcript's folder
+        > LINE                 a line typed on stdin
+        TEXT                   a line expected on stdout (\\TEXT if it starts with # $ > ! \\)
+        ! TEXT                 a line expected on stderr
+        ^D                     end of input, then what the host prints last (the final view)
+        [exit N]               the exit status, when it is not 0
+      """)
+
+  // MARK: - new
+
+  enum New {
+    static let lang = OptionSpec(
+      name: "--lang", kind: .choice(Scaffold.Language.allCases.map(\.rawValue), noun: "a language"),
+      valueName: "swift|c",
+      help: "swift (the default): a SwiftPM package: the feature on FeatureKit, a dynamic library product, "
+        + "a FeatureTesting test, a transcript. c: NAME.c against feature_abi.h alone, exports.map (only "
+        + "the entry symbol is exported), a Makefile (make; make check runs the transcript)")
+    static let dir = OptionSpec(
+      name: "--dir", kind: .text, valueName: "DIR", help: "create the folder in DIR (default: the current folder)",
+      exampleValue: "/tmp")
+    static let featureHost = OptionSpec(
+      name: "--featurehost", kind: .text, valueName: "DIR",
+      help: "the FeatureHost checkout to build against (default: the one this host was built from)",
+      exampleValue: "/tmp")
+  }
+
+  static let new = CommandSpec(
+    name: "new",
+    summary: "create a plugin folder: a feature skeleton and a passing test",
+    about: """
+      Creates the folder DIR/NAME (DIR defaults to the current folder) holding a feature plugin
+      with the id NAME: a running total you add to and reset, ready to make your own.
+      """,
+    positionals: [PositionalSpec(name: "NAME", noun: "feature name", example: "tally")],
+    options: [New.lang, New.dir, New.featureHost],
+    epilogue: """
+      NAME: lowercase letters, digits, '-' and '_', starting with a letter. An existing folder is
+      never overwritten.
+      """)
+
+  // MARK: - sessions
+
+  static let sessions = CommandSpec(
+    name: "sessions",
+    summary: "list the saved sessions, or remove one",
+    about: """
+      Sessions are runs journaled with 'host run ID --session NAME', kept in
+      $XDG_STATE_HOME/featurehost (default ~/.local/state/featurehost). 'list' prints one line per
+      session: NAME  FEATURE  ACTIONS  LAST-CHANGE (UTC)  PATH. 'rm' removes a session's journal.
+      'host replay' takes a journal file: the PATH column of 'list' shows where each one is.
+      """,
+    subcommands: [Sessions.list, Sessions.remove])
+
+  enum Sessions {
+    static let list = CommandSpec(name: "list", summary: "list the saved sessions")
+    static let remove = CommandSpec(
+      name: "rm", aliases: ["remove"], summary: "remove a session's journal",
+      positionals: [PositionalSpec(name: "NAME", noun: "session name", example: "demo")])
+  }
+
+  // MARK: - replay
+
+  enum Replay {
+    static let to = OptionSpec(
+      name: "--to", kind: .count(minimum: 0), valueName: "SEQ", help: "stop after the record numbered SEQ")
+  }
+
+  static let replay = CommandSpec(
+    name: "replay",
+    summary: "replay a session's journal with effects off, checking its snapshots",
+    usesPluginFolders: true,
+    about: """
+      Replays a journal (a session file, see 'host sessions') through its feature's plugin with
+      effects off: no network, no timers, no feedbacks; the actions they produced are in the journal.
+      Prints each view that changed. Every snapshot in the journal must be reproduced byte for
+      byte; a mismatch is an error naming the seq (exit 1).
+      """,
+    positionals: [PositionalSpec(name: "FILE", noun: "journal file", example: "demo.jsonl")],
+    options: [Replay.to])
+
+  // MARK: - help
+
+  static let help = CommandSpec(
+    name: "help",
+    summary: "show help for a command",
+    positionals: [PositionalSpec(name: "COMMAND", noun: "command", isRequired: false, example: "run")])
+}
