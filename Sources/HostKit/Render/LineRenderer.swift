@@ -66,7 +66,8 @@ public final class LineRenderer: FeatureRenderer {
       let key = ObjectIdentifier(feature)
       // An entry of a feature that is gone may share its address with a new one: it does not count.
       if let last = drawn[key], last.feature === feature, last.view == view, !force { return false }
-      drawn = drawn.filter { $0.value.feature != nil }
+      // A new feature: forget the ones that are gone.
+      if drawn[key]?.feature !== feature { drawn = drawn.filter { $0.value.feature != nil } }
       drawn[key] = Drawn(feature: feature, view: view)
       return true
     }
