@@ -7,36 +7,37 @@ public enum ActionLine {
     let trimmed = line.trimmingWhitespace()
     if trimmed.hasPrefix("{") { return try parseJSON(trimmed, manifest: manifest) }
     let words = try tokenize(trimmed)
-    guard let type = words.first else { throw HostError("empty action") }
+    guard let type = words.first else { throw HostError(ActionLineFailure.empty) }
     if PluginManifest.lifecycleTypes.contains(type) {
-      throw HostError("'\(type)' is a lifecycle action only the host sends", help: "type one of: \(names(manifest))")
+      throw HostError(ActionLineFailure.lifecycle(type: type, actions: names(manifest)))
     }
     guard let action = manifest.action(named: type) else {
-      let hint = Suggestion.closest(to: type, in: manifest.actions.map(\.type)).map { "did you mean '\($0)'? " } ?? ""
       throw HostError(
-        "unknown action '\(type)' for \(manifest.id)",
-        help: "\(hint)actions: \(names(manifest)) (':help' explains them)", kind: .failure)
+        ActionLineFailure.unknownAction(
+          type: type, feature: manifest.id, suggestion: Suggestion.closest(to: type, in: names(manifest)),
+          actions: names(manifest)))
     }
     var object: [String: JSONValue] = ["type": .string(type)]
     for word in words.dropFirst() {
       guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
-        throw HostError(
-          "expected name=value after '\(type)', got '\(word)'", help: "usage: \(usage(action))")
+        throw HostError(ActionLineFailure.notNameValue(type: type, word: word, usage: usage(action)))
       }
       let name = String(word[..<equals])
       let text = String(word[word.index(after: equals)...])
       guard let argument = action.arguments.first(where: { $0.name == name }) else {
-        let known = action.arguments.map(\.name)
-        let hint = Suggestion.closest(to: name, in: known).map { "did you mean '\($0)'? " } ?? ""
-        throw HostError("'\(type)' has no argument '\(name)'", help: "\(hint)usage: \(usage(action))")
+        let suggestion = Suggestion.closest(to: name, in: action.arguments.map(\.name))
+        throw HostError(
+          ActionLineFailure.unknownArgument(type: type, name: name, suggestion: suggestion, usage: usage(action)))
       }
       guard object[name] == nil else {
-        throw HostError("argument '\(name)' is given twice", help: "usage: \(usage(action))")
+        throw HostError(ActionLineFailure.argumentTwice(name: name, usage: usage(action)))
       }
       object[name] = try value(text, for: argument, of: type)
     }
     if let missing = action.arguments.first(where: { $0.required && object[$0.name] == nil }) {
-      throw HostError("'\(type)' needs \(missing.name)=<\(missing.kind.rawValue)>", help: "usage: \(usage(action))")
+      throw HostError(
+        ActionLineFailure.missingArgument(
+          type: type, name: missing.name, kind: missing.kind.rawValue, usage: usage(action)))
     }
     return JSONValue.object(object).serialized()
   }
@@ -48,8 +49,8 @@ public enum ActionLine {
       .joined(separator: " ")
   }
 
-  private static func names(_ manifest: PluginManifest) -> String {
-    manifest.actions.map(\.type).joined(separator: ", ")
+  private static func names(_ manifest: PluginManifest) -> [String] {
+    manifest.actions.map(\.type)
   }
 
   private static func parseJSON(_ text: String, manifest: PluginManifest) throws(HostError) -> String {
@@ -57,13 +58,13 @@ public enum ActionLine {
     do {
       value = try JSONValue.parse(text)
     } catch {
-      throw HostError("\(error)", help: "a raw action is one JSON object, e.g. {\"type\":\"increment\"}")
+      throw HostError(ActionLineFailure.invalidJSON(reason: "\(error)"))
     }
     guard let type = value["type"]?.stringValue else {
-      throw HostError("a raw action needs a string \"type\", got \(value.serialized())")
+      throw HostError(ActionLineFailure.noType(json: value.serialized()))
     }
     if PluginManifest.lifecycleTypes.contains(type) {
-      throw HostError("'\(type)' is a lifecycle action only the host sends", help: "type one of: \(names(manifest))")
+      throw HostError(ActionLineFailure.lifecycle(type: type, actions: names(manifest)))
     }
     return value.serialized()
   }
@@ -73,8 +74,8 @@ public enum ActionLine {
   ) throws(HostError) -> JSONValue {
     func bad() -> HostError {
       HostError(
-        "argument \(argument.name)='\(text)' of '\(type)' must be \(article(argument.kind)) \(argument.kind.rawValue)",
-        help: argument.help.isEmpty ? nil : "\(argument.name): \(argument.help)")
+        ActionLineFailure.badValue(
+          type: type, name: argument.name, text: text, kind: argument.kind, help: argument.help))
     }
     switch argument.kind {
     case .string: return .string(text)
@@ -91,10 +92,6 @@ public enum ActionLine {
       default: throw bad()
       }
     }
-  }
-
-  private static func article(_ kind: PluginManifest.Argument.Kind) -> String {
-    kind == .integer ? "an" : "a"
   }
 
   /// Splits on spaces; double or single quotes keep spaces inside a value.
@@ -118,7 +115,7 @@ public enum ActionLine {
         inWord = true
       }
     }
-    if let open = quote { throw HostError("unterminated \(open) in '\(line)'", help: "close the quote") }
+    if let open = quote { throw HostError(ActionLineFailure.unterminatedQuote(quote: open, line: line)) }
     if inWord { words.append(current) }
     return words
   }

@@ -81,3 +81,19 @@ final class Console: @unchecked Sendable {
     terminal && colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
   }
 }
+
+/// The line renderer writes views to stdout.
+extension Console: LineSink {
+  func writeLines(_ text: String) { out(text) }
+}
+
+/// The runtime's errors and notices go to stderr, in the CLI's words.
+extension Console: RuntimeReporter {
+  func notice(_ notice: RuntimeNotice) {
+    switch notice.level {
+    case .note: note(notice.commandLineText)
+    case .warning: warn(notice.commandLineText)
+    case .log: err(notice.commandLineText)
+    }
+  }
+}

@@ -152,7 +152,7 @@ struct FeatureTestStoreFailureTests {
         """
         Cannot send 'incremnt'
         why: unknown action 'incremnt' for counter
-        help: did you mean 'increment'? actions: increment, decrement (':help' explains them)
+        help: did you mean 'increment'? actions: increment, decrement
         """
       ]),
     FailureCase(

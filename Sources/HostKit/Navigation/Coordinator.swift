@@ -55,7 +55,7 @@ public protocol FeatureLauncher: AnyObject, Sendable {
 ///
 /// Covered features keep their state and stop drawing; popping a feature stops it. A step from a
 /// feature that is not on the top frame is ignored, and the log says so.
-public final class Coordinator: @unchecked Sendable {
+public final class Coordinator: FeatureStage, @unchecked Sendable {
   private struct Frame {
     var features: [PresentedFeature]
     var focus: Int
@@ -92,9 +92,7 @@ public final class Coordinator: @unchecked Sendable {
         var features: [PresentedFeature] = []
         for feature in recorded.features {
           guard let plugin = plugins[feature.id] else {
-            throw HostError(
-              "the session shows feature '\(feature.id)', which is not among the plugins found",
-              help: "add its folder with --plugins DIR, or remove the session")
+            throw HostError(NavigationFailure.restoredFeatureMissing(id: feature.id))
           }
           presentations += 1
           features.append(try launcher.launch(plugin, number: presentations, journal: feature.journal))
@@ -102,7 +100,7 @@ public final class Coordinator: @unchecked Sendable {
         guard !features.isEmpty else { continue }
         stack.append(Frame(features: features, focus: min(max(recorded.focus, 0), features.count - 1)))
       }
-      guard let frame = stack.last else { throw HostError("the session's navigation journal holds no feature") }
+      guard let frame = stack.last else { throw HostError(NavigationFailure.nothingRestored) }
       visible.withLock { $0 = Set(frame.features.map(ObjectIdentifier.init)) }
       if logsNavigation {
         launcher.log(
@@ -128,8 +126,7 @@ public final class Coordinator: @unchecked Sendable {
     try onQueue { () throws(HostError) in
       guard var frame = stack.last else { return }
       guard let index = frame.features.firstIndex(where: { $0.id == id }) else {
-        throw HostError(
-          "'\(id)' is not shown", help: "shown now: \(frame.features.map(\.id).joined(separator: ", "))")
+        throw HostError(NavigationFailure.notShown(id: id, shown: frame.features.map(\.id)))
       }
       frame.focus = index
       stack[stack.count - 1] = frame
@@ -227,7 +224,7 @@ public final class Coordinator: @unchecked Sendable {
       stack.append(Frame(features: [feature], focus: 0))
     case .pop:
       guard stack.count > 1, let old = stack.popLast() else {
-        throw HostError("already at the first feature; there is nothing to go back to", help: "':quit' leaves")
+        throw HostError(NavigationFailure.nothingToGoBackTo)
       }
       // Drawn no more before it stops, so nothing it prints while stopping shows.
       visible.withLock { $0.subtract(old.features.map(ObjectIdentifier.init)) }
@@ -249,12 +246,12 @@ public final class Coordinator: @unchecked Sendable {
 
   private func launch(_ target: Flow.Target, fields: JSONValue) throws(HostError) -> PresentedFeature {
     guard let id = target.resolve(in: fields) else {
-      throw HostError("the step has no field for \(target) in \(fields.serialized())")
+      throw HostError(NavigationFailure.stepLacksField(target: "\(target)", step: fields.serialized()))
     }
     guard let plugin = plugins[id] else {
-      let hint = Suggestion.closest(to: id, in: plugins.keys.sorted()).map { "did you mean '\($0)'? " } ?? ""
+      let known = plugins.keys.sorted()
       throw HostError(
-        "unknown feature '\(id)'", help: "\(hint)features found: \(plugins.keys.sorted().joined(separator: ", "))")
+        NavigationFailure.unknownFeature(id: id, suggestion: Suggestion.closest(to: id, in: known), known: known))
     }
     presentations += 1
     return try launcher.launch(plugin, number: presentations, journal: nil)

@@ -1,0 +1,45 @@
+import Synchronization
+
+/// Forwards every event of one store to each of its listeners: `observer` is the store's observer.
+///
+/// Made before its store (the store takes `observer`); `attach` names the presented feature once it
+/// exists. Holds the feature and the stage weakly, so a store never keeps its feature alive.
+public final class StoreListeners: Sendable {
+  private let plugin: LoadedPlugin
+  private let state: Mutex<Attached>
+
+  private struct Attached: Sendable {
+    var listeners: [any StoreListener]
+    weak var feature: PresentedFeature?
+    weak var stage: (any FeatureStage)?
+  }
+
+  /// Listeners of the store of `plugin`; `stage` answers whether its feature is on screen.
+  public init(plugin: LoadedPlugin, stage: (any FeatureStage)?, listeners: [any StoreListener]) {
+    self.plugin = plugin
+    state = Mutex(Attached(listeners: listeners, feature: nil, stage: stage))
+  }
+
+  /// Adds a listener: it hears the events from now on.
+  public func add(_ listener: any StoreListener) {
+    state.withLock { $0.listeners.append(listener) }
+  }
+
+  /// Names the feature the store belongs to, once it is presented.
+  public func attach(_ feature: PresentedFeature) {
+    state.withLock { $0.feature = feature }
+  }
+
+  /// The store's observer: hands each event to every listener, in the order they were added.
+  public var observer: @Sendable (StoreEvent) -> Void {
+    { [self] event in forward(event) }
+  }
+
+  private func forward(_ event: StoreEvent) {
+    let (listeners, feature, stage) = state.withLock { ($0.listeners, $0.feature, $0.stage) }
+    let visible = feature.map { feature in stage?.isVisible(feature) ?? false } ?? false
+    let origin = StoreOrigin(
+      plugin: plugin, feature: feature, isVisible: visible, visibleCount: stage?.visibleCount ?? 0)
+    for listener in listeners { listener.hear(event, from: origin) }
+  }
+}

@@ -1,0 +1,65 @@
+/// Something a session runtime tells its front end that is not an error: a warning, a note, a
+/// line of the navigation log.
+public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
+  /// Actions queued when a feature stopped, never applied.
+  case unapplied(feature: String, count: Int)
+  /// Actions a feature emitted after it stopped (a plugin breaking the ABI), ignored.
+  case late(feature: String, count: Int)
+  /// A feature's journal failed; it goes on unrecorded.
+  case journalDropped(feature: String)
+  /// The navigation journal failed; navigation goes on unrecorded.
+  case navigationJournalDropped
+  /// A journal's last line was torn by a crash and is cut; `detail` says where.
+  case tornJournal(detail: String)
+  /// The navigation journal's last line was torn by a crash and is ignored.
+  case tornNavigation(path: String)
+  /// A restored session keeps the config it was created with, not the one given.
+  case configKept(session: String, config: String)
+  /// A plugin logged a warning or an error.
+  case pluginLog(feature: String, message: String)
+  /// The runaway guard paused a feature while the run was settling.
+  case paused(feature: String)
+  /// A line of the navigation log (`will navigate`, `did navigate`).
+  case navigation(String)
+  /// A step the navigation ignored, and why.
+  case stepIgnored(String)
+
+  /// How a front end shows it.
+  public enum Level: Sendable, Equatable {
+    case note, warning, log
+  }
+
+  public var level: Level {
+    switch self {
+    case .unapplied, .paused, .stepIgnored: .note
+    case .late, .journalDropped, .navigationJournalDropped, .tornJournal, .tornNavigation, .configKept, .pluginLog:
+      .warning
+    case .navigation: .log
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .unapplied(let feature, let count):
+      "\(count) action(s) still queued when \(feature) stopped were not applied"
+    case .late(let feature, let count): "\(feature) emitted \(count) action(s) after it was stopped; they were ignored"
+    case .journalDropped(let feature):
+      "\(feature) goes on without a journal: what happens from now on is not recorded"
+    case .navigationJournalDropped: "navigation goes on without a journal: a restore will not show where you were"
+    case .tornJournal(let detail): detail
+    case .tornNavigation(let path): "navigation journal '\(path)': the last line was torn by a crash and is ignored"
+    case .configKept(let session, let config):
+      "session '\(session)' keeps the config it was created with, \(config); the config given is ignored"
+    case .pluginLog(let feature, let message): "\(feature): \(message)"
+    case .paused(let feature): "\(feature) is paused by the runaway guard; resume it to go on"
+    case .navigation(let line), .stepIgnored(let line): line
+    }
+  }
+}
+
+/// Where a session runtime reports what answers no call: errors and notices from its features'
+/// stores and from navigation. Called from any thread.
+public protocol RuntimeReporter: AnyObject, Sendable {
+  func report(_ error: HostError)
+  func notice(_ notice: RuntimeNotice)
+}

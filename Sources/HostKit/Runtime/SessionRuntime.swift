@@ -1,0 +1,331 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Runs a flow of features for a front end: launches them (stores, journals, sessions), settles
+/// them, has them drawn by its renderers, retires them, and moves them through their history.
+///
+/// The front end reads input and calls in from one thread: `open`, then `send` and the commands,
+/// then `finish` and `close`. Stores and navigation call back on their own threads; errors and
+/// notices that answer no call go to the `RuntimeReporter`.
+// @unchecked: the launch bookkeeping is touched on the coordinator's queue only (launch, record),
+// the rest by the front end's thread before `open` and after `close`.
+public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
+  public struct Settings: Sendable {
+    /// Feedback actions in a row before the runaway guard pauses a feature.
+    public var maxFeedbackSteps = 10_000
+    /// How long settling and the waits around navigation may take.
+    public var settleTimeout: Duration = .seconds(10)
+    /// The named session the first feature journals into and restores from; without one every
+    /// feature journals into a temporary file that time travel uses and that `close` removes.
+    public var session: String?
+    /// Where named sessions live; nil: `SessionDirectory.default()`.
+    public var sessions: SessionDirectory?
+    /// Where the temporary folder is made; nil: the system's temporary folder.
+    public var temporaryRoot: String?
+    /// Whether the creator gave the first feature a config: a restored session that keeps
+    /// another one says so.
+    public var configGiven = false
+    /// Reports `will navigate` / `did navigate` lines.
+    public var logsNavigation = false
+
+    public init() {}
+  }
+
+  /// The config (a JSON object) a feature is created with, from its plugin and its presentation
+  /// number (1 for the flow's first feature).
+  public typealias ConfigProvider = @Sendable (_ plugin: LoadedPlugin, _ number: Int) -> String
+
+  public let plugins: [LoadedPlugin]
+  public let flow: Flow
+  let settings: Settings
+  private let renderers: [any FeatureRenderer]
+  private let listeners: [any StoreListener]
+  private let config: ConfigProvider
+  let reporter: any RuntimeReporter
+  private(set) var coordinator: Coordinator?
+  /// The session's navigation journal (a named session only).
+  private var navigation: NavigationJournal?
+  /// Whether the first feature of the run was launched (it owns NAME.jsonl).
+  private var launchedFirst = false
+  /// The number of the last feature journal in the session's folder.
+  private var lastJournalNumber = 1
+  /// Holds the journals of features without a named session, from `open` to `close`.
+  public private(set) var temporaryFolder: String?
+
+  /// A runtime for `flow` over `plugins`, drawn by `renderers` (and heard by `listeners`), each
+  /// feature created with the config `config` gives it.
+  public init(
+    plugins: [LoadedPlugin], flow: Flow, settings: Settings, renderers: [any FeatureRenderer],
+    listeners: [any StoreListener] = [], reporter: any RuntimeReporter,
+    config: @escaping ConfigProvider = { _, _ in "{}" }
+  ) {
+    self.plugins = plugins
+    self.flow = flow
+    self.settings = settings
+    self.renderers = renderers
+    self.listeners = listeners
+    self.reporter = reporter
+    self.config = config
+  }
+
+  /// What the runtime keeps with each presented feature.
+  final class Context {
+    let journal: SessionJournal
+    /// The journal's path relative to the sessions folder, when the run is a named session.
+    let relativePath: String?
+
+    init(journal: SessionJournal, relativePath: String?) {
+      self.journal = journal
+      self.relativePath = relativePath
+    }
+  }
+
+  /// Whether a renderer draws views as they change (input from a terminal).
+  var isLive: Bool { renderers.contains { $0.followsViews } }
+
+  /// Presents the flow's start, or the stack a named session recorded. Throws (having stopped
+  /// whatever it launched) when a feature cannot be launched; call `close` either way.
+  public func open() throws(HostError) {
+    temporaryFolder = try Self.makeTemporaryFolder(in: settings.temporaryRoot ?? NSTemporaryDirectory())
+    let coordinator = Coordinator(
+      flow: flow, plugins: plugins, launcher: self, logsNavigation: settings.logsNavigation)
+    self.coordinator = coordinator
+    do {
+      if let frames = try openNavigation() {
+        try coordinator.restore(frames)
+      } else {
+        try coordinator.start()
+      }
+    } catch {
+      coordinator.stopAll()
+      throw error
+    }
+  }
+
+  /// The input ended (or the user quit): with `settling`, waits (bounded) for the shown features
+  /// to settle; then the renderers draw what is left.
+  public func finish(settling: Bool) {
+    if settling { settle() }
+    guard let top = coordinator?.top else { return }
+    for renderer in renderers { renderer.finish(top.features, focus: top.focus) }
+  }
+
+  /// Stops every feature, closes the journals and removes the temporary folder. Idempotent.
+  public func close() {
+    coordinator?.stopAll()
+    // The coordinator holds this runtime as its launcher: let go of it.
+    coordinator = nil
+    navigation?.close()
+    navigation = nil
+    if let folder = temporaryFolder {
+      try? FileManager.default.removeItem(atPath: folder)
+      temporaryFolder = nil
+    }
+  }
+
+  /// The feature input goes to: the focus of the top frame.
+  public var focused: PresentedFeature? { coordinator?.top?.focus }
+
+  /// The features on the top frame, and the focused one.
+  public var top: (features: [PresentedFeature], focus: PresentedFeature)? { coordinator?.top }
+
+  // MARK: - FeatureLauncher
+
+  public func launch(_ plugin: LoadedPlugin, number: Int, journal recorded: String?) throws(HostError)
+    -> PresentedFeature
+  {
+    let opened = try openJournal(for: plugin, number: number, recorded: recorded)
+    let fanOut = StoreListeners(
+      plugin: plugin, stage: coordinator, listeners: [RuntimeListener(runtime: self)] + renderers + listeners)
+    let store: Store
+    do {
+      store = try Store(
+        plugin: plugin, config: opened.config,
+        options: Store.Options(maxFeedbackSteps: settings.maxFeedbackSteps, rendersViews: isLive),
+        journal: opened.journal, observer: fanOut.observer)
+    } catch {
+      opened.journal.close()
+      throw error
+    }
+    let feature = PresentedFeature(
+      plugin: plugin, store: store, number: number,
+      context: Context(journal: opened.journal, relativePath: opened.relativePath))
+    fanOut.attach(feature)
+    do {
+      if let point = opened.restorePoint {
+        try store.start(restored: true) { instance throws(HostError) in try point.apply(to: instance) }
+      } else {
+        let id = plugin.id
+        let journal = opened.journal
+        try store.start(restored: false) { instance throws(HostError) in
+          let state: String
+          do throws(PluginCallError) {
+            state = try instance.snapshot()
+          } catch {
+            throw HostError(StoreFailure.firstSnapshotFailed(feature: id, error))
+          }
+          try journal.recordInitialState(state)
+        }
+      }
+    } catch {
+      store.stop()
+      throw error
+    }
+    return feature
+  }
+
+  public func retire(_ feature: PresentedFeature) {
+    let report = feature.store.stop()
+    if report.unapplied > 0 { reporter.notice(.unapplied(feature: feature.id, count: report.unapplied)) }
+    if report.late > 0 { reporter.notice(.late(feature: feature.id, count: report.late)) }
+  }
+
+  public func show(_ features: [PresentedFeature], focus: PresentedFeature, reason: ShowReason) {
+    let drawing = renderers.filter { $0.draws(on: reason) }
+    guard !drawing.isEmpty else { return }
+    // Draw what the features reached once the actions the navigation started are applied (a
+    // zero-interval feedback loop runs to its end), not a moment the thread schedule picked.
+    for feature in features { feature.store.waitUntilIdle(timeout: settings.settleTimeout) }
+    for renderer in drawing { renderer.show(features, focus: focus, reason: reason) }
+  }
+
+  public func record(step: String, frames: [(features: [PresentedFeature], focus: Int)]) {
+    guard let navigation else { return }
+    let recorded = frames.map { frame in
+      NavigationJournal.Frame(
+        features: frame.features.map { feature in
+          NavigationJournal.Feature(id: feature.id, journal: (feature.context as? Context)?.relativePath ?? "")
+        }, focus: frame.focus)
+    }
+    do {
+      try navigation.append(step: step, frames: recorded)
+    } catch {
+      reporter.report(error)
+      reporter.notice(.navigationJournalDropped)
+      self.navigation = nil
+    }
+  }
+
+  public func log(_ line: String, isNote: Bool) {
+    reporter.notice(isNote ? .stepIgnored(line) : .navigation(line))
+  }
+
+  // MARK: - Journals
+
+  private struct OpenedJournal {
+    let journal: SessionJournal
+    let config: String
+    let restorePoint: JournalRestorePoint?
+    let relativePath: String?
+  }
+
+  /// The journal of a feature: the named session's (restored when it exists), or a temporary one.
+  private func openJournal(
+    for plugin: LoadedPlugin, number: Int, recorded: String?
+  ) throws(HostError) -> OpenedJournal {
+    let featureConfig = config(plugin, number)
+    guard let name = settings.session else {
+      let path = "\(temporaryFolder ?? NSTemporaryDirectory())/\(number)-\(plugin.id).jsonl"
+      let journal = try SessionJournal.create(at: path, plugin: plugin, config: featureConfig, temporary: true)
+      return OpenedJournal(journal: journal, config: featureConfig, restorePoint: nil, relativePath: nil)
+    }
+    let directory = try sessionDirectory()
+    try directory.ensureExists()
+    let relative: String
+    if let recorded {
+      relative = recorded
+    } else if !launchedFirst {
+      // The first feature of a session journals into NAME.jsonl, as a one-feature session does.
+      relative = "\(name).\(SessionDirectory.fileExtension)"
+    } else {
+      lastJournalNumber += 1
+      relative = "\(name).d/\(lastJournalNumber)-\(plugin.id).\(SessionDirectory.fileExtension)"
+    }
+    launchedFirst = true
+    let path = "\(directory.root)/\(relative)"
+    guard FileManager.default.fileExists(atPath: path) else {
+      if recorded != nil { throw HostError(RuntimeFailure.journalMissing(session: name, journal: relative)) }
+      let journal = try SessionJournal.create(at: path, plugin: plugin, config: featureConfig)
+      return OpenedJournal(journal: journal, config: featureConfig, restorePoint: nil, relativePath: relative)
+    }
+    let opened = try SessionJournal.open(at: path, plugin: plugin)
+    if let torn = opened.tornTail { reporter.notice(.tornJournal(detail: "\(torn)")) }
+    if settings.configGiven && number == 1 && opened.config != featureConfig {
+      reporter.notice(.configKept(session: name, config: opened.config))
+    }
+    return OpenedJournal(
+      journal: opened.journal, config: opened.config, restorePoint: opened.restorePoint, relativePath: relative)
+  }
+
+  /// Opens (or creates) the session's navigation journal; returns the stack to restore, if any.
+  private func openNavigation() throws(HostError) -> [NavigationJournal.Frame]? {
+    guard let name = settings.session else { return nil }
+    let directory = try sessionDirectory()
+    try directory.ensureExists()
+    let folder = "\(directory.root)/\(name).d"
+    let path = "\(folder)/navigation.jsonl"
+    // Journals of features presented before are numbered; new ones come after them.
+    let existing = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    lastJournalNumber = existing.compactMap { Int($0.prefix { $0.isNumber }) }.max() ?? 1
+    guard FileManager.default.fileExists(atPath: path) else {
+      navigation = try NavigationJournal.create(at: path, flow: flow.name)
+      return nil
+    }
+    let (journal, last, torn) = try NavigationJournal.open(at: path)
+    if torn { reporter.notice(.tornNavigation(path: path)) }
+    navigation = journal
+    return last?.frames
+  }
+
+  private func sessionDirectory() throws(HostError) -> SessionDirectory {
+    if let sessions = settings.sessions { return sessions }
+    return try SessionDirectory.default()
+  }
+
+  private static func makeTemporaryFolder(in root: String) throws(HostError) -> String {
+    let base = root.hasSuffix("/") ? root : root + "/"
+    var template = Array((base + "featurehost-run-XXXXXX").utf8CString)
+    guard let folder = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap { mkdtemp($0) } }) else {
+      throw HostError(RuntimeFailure.noTemporaryFolder(reason: String(cString: strerror(errno))))
+    }
+    return String(cString: folder)
+  }
+}
+
+/// The runtime's own listener: routes steps to the coordinator and reports what goes wrong.
+/// Holds the runtime weakly: a store never keeps its runtime alive.
+private final class RuntimeListener: StoreListener {
+  private let runtime: Mutex<Weak>
+
+  private struct Weak: Sendable { weak var runtime: SessionRuntime? }
+
+  init(runtime: SessionRuntime) {
+    self.runtime = Mutex(Weak(runtime: runtime))
+  }
+
+  func hear(_ event: StoreEvent, from origin: StoreOrigin) {
+    guard let runtime = runtime.withLock({ $0.runtime }) else { return }
+    let id = origin.plugin.id
+    switch event {
+    case .step(let json):
+      guard let feature = origin.feature else { return }
+      runtime.coordinator?.receive(step: json, from: feature)
+    case .rejected(let action, let source, let error):
+      runtime.reporter.report(
+        HostError(RuntimeFailure.actionRefused(feature: id, source: source, action: action, error)))
+    case .paused(let error):
+      runtime.reporter.report(error)
+    case .log(let level, let message):
+      if level >= .warning { runtime.reporter.notice(.pluginLog(feature: id, message: message)) }
+    case .journalFailed(let error):
+      runtime.reporter.report(error)
+      runtime.reporter.notice(.journalDropped(feature: id))
+    case .applied, .viewChanged:
+      break
+    }
+  }
+}
