@@ -1,8 +1,9 @@
 import FeatureABI
 import FeatureTesting
 import Foundation
-@testable import HostKit
 import Testing
+
+@testable import HostKit
 
 @Suite("Plugin loader")
 struct PluginLoaderTests {
