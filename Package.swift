@@ -90,14 +90,12 @@ let package = Package(
     .testTarget(
       name: "HostKitTests",
       dependencies: ["HostKit", "FeatureJSON", "FeatureTesting", "host"],
-      path: "Tests/HostKitTests",
-      exclude: ["Fixtures"]
+      path: "Tests/HostKitTests"
     ),
     .testTarget(
       name: "ValidateTests",
       dependencies: ["HostKit", "FeatureJSON", "FeatureTesting", "host"],
-      path: "Tests/ValidateTests",
-      exclude: ["Fixtures"]
+      path: "Tests/ValidateTests"
     ),
   ]
 )

@@ -4,16 +4,21 @@ import FeatureABI
   import Glibc
 #endif
 
-/// A plugin that passed every check: its descriptor, ABI version and manifest.
+/// A plugin that passed every check: a copy of its descriptor, its ABI version and manifest.
 ///
-/// The library is never unloaded (RTLD_NODELETE; Swift plugins must not be dlclosed), so the
-/// descriptor stays valid for the life of the process.
+/// The copy holds what the plugin's struct_size declares, zero beyond it, so no later read goes
+/// past the plugin's descriptor. The library is never unloaded (RTLD_NODELETE; Swift plugins must
+/// not be dlclosed), so the function pointers and the manifest string stay valid for the process.
+// @unchecked: fh_plugin holds C pointers to static, immutable plugin data.
 public struct LoadedPlugin: @unchecked Sendable {
   public let path: String
   public let manifest: PluginManifest
   public let abiMajor: UInt32
   public let abiMinor: UInt32
-  let descriptor: UnsafePointer<fh_plugin>
+  /// The descriptor's struct_size as the plugin declared it.
+  public let structSize: UInt32
+  /// The descriptor, read within `structSize`; `get_extension` is nil when the size does not reach it.
+  let functions: fh_plugin
 
   public var id: String { manifest.id }
 }
@@ -39,7 +44,8 @@ public struct PluginLoadError: Error, Sendable, Equatable, CustomStringConvertib
 /// Loads plugin libraries and checks them before any plugin code beyond the entry function runs.
 public enum PluginLoader {
   /// Opens `path` with RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE, finds `fh_plugin_entry_v1`, checks
-  /// the descriptor's size and version, its required functions and its manifest.
+  /// the descriptor's version (`fh_abi_is_compatible`), reads it within its struct_size, checks its
+  /// required functions and its manifest.
   public static func load(_ path: String) throws(PluginLoadError) -> LoadedPlugin {
     func failure(_ reason: PluginLoadError.Reason, _ message: String, help: String? = nil) -> PluginLoadError {
       PluginLoadError(reason: reason, path: path, message: message, help: help)
@@ -78,34 +84,38 @@ public enum PluginLoader {
     }
     let major = base.load(fromByteOffset: 4, as: UInt32.self)
     let minor = base.load(fromByteOffset: 8, as: UInt32.self)
-    guard major == FH_ABI_MAJOR else {
-      throw failure(
-        .wrongMajor, "'\(path)' was built for ABI \(major).\(minor); this host speaks ABI \(FH_ABI_MAJOR)",
-        help: "rebuild the plugin against this host's feature_abi.h")
-    }
-    guard minor <= FH_ABI_MINOR else {
+    guard fh_abi_is_compatible(major, minor) != 0 else {
+      guard major == FH_ABI_MAJOR else {
+        throw failure(
+          .wrongMajor, "'\(path)' was built for ABI \(major).\(minor); this host speaks ABI \(FH_ABI_MAJOR)",
+          help: "rebuild the plugin against this host's feature_abi.h")
+      }
       throw failure(
         .newerMinor,
         "'\(path)' needs ABI \(major).\(minor); this host supports up to \(FH_ABI_MAJOR).\(FH_ABI_MINOR)",
         help: "update the host, or rebuild the plugin against this host's feature_abi.h")
     }
-    let needed = MemoryLayout<fh_plugin>.size
-    guard Int(structSize) >= needed else {
+    // A larger descriptor (a plugin knowing fields this host does not) is read up to this host's
+    // layout; a smaller one leaves the fields it does not reach zero.
+    let copy = DeclaredStruct(reading: base, empty: fh_plugin())
+    let plugin = copy.value
+    let required: [(name: String, field: PartialKeyPath<fh_plugin>, present: Bool)] = [
+      ("manifest_json", \.manifest_json, plugin.manifest_json != nil), ("create", \.create, plugin.create != nil),
+      ("start", \.start, plugin.start != nil), ("dispatch", \.dispatch, plugin.dispatch != nil),
+      ("reduce", \.reduce, plugin.reduce != nil), ("snapshot", \.snapshot, plugin.snapshot != nil),
+      ("restore", \.restore, plugin.restore != nil), ("render", \.render, plugin.render != nil),
+      ("stop", \.stop, plugin.stop != nil), ("destroy", \.destroy, plugin.destroy != nil),
+      ("last_error", \.last_error, plugin.last_error != nil),
+    ]
+    if let cut = required.first(where: { !copy.declares($0.field) }) {
       throw failure(
-        .structTooSmall, "the descriptor of '\(path)' is \(structSize) bytes; ABI \(major).\(minor) needs \(needed)",
+        .structTooSmall,
+        "the descriptor of '\(path)' is \(structSize) bytes and ends before '\(cut.name)', a required field",
         help: "set struct_size to sizeof(fh_plugin) and fill every field")
     }
-    let plugin = raw.pointee
-    let required: [(String, Bool)] = [
-      ("manifest_json", plugin.manifest_json != nil), ("create", plugin.create != nil),
-      ("start", plugin.start != nil), ("dispatch", plugin.dispatch != nil), ("reduce", plugin.reduce != nil),
-      ("snapshot", plugin.snapshot != nil), ("restore", plugin.restore != nil),
-      ("render", plugin.render != nil), ("stop", plugin.stop != nil),
-      ("destroy", plugin.destroy != nil), ("last_error", plugin.last_error != nil),
-    ]
-    if let missing = required.first(where: { !$0.1 }) {
+    if let missing = required.first(where: { !$0.present }) {
       throw failure(
-        .missingFunction, "the descriptor of '\(path)' has no '\(missing.0)' (NULL)",
+        .missingFunction, "the descriptor of '\(path)' has no '\(missing.name)' (NULL)",
         help: "every field of fh_plugin except get_extension is required")
     }
     let manifest: PluginManifest
@@ -116,6 +126,7 @@ public enum PluginLoader {
         .badManifest, "'\(path)': \(error.message)",
         help: "see the manifest_json comment in feature_abi.h for the fields it needs")
     }
-    return LoadedPlugin(path: path, manifest: manifest, abiMajor: major, abiMinor: minor, descriptor: raw)
+    return LoadedPlugin(
+      path: path, manifest: manifest, abiMajor: major, abiMinor: minor, structSize: structSize, functions: plugin)
   }
 }

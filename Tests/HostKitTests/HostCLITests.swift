@@ -37,8 +37,8 @@ struct HostCLITests {
   }
 
   @Test func listShowsEachFeatureAndRejectedCandidates() throws {
-    let folder = try FixtureBuilder.temporaryFolder()
-    try FixtureBuilder.compile(defines: ["FIXTURE_NEWER_MINOR"], output: "\(folder)/libnewer.so")
+    let folder = try FixturePlugin.temporaryFolder()
+    try FixturePlugin.build(["FIXTURE_NEWER_MINOR"], into: "\(folder)/libnewer.so")
     let result = try HostProcess.run(["--plugins", folder, "list"])
     #expect(result.status == 0)
     let lines = result.stdout.split(separator: "\n").map(String.init)
@@ -50,8 +50,8 @@ struct HostCLITests {
   }
 
   @Test func pluginPathEnvironmentIsSearched() throws {
-    let folder = try FixtureBuilder.temporaryFolder()
-    try FixtureBuilder.compile(defines: [], output: "\(folder)/libfixture.so")
+    let folder = try FixturePlugin.temporaryFolder()
+    try FixturePlugin.build([], into: "\(folder)/libfixture.so")
     let result = try HostProcess.run(
       ["run", "fixture"], input: "tick tag=T\n:state\n", environment: ["FEATUREHOST_PLUGIN_PATH": folder])
     #expect(result.status == 0)

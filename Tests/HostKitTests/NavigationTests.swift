@@ -40,7 +40,7 @@ final class RecordingLauncher: FeatureLauncher, @unchecked Sendable {
 struct NavigationTests {
   static func plugins() throws -> [LoadedPlugin] {
     [
-      try PluginLoader.load(try FixtureBuilder.plugin()), try PluginLoader.load(CounterLibrary.path),
+      try PluginLoader.load(try FixturePlugin.path()), try PluginLoader.load(CounterLibrary.path),
       try PluginLoader.load(PluginPaths.library("Levels")),
     ]
   }
@@ -180,7 +180,7 @@ struct NavigationCLITests {
   }
 
   @Test func aFlowFileNamingAnUnknownFeatureIsRefused() throws {
-    let folder = try FixtureBuilder.temporaryFolder()
+    let folder = try FixturePlugin.temporaryFolder()
     let file = "\(folder)/flow.json"
     try "{\"flow\": \"mine\",\n \"start\": {\"present\": [\"counter\", \"levls\"]}}".write(
       toFile: file, atomically: true, encoding: .utf8)
@@ -191,7 +191,7 @@ struct NavigationCLITests {
   }
 
   @Test func aFlowPresentsTwoFeaturesUnderHeadingsAndFocusRoutesInput() throws {
-    let folder = try FixtureBuilder.temporaryFolder()
+    let folder = try FixturePlugin.temporaryFolder()
     let file = "\(folder)/flow.json"
     try #"{"flow": "pair", "start": {"present": ["counter", "levels"]}}"#.write(
       toFile: file, atomically: true, encoding: .utf8)
@@ -208,7 +208,7 @@ struct NavigationCLITests {
   }
 
   @Test func aSessionRestoresWhereTheUserWasAndReplayShowsThePath() throws {
-    let state = try FixtureBuilder.temporaryFolder()
+    let state = try FixturePlugin.temporaryFolder()
     let environment = ["XDG_STATE_HOME": state]
     // given a session that went home -> counter, with two increments
     let first = try HostProcess.run(

@@ -17,8 +17,8 @@ struct PluginDiscoveryTests {
   }
 
   @Test func aFolderWritableByOthersIsRefused() throws {
-    let folder = try FixtureBuilder.temporaryFolder()
-    try FixtureBuilder.compile(defines: [], output: "\(folder)/libfixture.so")
+    let folder = try FixturePlugin.temporaryFolder()
+    try FixturePlugin.build([], into: "\(folder)/libfixture.so")
     chmod(folder, 0o777)
     let result = PluginDiscovery(directories: [folder]).scan()
     #expect(result.plugins.isEmpty)
@@ -28,9 +28,9 @@ struct PluginDiscoveryTests {
   }
 
   @Test func aPluginFileWritableByGroupIsRefused() throws {
-    let folder = try FixtureBuilder.temporaryFolder()
+    let folder = try FixturePlugin.temporaryFolder()
     let file = "\(folder)/libfixture.so"
-    try FixtureBuilder.compile(defines: [], output: file)
+    try FixturePlugin.build([], into: file)
     chmod(file, 0o775)
     let result = PluginDiscovery(directories: [folder]).scan()
     #expect(result.plugins.isEmpty)
@@ -39,9 +39,9 @@ struct PluginDiscoveryTests {
   }
 
   @Test func aDuplicateFeatureIdIsRejectedAndTheFirstWins() throws {
-    let folder = try FixtureBuilder.temporaryFolder()
-    try FixtureBuilder.compile(defines: [], output: "\(folder)/liba.so")
-    try FixtureBuilder.compile(defines: [], output: "\(folder)/libb.so")
+    let folder = try FixturePlugin.temporaryFolder()
+    try FixturePlugin.build([], into: "\(folder)/liba.so")
+    try FixturePlugin.build([], into: "\(folder)/libb.so")
     let result = PluginDiscovery(directories: [folder]).scan()
     #expect(result.plugins.map(\.path) == ["\(folder)/liba.so"])
     #expect(result.rejections.map(\.path) == ["\(folder)/libb.so"])
@@ -49,9 +49,9 @@ struct PluginDiscoveryTests {
   }
 
   @Test func brokenCandidatesAreListedWithTheirReasonBesideGoodOnes() throws {
-    let folder = try FixtureBuilder.temporaryFolder()
-    try FixtureBuilder.compile(defines: [], output: "\(folder)/libgood.so")
-    try FixtureBuilder.compile(defines: ["FIXTURE_WRONG_MAJOR", "FIXTURE_ID=\"other\""], output: "\(folder)/libold.so")
+    let folder = try FixturePlugin.temporaryFolder()
+    try FixturePlugin.build([], into: "\(folder)/libgood.so")
+    try FixturePlugin.build(["FIXTURE_WRONG_MAJOR", "FIXTURE_ID=\"other\""], into: "\(folder)/libold.so")
     let result = PluginDiscovery(directories: [folder]).scan()
     #expect(result.ids == ["fixture"])
     #expect(result.rejections.map(\.path) == ["\(folder)/libold.so"])

@@ -1,6 +1,9 @@
+import FeatureABI
+import FeatureTesting
 import Foundation
-import HostKit
 import Testing
+
+@testable import HostKit
 
 @Suite("Plugin loader")
 struct PluginLoaderTests {
@@ -30,7 +33,7 @@ struct PluginLoaderTests {
 
   @Test("a broken plugin is refused with an error naming the file", arguments: badPlugins)
   func brokenPluginIsRefused(_ bad: BadPlugin) throws {
-    let path = try FixtureBuilder.plugin(bad.defines)
+    let path = try FixturePlugin.path(bad.defines)
     #expect {
       _ = try PluginLoader.load(path)
     } throws: { error in
@@ -41,7 +44,7 @@ struct PluginLoaderTests {
   }
 
   @Test func aFileThatIsNotASharedLibraryIsRefused() throws {
-    let folder = try FixtureBuilder.temporaryFolder()
+    let folder = try FixturePlugin.temporaryFolder()
     let path = "\(folder)/libnotes.so"
     try "just text\n".write(toFile: path, atomically: true, encoding: .utf8)
     let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path) }
@@ -50,12 +53,85 @@ struct PluginLoaderTests {
   }
 
   @Test func aGoodFixtureLoadsWithItsManifest() throws {
-    let plugin = try PluginLoader.load(try FixtureBuilder.plugin())
+    let plugin = try PluginLoader.load(try FixturePlugin.path())
     #expect(plugin.id == "fixture")
     #expect(plugin.manifest.actions.map(\.type) == ["tick", "burst", "ping", "step"])
     #expect(plugin.manifest.steps.map(\.step) == ["go"])
     #expect(plugin.abiMajor == 1)
     #expect(plugin.abiMinor == 0)
+  }
+
+  // The size rule of feature_abi.h: a descriptor is read within its struct_size.
+
+  static let pointer = MemoryLayout<UnsafeRawPointer>.size
+
+  static func offset(_ field: PartialKeyPath<fh_plugin>) -> Int { MemoryLayout<fh_plugin>.offset(of: field) ?? -1 }
+
+  @Test func aDescriptorOfThisHostsSizeLoadsWithEveryField() throws {
+    let plugin = try PluginLoader.load(try FixturePlugin.path())
+    #expect(plugin.structSize == UInt32(MemoryLayout<fh_plugin>.size))
+    #expect(plugin.functions.get_extension != nil)
+  }
+
+  @Test func aShorterDescriptorLoadsAndTheFieldsItDoesNotReachAreAbsent() throws {
+    // given a descriptor whose struct_size ends before get_extension (set in memory beyond it)
+    let path = try FixturePlugin.path(["FIXTURE_STRUCT_END=get_extension"], name: "libshorter")
+    // when it is loaded
+    let plugin = try PluginLoader.load(path)
+    // then it is used, and the optional field past its size is absent, not read
+    #expect(plugin.structSize == UInt32(Self.offset(\.get_extension)))
+    #expect(plugin.functions.get_extension == nil)
+    #expect(plugin.id == "fixture")
+  }
+
+  @Test func aLongerDescriptorOfThisMinorLoadsAndItsUnknownTailIsIgnored() throws {
+    let path = try FixturePlugin.path(["FIXTURE_LONGER_STRUCT"], name: "liblonger")
+    let plugin = try PluginLoader.load(path)
+    #expect(plugin.structSize == UInt32(MemoryLayout<fh_plugin>.size + 4 * Self.pointer))
+    #expect(plugin.abiMinor == FH_ABI_MINOR)
+    // and it runs: the fields this host knows were all read
+    let store = try Store(plugin: plugin, config: #"{"tag":"L"}"#, observer: { _ in })
+    try store.start()
+    store.send(#"{"type":"tick","tag":"L"}"#, source: .user)
+    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
+    #expect(try store.state().hasPrefix(#"{"count":1,"#))
+    _ = store.stop()
+  }
+
+  @Test func aLongerDescriptorOfANewerMinorIsRefused() throws {
+    let path = try FixturePlugin.path(["FIXTURE_LONGER_STRUCT", "FIXTURE_NEWER_MINOR"], name: "liblonger-newer")
+    let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path) }
+    #expect(error?.reason == .newerMinor)
+    #expect(error?.message.contains("needs ABI \(FH_ABI_MAJOR).\(FH_ABI_MINOR + 7)") == true)
+  }
+
+  struct CutDescriptor: CustomTestStringConvertible, Sendable {
+    let id: String
+    /// The field the descriptor's struct_size ends at.
+    let field: String
+    var testDescription: String { id }
+  }
+
+  static let cutDescriptors: [CutDescriptor] = [
+    CutDescriptor(id: "ends-before-create", field: "create"),
+    CutDescriptor(id: "ends-before-render", field: "render"),
+    CutDescriptor(id: "ends-before-last-error", field: "last_error"),
+  ]
+
+  @Test("a descriptor ending before a required field is refused, naming it", arguments: cutDescriptors)
+  func aDescriptorEndingBeforeARequiredFieldIsRefused(_ cut: CutDescriptor) throws {
+    let path = try FixturePlugin.path(["FIXTURE_STRUCT_END=\(cut.field)"], name: "libcut-\(cut.field)")
+    let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path) }
+    #expect(error?.reason == .structTooSmall)
+    #expect(error?.message.contains("'\(path)'") == true)
+    #expect(error?.message.contains("bytes and ends before '\(cut.field)', a required field") == true)
+    #expect(error?.help != nil)
+  }
+
+  @Test func theSizeInTheRefusalIsTheDeclaredOne() throws {
+    let path = try FixturePlugin.path(["FIXTURE_STRUCT_END=render"], name: "libcut-render")
+    let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path) }
+    #expect(error?.message.contains("is \(Self.offset(\.render)) bytes") == true)
   }
 
   @Test func theCounterPluginLoads() throws {

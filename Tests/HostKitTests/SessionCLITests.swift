@@ -7,7 +7,7 @@ struct SessionCLITests {
   /// A fresh state folder per test: sessions never leak between tests or into the user's home.
   let state: String
 
-  init() throws { state = try FixtureBuilder.temporaryFolder() }
+  init() throws { state = try FixturePlugin.temporaryFolder() }
 
   func host(_ arguments: [String], _ input: String = "") throws -> HostProcess.Output {
     try HostProcess.run(arguments, input: input, environment: ["XDG_STATE_HOME": state])

@@ -54,7 +54,7 @@ struct SessionCrashTests {
   }
 
   @Test func everyActionWhoseStateWasSeenSurvivesKill9AtRandomMoments() throws {
-    let state = try FixtureBuilder.temporaryFolder()
+    let state = try FixturePlugin.temporaryFolder()
     var generator = SystemRandomNumberGenerator()
     var seen = 0
     for _ in 0..<25 {

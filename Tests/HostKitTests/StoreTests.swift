@@ -73,7 +73,7 @@ struct StoreTests {
 
   @Test func anEmitDuringDispatchIsQueuedNotReentered() throws {
     let events = EventRecorder()
-    let store = try Store(plugin: try PluginLoader.load(try FixtureBuilder.plugin()), observer: events.observer)
+    let store = try Store(plugin: try PluginLoader.load(try FixturePlugin.path()), observer: events.observer)
     try store.start()
     store.send(#"{"type":"ping","limit":50}"#, source: .user)
     #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
@@ -85,7 +85,7 @@ struct StoreTests {
   @Test func aFeedbackLoopThatNeverSettlesIsPausedAndTheStoreStaysUsable() throws {
     let events = EventRecorder()
     let store = try Store(
-      plugin: try PluginLoader.load(try FixtureBuilder.plugin()), options: Store.Options(maxFeedbackSteps: 100),
+      plugin: try PluginLoader.load(try FixturePlugin.path()), options: Store.Options(maxFeedbackSteps: 100),
       observer: events.observer)
     try store.start()
     store.send(#"{"type":"ping"}"#, source: .user)
@@ -103,7 +103,7 @@ struct StoreTests {
 
   @Test func twoInstancesOfOnePluginEmittingAtOnceNeverMix() throws {
     // given two instances of the same C plugin, each with its own libffi-bound callbacks
-    let plugin = try PluginLoader.load(try FixtureBuilder.plugin())
+    let plugin = try PluginLoader.load(try FixturePlugin.path())
     let first = EventRecorder()
     let second = EventRecorder()
     let storeA = try Store(plugin: plugin, config: #"{"tag":"A"}"#, observer: first.observer)
@@ -139,7 +139,7 @@ struct StoreTests {
   }
 
   @Test func aConfigTheFeatureRefusesIsReported() throws {
-    let plugin = try PluginLoader.load(try FixtureBuilder.plugin())
+    let plugin = try PluginLoader.load(try FixturePlugin.path())
     let error = #expect(throws: HostError.self) {
       _ = try Store(plugin: plugin, config: #"{"refuse":true}"#, observer: { _ in })
     }

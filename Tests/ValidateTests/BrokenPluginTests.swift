@@ -1,3 +1,4 @@
+import FeatureTesting
 import Testing
 
 /// Each variant of the fixture plugin breaks one rule of the contract; `host validate` must fail
@@ -67,16 +68,16 @@ struct BrokenPluginTests {
       id: "refuses-an-action-it-emitted", define: "BREAK_REFUSE_EMITTED", failing: ["catalogue"],
       why: #"emitted '{"type":"pong"}'"#),
     Variant(
-      id: "no-entry-symbol", define: "BREAK_NO_ENTRY", failing: fromOn("entry"),
+      id: "no-entry-symbol", define: "FIXTURE_NO_ENTRY", failing: fromOn("entry"),
       why: "fh_plugin_entry_v1 is not exported"),
     Variant(
-      id: "wrong-abi-major", define: "BREAK_WRONG_MAJOR", failing: fromOn("descriptor"),
+      id: "wrong-abi-major", define: "FIXTURE_WRONG_MAJOR", failing: fromOn("descriptor"),
       why: "abi_major 2 is not this host's 1"),
   ]
 
   @Test(arguments: variants)
   func failsThatCheckAndOnlyThatCheck(_ variant: Variant) throws {
-    let plugin = try ConformanceFixtures.plugin(variant.define)
+    let plugin = try FixturePlugin.tally(variant.define)
     let report = try ValidateReport.run(plugin, ["--timeout", "\(variant.timeout)"])
     #expect(report.status == 1, "\(report.output.stdout)\(report.output.stderr)")
     let failing = report.lines.compactMap { line in
@@ -94,13 +95,13 @@ struct BrokenPluginTests {
 
   @Test func anActionRefusedAfterCreatedButAcceptedLaterPasses() throws {
     // reset is refused while the total is 0, so the catalogue check must try it after add.
-    let report = try ValidateReport.run(try ConformanceFixtures.plugin("RESET_NEEDS_A_TOTAL"), ["--timeout", "30"])
+    let report = try ValidateReport.run(try FixturePlugin.tally("RESET_NEEDS_A_TOTAL"), ["--timeout", "30"])
     #expect(report.status == 0, "\(report.output.stdout)")
     #expect(report.summary == "\(ValidateReport.allChecks.count) passed, 0 failed")
   }
 
   @Test func theWellBehavedFixturePassesEveryCheck() throws {
-    let report = try ValidateReport.run(try ConformanceFixtures.plugin(nil), ["--timeout", "30"])
+    let report = try ValidateReport.run(try FixturePlugin.tally(nil), ["--timeout", "30"])
     #expect(report.status == 0, "\(report.output.stdout)")
     #expect(report.passed == ValidateReport.allChecks)
     #expect(report.summary == "\(ValidateReport.allChecks.count) passed, 0 failed")

@@ -6,8 +6,8 @@ import Testing
 struct CExampleTests {
   /// The command README.md documents, run from the package root.
   static func buildByHand() throws -> String {
-    let output = "\(try ConformanceFixtures.temporaryFolder())/libthermostat.so"
-    try ConformanceFixtures.run(
+    let output = "\(try FixturePlugin.temporaryFolder())/libthermostat.so"
+    try FixturePlugin.run(
       "sh",
       [
         "-c",
@@ -19,7 +19,7 @@ struct CExampleTests {
 
   /// The names `nm -D --defined-only` lists: what the library exports.
   static func exportedSymbols(_ library: String) throws -> [String] {
-    try ConformanceFixtures.run("nm", ["-D", "--defined-only", library])
+    try FixturePlugin.run("nm", ["-D", "--defined-only", library])
       .split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
   }
 

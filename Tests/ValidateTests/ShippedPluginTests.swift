@@ -11,7 +11,7 @@ struct ShippedPluginTests {
     var testDescription: String { id }
   }
 
-  static let catalog = "file://\(ConformanceFixtures.packageRoot)/Plugins/Kittens/catalog.json"
+  static let catalog = "file://\(FixturePlugin.packageRoot)/Plugins/Kittens/catalog.json"
 
   static let shipped: [Shipped] = [
     Shipped(id: "counter", library: "Counter", arguments: []),

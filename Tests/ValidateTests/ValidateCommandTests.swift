@@ -55,7 +55,7 @@ struct ValidateCommandTests {
   }
 
   @Test func aFileThatIsNoLibraryFailsLoadsAndTheRestAreNotRun() throws {
-    let report = try ValidateReport.run("\(ConformanceFixtures.packageRoot)/Package.swift")
+    let report = try ValidateReport.run("\(FixturePlugin.packageRoot)/Package.swift")
     #expect(report.status == 1)
     #expect(report.failures["loads"]?.hasPrefix("dlopen(RTLD_NOW) refused") == true)
     #expect(report.failures["render"] == "not run: 'loads' failed")

@@ -13,7 +13,14 @@
  * - Errors: every fallible function returns an fh_status; on failure the instance's last_error()
  *   describes it in one line. A plugin never crashes on bad input and never fails silently.
  * - Structs begin with struct_size and only ever grow at their end. Readers must not read a field
- *   whose end lies beyond struct_size.
+ *   whose end lies beyond struct_size. Read a struct with fh_struct_read: a zeroed copy of what both
+ *   sides know. A field the sender's struct_size does not reach is absent: an optional one reads as
+ *   NULL, and a descriptor that ends before a required field is refused, naming the field.
+ * - Sizes and versions: a host uses a descriptor whose abi_major equals its own and whose abi_minor
+ *   does not exceed its own (fh_abi_is_compatible), whatever its struct_size. A larger struct_size
+ *   (a plugin adding fields this host does not know) is accepted and the unknown tail is ignored; a
+ *   newer abi_minor is refused even when the fields this host knows are all there, because a newer
+ *   minor may give existing fields a meaning the older host does not honour.
  * - Optional capabilities are found by versioned string id through get_extension ("fh.xxx/1"),
  *   which returns NULL when the capability is absent.
  *
@@ -39,11 +46,15 @@
  * - 1.0: first version: descriptor, host callbacks (emit, log, effect_began, effect_ended,
  *        get_extension), lifecycle, dispatch and effect-free reduce, snapshot/restore, render,
  *        manifest; host extensions fh.navigation/1 (steps) and fh.clock/1 (timers).
+ * - 1.0 (clarified, no layout change): how struct_size and abi_minor combine (see Conventions:
+ *        a larger struct_size is accepted, a newer minor is not; a missing optional field is
+ *        absent, a missing required one refuses the descriptor); fh_struct_read added.
  */
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -273,6 +284,19 @@ FH_EXPORT const fh_plugin *fh_plugin_entry_v1(void);
 /* True when a descriptor of this version can be used by a host built with this header. */
 static inline int fh_abi_is_compatible(uint32_t abi_major, uint32_t abi_minor) {
     return abi_major == FH_ABI_MAJOR && abi_minor <= FH_ABI_MINOR;
+}
+
+/* Copies the struct at source (which begins with its uint32_t struct_size) into destination, a
+ * reader's struct of destination_size bytes: min(struct_size, destination_size) bytes are copied and
+ * the rest is zeroed, so a field the sender did not declare reads as 0/NULL. Returns the sender's
+ * struct_size (a reader compares field ends with it to tell "absent" from "NULL"). */
+static inline uint32_t fh_struct_read(const void *source, void *destination, size_t destination_size) {
+    uint32_t declared;
+    memcpy(&declared, source, sizeof declared);
+    size_t count = declared < destination_size ? declared : destination_size;
+    memset(destination, 0, destination_size);
+    memcpy(destination, source, count);
+    return declared;
 }
 
 #ifdef __cplusplus

@@ -33,7 +33,7 @@ public final class InProcessInstance: PluginInstance {
   /// Creates an instance with `config` (a JSON object), its callbacks delivered to `target`.
   public init(plugin: LoadedPlugin, config: String, target: any InstanceCallbackTarget) throws(HostError) {
     self.plugin = plugin
-    let functions = plugin.descriptor.pointee
+    let functions = plugin.functions
     let binding = try CallbackBinding(target: target, hostVersion: HostVersion.cString)
     self.functions = functions
     self.binding = binding

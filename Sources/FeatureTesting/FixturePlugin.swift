@@ -1,0 +1,86 @@
+import Foundation
+import Synchronization
+
+/// Builds the C fixture plugin of the tests (Tests/Fixtures/fixture_plugin.c) with `cc -shared`,
+/// once per variant and test process, into a private temporary folder.
+///
+/// A variant is a list of macros (`["FIXTURE_WRONG_MAJOR"]`, `["FIXTURE_TALLY", "BREAK_NO_ENTRY"]`);
+/// the source's opening comment lists them. Every child process the builder starts goes through
+/// `run`, the one place to change how tools are spawned.
+public enum FixturePlugin {
+  /// The package's root folder, found from this source file's path.
+  public static let packageRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+  }()
+
+  static let source = "\(packageRoot)/Tests/Fixtures/fixture_plugin.c"
+  static let includeDirectory = "\(packageRoot)/Sources/FeatureABI/include"
+  /// The C example's JSON reader, which the "tally" feature uses.
+  static let exampleDirectory = "\(packageRoot)/Plugins/CExample"
+
+  private static let built = Mutex<[String: String]>([:])
+
+  /// A fresh folder (mode 0700) for one test.
+  public static func temporaryFolder() throws -> String {
+    var template = Array((NSTemporaryDirectory() + "featurehost-test-XXXXXX").utf8CString)
+    guard let path = mkdtemp(&template) else { throw FixtureError("mkdtemp failed: errno \(errno)") }
+    return String(cString: path)
+  }
+
+  /// The path of the fixture built with `defines`, built on first use and shared by the process's
+  /// tests; `name` is the file name (default: `lib<first define or "fixture">.so`).
+  public static func path(_ defines: [String] = [], name: String? = nil) throws -> String {
+    let key = (defines + [name ?? ""]).joined(separator: ",")
+    if let path = built.withLock({ $0[key] }) { return path }
+    let file = "\(try temporaryFolder())/\(name ?? "lib" + (defines.first ?? "fixture").lowercased()).so"
+    try build(defines, into: file)
+    built.withLock { $0[key] = file }
+    return file
+  }
+
+  /// Compiles the fixture with `defines` into `output` (a fresh build, not cached).
+  public static func build(_ defines: [String] = [], into output: String) throws {
+    try run(
+      "cc",
+      ["-shared", "-fPIC", "-O1", "-Wall", "-Werror", "-Wno-unused", "-I", includeDirectory, "-I", exampleDirectory]
+        + defines.map { "-D\($0)" } + ["-o", output, source, "\(exampleDirectory)/flat_json.c", "-lpthread"])
+  }
+
+  /// Runs a tool from PATH in the package root; returns its stdout, throws with its stderr.
+  @discardableResult
+  public static func run(_ tool: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [tool] + arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    // Drain stderr on another thread so neither pipe can fill up and block the tool.
+    let message = Mutex(Data())
+    let drained = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      let data = errors.fileHandleForReading.readDataToEndOfFile()
+      message.withLock { $0 = data }
+      drained.signal()
+    }
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    drained.wait()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+      let reason = message.withLock { String(decoding: $0, as: UTF8.self) }
+      throw FixtureError("\(tool) \(arguments.joined(separator: " ")) failed: \(reason)")
+    }
+    return text
+  }
+}
+
+/// A fixture could not be built or prepared; the message says which command failed and why.
+public struct FixtureError: Error, CustomStringConvertible {
+  public let description: String
+  public init(_ description: String) { self.description = description }
+}
