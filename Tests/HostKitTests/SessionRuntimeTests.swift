@@ -30,7 +30,7 @@ struct SessionRuntimeTests {
     let sink = RecordingSink()
     let reporter = RecordingReporter()
     var settings = SessionRuntime.Settings()
-    let root = try FixtureBuilder.temporaryFolder()
+    let root = try FixturePlugin.temporaryFolder()
     settings.temporaryRoot = root
     settings.session = session
     settings.sessions = sessions.map(SessionDirectory.init(root:))
@@ -209,7 +209,7 @@ struct SessionRuntimeTests {
 
   @Test func aNamedSessionIsRestoredWhereItWasLeft() throws {
     // given a session that counted to two
-    let sessions = try FixtureBuilder.temporaryFolder()
+    let sessions = try FixturePlugin.temporaryFolder()
     let first = try Self.harness(session: "s", sessions: sessions)
     try first.runtime.open()
     let counter = try #require(first.runtime.focused)
