@@ -81,7 +81,9 @@ struct JournalHistoryTests {
     let history = JournalHistory(path: "s.jsonl", records: [Self.action(1)])
     let error = #expect(throws: HostError.self) { try history.restorePoint(to: 2) }
     #expect(error?.message == "there is no seq 2 in journal 's.jsonl'")
-    #expect(error?.help == "pick a seq from 0 to 1; ':history' lists them")
+    #expect(error?.help == "pick a seq from 0 to 1")
+    #expect(
+      error?.failure as? JournalFailure == .noSuchSeq(path: "s.jsonl", seq: 2, lastSeq: 1))
   }
 
   @Test func aJournalReadFromDiskGivesTheSameHistory() throws {

@@ -26,10 +26,8 @@ public struct Journal: Sendable {
   private let recordsStart: Int
   /// The last snapshot or travel line: byte offset and line number.
   private let lastState: (offset: Int, line: Int)?
-  /// Where the records end: the file size, or where the torn tail starts.
-  let recordsEnd: Int
-  /// False when the last record has no `\n` (complete, but written by something else).
-  let endsWithNewline: Bool
+  /// How the lines end: where the records end, the torn tail, the last newline.
+  let tail: JSONLinesTail
 
   /// Reads and checks the journal at `path`; with `feature`, a journal of another feature is an
   /// error.
@@ -47,14 +45,13 @@ public struct Journal: Sendable {
       try Self.check(buffer, path: path, feature: feature)
     }
     header = checked.header
-    tornTail = checked.tornTail
+    tornTail = checked.tail.tornTail
     lastSeq = checked.lastSeq
     actionCount = checked.actionCount
     actionsSinceState = checked.actionsSinceState
     recordsStart = checked.recordsStart
     lastState = checked.lastState
-    recordsEnd = checked.recordsEnd
-    endsWithNewline = checked.endsWithNewline
+    tail = checked.tail
   }
 
   /// The last state in the journal and the actions after it: what restores the current state.
@@ -111,13 +108,13 @@ public struct Journal: Sendable {
     _ body: (UnsafeBufferPointer<UInt8>, Int, ScannedLine) throws(LineProblem) -> Void
   ) throws(HostError) {
     let path = path
-    let end = recordsEnd
+    let end = tail.recordsEnd
     try bytes.withUnsafeBufferPointer { buffer throws(HostError) in
       guard let base = buffer.baseAddress else { return }
       var offset = offset
       var number = number
       while offset < end {
-        let lineEnd = Self.lineEnd(base, from: offset, to: end)
+        let lineEnd = JSONLinesFile.lineEnd(base, from: offset, to: end)
         let line = UnsafeBufferPointer(start: base + offset, count: lineEnd - offset)
         do throws(LineProblem) {
           try body(line, number, try JournalLineScanner.scan(line))
@@ -130,92 +127,69 @@ public struct Journal: Sendable {
     }
   }
 
-  private static func lineEnd(_ base: UnsafePointer<UInt8>, from offset: Int, to end: Int) -> Int {
-    guard let newline = memchr(base + offset, Int32(JournalByte.newline), end - offset) else {
-      return end
-    }
-    return UnsafeRawPointer(newline) - UnsafeRawPointer(base)
-  }
-
   // MARK: - Checking
 
   private struct Checked {
     var header: JournalHeader
-    var tornTail: TornTail?
     var lastSeq = 0
     var actionCount = 0
     var actionsSinceState = 0
     var recordsStart: Int
     var lastState: (offset: Int, line: Int)?
-    var recordsEnd: Int
-    var endsWithNewline = true
+    var tail = JSONLinesTail(recordsEnd: 0, tornTail: nil, endsWithNewline: true)
   }
 
   private static func check(
     _ buffer: UnsafeBufferPointer<UInt8>, path: String, feature: String?
   ) throws(HostError) -> Checked {
     guard let base = buffer.baseAddress, buffer.count > 0 else {
-      throw HostError(
-        "'\(path)' is empty: a journal starts with a header line",
-        help: "remove the session, or pass a journal written by 'host run --session'")
+      throw HostError(JournalFailure.empty(path: path))
     }
     let count = buffer.count
-    let headerEnd = lineEnd(base, from: 0, to: count)
+    let headerEnd = JSONLinesFile.lineEnd(base, from: 0, to: count)
     let header = try JournalHeader.parse(
       UnsafeRawBufferPointer(start: base, count: headerEnd), path: path)
     if let feature, header.feature != feature {
-      throw HostError(
-        "the journal '\(path)' belongs to feature '\(header.feature)', not '\(feature)'",
-        help:
-          "run it with 'host run \(header.feature) --session NAME', or choose another session name")
+      throw HostError(JournalFailure.otherFeature(path: path, feature: header.feature, expected: feature))
     }
-    var checked = Checked(
-      header: header, recordsStart: min(headerEnd + 1, count), recordsEnd: count)
-    checked.endsWithNewline = headerEnd < count
-    var offset = checked.recordsStart
-    var number = 1
-    while offset < count {
-      number += 1
-      let end = lineEnd(base, from: offset, to: count)
-      let line = UnsafeBufferPointer(start: base + offset, count: end - offset)
-      let isLast = end == count
-      let scanned: ScannedLine
-      do throws(LineProblem) {
+    var checked = Checked(header: header, recordsStart: min(headerEnd + 1, count))
+    let tail = try JSONLinesFile.scanLines(
+      buffer, from: checked.recordsStart, line: 2, path: path,
+      recognize: { line, isLast throws(LineProblem) in
         // A torn line can look like a record from its ends; only a full parse tells.
-        scanned = try isLast ? JournalLineScanner.scanParsed(line) : JournalLineScanner.scan(line)
-      } catch {
-        guard isLast else { throw damaged(path, line: number, error.message) }
-        checked.tornTail = TornTail(
-          path: path, line: number, offset: offset, byteCount: end - offset)
-        checked.recordsEnd = offset
-        break
-      }
-      switch scanned.kind {
-      case .action:
-        try follow(&checked, scanned.seq, path: path, line: number)
-        checked.actionCount += 1
-        checked.actionsSinceState += 1
-      case .travel(_, let to):
-        try follow(&checked, scanned.seq, path: path, line: number)
-        if let to, to >= scanned.seq {
-          throw damaged(
-            path, line: number,
-            "travels to seq \(to), which is not before its own seq \(scanned.seq)")
+        try isLast ? JournalLineScanner.scanParsed(line) : JournalLineScanner.scan(line)
+      },
+      accept: { scanned, offset, number throws(HostError) in
+        switch scanned.kind {
+        case .action:
+          try follow(&checked, scanned.seq, path: path, line: number)
+          checked.actionCount += 1
+          checked.actionsSinceState += 1
+        case .travel(_, let to):
+          try follow(&checked, scanned.seq, path: path, line: number)
+          if let to, to >= scanned.seq {
+            throw damaged(
+              path, line: number,
+              "travels to seq \(to), which is not before its own seq \(scanned.seq)")
+          }
+          checked.lastState = (offset, number)
+          checked.actionsSinceState = 0
+        case .snapshot:
+          guard scanned.seq == checked.lastSeq else {
+            throw damaged(
+              path, line: number,
+              "is a snapshot of seq \(scanned.seq), but the records before it reach seq \(checked.lastSeq)"
+            )
+          }
+          checked.lastState = (offset, number)
+          checked.actionsSinceState = 0
         }
-        checked.lastState = (offset, number)
-        checked.actionsSinceState = 0
-      case .snapshot:
-        guard scanned.seq == checked.lastSeq else {
-          throw damaged(
-            path, line: number,
-            "is a snapshot of seq \(scanned.seq), but the records before it reach seq \(checked.lastSeq)"
-          )
-        }
-        checked.lastState = (offset, number)
-        checked.actionsSinceState = 0
-      }
-      checked.endsWithNewline = !isLast
-      offset = end + 1
+      },
+      damaged: { number, problem in damaged(path, line: number, problem.message) })
+    checked.tail = tail
+    // A header with nothing after it: whether it has its newline.
+    if checked.recordsStart == count && checked.tail.tornTail == nil {
+      checked.tail.endsWithNewline = headerEnd < count
     }
     return checked
   }
@@ -236,11 +210,7 @@ public struct Journal: Sendable {
   }
 
   static func damaged(_ path: String, line: Int, _ what: String) -> HostError {
-    let keep =
-      line > 2
-      ? "lines 1-\(line - 1) are intact: 'head -n \(line - 1)' keeps them in a new file, or remove the session"
-      : "remove the session, or pass another journal"
-    return HostError("journal '\(path)' line \(line) \(what)", help: "nothing was changed; \(keep)")
+    HostError(JournalFailure.damaged(path: path, line: line, problem: what))
   }
 }
 

@@ -2,14 +2,13 @@
   import Glibc
 #endif
 
-/// The few POSIX calls the journal makes, with errors as `HostError`s that name the file.
+/// The few POSIX calls the journals make, with errors as `JournalFailure`s that name the file.
 enum JournalFile {
   static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
 
-  static func failure(_ what: String, _ path: String, _ code: Int32, help: String? = nil)
-    -> HostError
-  {
-    HostError("cannot \(what) '\(path)': \(describe(code))", help: help)
+  /// A failed system call on `path` as an engine failure.
+  static func failure(_ operation: String, _ path: String, _ code: Int32) -> HostError {
+    HostError(JournalFailure.system(operation: operation, path: path, code: code))
   }
 
   /// Opens `path`, retrying on EINTR.
@@ -19,8 +18,7 @@ enum JournalFile {
       if fd >= 0 { return fd }
       let code = errno
       if code == EINTR { continue }
-      let help = code == ENOENT ? "check the path; 'host sessions' lists the saved sessions" : nil
-      throw failure("open", path, code, help: help)
+      throw failure("open", path, code)
     }
   }
 
@@ -28,11 +26,7 @@ enum JournalFile {
   static func lock(_ fd: Int32, path: String) throws(HostError) {
     guard flock(fd, LOCK_EX | LOCK_NB) != 0 else { return }
     let code = errno
-    if code == EWOULDBLOCK {
-      throw HostError(
-        "the journal '\(path)' is in use by another host process",
-        help: "quit the other 'host run' first, or use another session name")
-    }
+    if code == EWOULDBLOCK { throw HostError(JournalFailure.inUse(path: path)) }
     throw failure("lock", path, code)
   }
 
@@ -49,7 +43,7 @@ enum JournalFile {
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw failure("read", path, errno) }
     guard info.st_mode & 0o170000 == 0o100000 else {  // S_ISREG
-      throw HostError("'\(path)' is not a regular file", help: "pass a journal file")
+      throw HostError(JournalFailure.notRegularFile(path: path))
     }
     let size = Int(info.st_size)
     var code: Int32 = 0
@@ -86,12 +80,7 @@ enum JournalFile {
       }
       return 0
     }
-    guard code == 0 else {
-      let help =
-        code == ENOSPC || code == EDQUOT
-        ? "free some disk space; the journal keeps what was committed" : nil
-      throw failure("write", path, code, help: help)
-    }
+    guard code == 0 else { throw failure("write", path, code) }
   }
 
   /// Makes the written data (and the file size) durable.
@@ -113,6 +102,16 @@ enum JournalFile {
   static func truncate(_ fd: Int32, to size: Int, path: String) throws(HostError) {
     while ftruncate(fd, off_t(size)) != 0 {
       if errno != EINTR { throw failure("truncate", path, errno) }
+    }
+  }
+
+  /// Creates the folder `path` and its missing parents, private to the user (mode 0700);
+  /// `what` names it in an error ("create the sessions folder").
+  static func makeFolder(_ path: String, what: String = "create") throws(HostError) {
+    var partial = path.hasPrefix("/") ? "" : "."
+    for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+      partial += "/\(component)"
+      if mkdir(partial, 0o700) != 0 && errno != EEXIST { throw failure(what, partial, errno) }
     }
   }
 

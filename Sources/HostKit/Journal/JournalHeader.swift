@@ -46,9 +46,7 @@ public struct JournalHeader: Sendable, Equatable {
     ]
     if let config {
       guard let value = try? JSONValue.parse(config), case .object = value else {
-        throw HostError(
-          "the config \(config) is not a JSON object",
-          help: "pass the config as a JSON object, e.g. {\"interval\":0}")
+        throw HostError(JournalFailure.configNotObject(config: config))
       }
       members["config"] = value
     }
@@ -60,34 +58,25 @@ public struct JournalHeader: Sendable, Equatable {
 
   /// Reads the header from `line` (line 1 of the file at `path`, without its newline).
   static func parse(_ line: UnsafeRawBufferPointer, path: String) throws(HostError) -> JournalHeader {
-    let help =
-      "pass a journal written by 'host run --session'; its first line is a header like "
-      + #"{"feature":"counter",...,"format":1,"journal":"featurehost"}"#
     let value: JSONValue
     do {
       value = try JSONValue.parse(bytes: line)
     } catch {
-      throw HostError(
-        "'\(path)' is not a FeatureHost journal: line 1 is not JSON (\(error))", help: help)
+      throw HostError(JournalFailure.headerNotJSON(path: path, detail: "\(error)"))
     }
     guard value["journal"]?.stringValue == marker else {
-      throw HostError(
-        "'\(path)' is not a FeatureHost journal: line 1 has no \"journal\":\"featurehost\" header",
-        help: help)
+      throw HostError(JournalFailure.headerWithoutMarker(path: path, marker: marker))
     }
     guard let format = value["format"]?.intValue, format >= 1 else {
-      throw HostError(
-        "journal '\(path)' line 1: the header has no valid \"format\" (1 or newer)", help: help)
+      throw HostError(JournalFailure.headerFormatInvalid(path: path))
     }
     guard format <= currentFormat else {
       throw HostError(
-        "journal '\(path)' line 1: format \(format) is newer than this host reads (\(currentFormat))",
-        help: "open it with a newer host; this one is \(HostVersion.string)")
+        JournalFailure.headerFormatTooNew(path: path, format: "\(format)", readable: currentFormat))
     }
     func text(_ key: String) throws(HostError) -> String {
       guard let text = value[key]?.stringValue, !text.isEmpty else {
-        throw HostError(
-          "journal '\(path)' line 1: the header has no \"\(key)\" (a non-empty string)", help: help)
+        throw HostError(JournalFailure.headerKeyMissing(path: path, key: key))
       }
       return text
     }
@@ -97,8 +86,7 @@ public struct JournalHeader: Sendable, Equatable {
     header.created = try text("created")
     if let config = value["config"] {
       guard case .object = config else {
-        throw HostError(
-          "journal '\(path)' line 1: the header's \"config\" is not a JSON object", help: help)
+        throw HostError(JournalFailure.headerConfigNotObject(path: path))
       }
       header.config = config.serialized()
     }

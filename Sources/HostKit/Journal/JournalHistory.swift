@@ -78,9 +78,7 @@ public struct JournalHistory: Sendable {
   /// `:goto` (and redo) reach the state after `seq`.
   public func restorePoint(to seq: Int) throws(HostError) -> JournalRestorePoint {
     guard seq >= 0, seq <= currentSeq else {
-      throw HostError(
-        "there is no seq \(seq) in journal '\(path)'",
-        help: "pick a seq from 0 to \(currentSeq); ':history' lists them")
+      throw HostError(JournalFailure.noSuchSeq(path: path, seq: seq, lastSeq: currentSeq))
     }
     var actions: [JournalAction] = []
     var at = seq

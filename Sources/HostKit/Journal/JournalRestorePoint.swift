@@ -23,16 +23,13 @@ public struct JournalRestorePoint: Sendable, Equatable {
   /// Restores `state` into `instance` (when there is one) and reduces the actions, with no
   /// effects. Call it before `start` on an instance created with the header's config.
   public func apply(to instance: PluginInstance) throws(HostError) {
-    let help =
-      "the journal may come from another version of feature '\(instance.plugin.id)'; "
-      + "replay it with that version, or remove the session"
     if let state {
       do {
         try instance.restore(state)
       } catch {
         throw HostError(
-          "journal '\(path)': feature '\(instance.plugin.id)' refused the state after seq \(stateSeq): \(error)",
-          help: help)
+          JournalFailure.replayRefused(
+            path: path, feature: instance.plugin.id, what: "the state after seq \(stateSeq)", detail: "\(error)"))
       }
     }
     for action in actions {
@@ -40,8 +37,9 @@ public struct JournalRestorePoint: Sendable, Equatable {
         _ = try instance.reduce(action.json)
       } catch {
         throw HostError(
-          "journal '\(path)': feature '\(instance.plugin.id)' refused the action at seq \(action.seq) "
-            + "\(action.json): \(error)", help: help)
+          JournalFailure.replayRefused(
+            path: path, feature: instance.plugin.id, what: "the action at seq \(action.seq) \(action.json)",
+            detail: "\(error)"))
       }
     }
   }

@@ -15,112 +15,49 @@ import FeatureJSON
 /// Not thread-safe: use it from one thread (the store's). After any write or sync error every
 /// later call throws that error: the file keeps what earlier commits made durable (a partial
 /// write is cut back, or reads as a torn tail), and opening it again restores from there.
+// @unchecked: confined to one thread at a time (the store's), as said above.
 public final class JournalWriter: @unchecked Sendable {
   /// When `append` commits by itself. The store's own commits (before each view) keep the
-  /// promise; these only bound the buffer and, under a burst, how often it syncs.
-  public struct Limits: Sendable, Equatable {
-    public var maxLines: Int
-    public var maxBytes: Int
-    /// Whether a commit syncs to disk. Off only for a journal that is deleted when the run ends
-    /// (a run without --session, kept for time travel): durability would buy nothing there.
-    public var syncs: Bool
-
-    public init(maxLines: Int = 4096, maxBytes: Int = 256 * 1024, syncs: Bool = true) {
-      self.maxLines = maxLines
-      self.maxBytes = maxBytes
-      self.syncs = syncs
-    }
-  }
+  /// promise; these only bound the buffer and, under a burst, how often it syncs. `syncs` is off
+  /// only for a journal that is deleted when the run ends (kept for time travel).
+  public typealias Limits = GroupCommitLimits
 
   public let path: String
   public let header: JournalHeader
-  public let limits: Limits
+  public var limits: Limits { file.limits }
   public var snapshotPolicy: SnapshotPolicy
   /// The seq of the last action or travel appended (0 before any).
   public private(set) var lastSeq: Int
   /// Actions appended since the last snapshot or travel.
   public private(set) var actionsSinceState: Int
   /// Lines appended but not yet committed.
-  public private(set) var pendingLines = 0
+  public var pendingLines: Int { file.pendingLines }
 
-  private var fd: Int32
-  private var buffer: [UInt8] = []
-  /// The file size after the last commit: where the buffer goes.
-  private var durableSize: Int
-  private var failure: HostError?
+  private let file: JSONLinesFile
 
   private init(
-    fd: Int32, path: String, header: JournalHeader, lastSeq: Int, actionsSinceState: Int,
-    durableSize: Int, policy: SnapshotPolicy, limits: Limits
+    file: JSONLinesFile, header: JournalHeader, lastSeq: Int, actionsSinceState: Int,
+    policy: SnapshotPolicy
   ) {
-    self.fd = fd
-    self.path = path
+    self.file = file
+    self.path = file.path
     self.header = header
     self.lastSeq = lastSeq
     self.actionsSinceState = actionsSinceState
-    self.durableSize = durableSize
     self.snapshotPolicy = policy
-    self.limits = limits
-    buffer.reserveCapacity(limits.maxBytes + 4096)
-  }
-
-  /// Commits what is pending (errors cannot be reported here: call `close()` to see them) and
-  /// releases the lock.
-  deinit {
-    if fd >= 0 {
-      try? commit()
-      JournalFile.unlockAndClose(fd)
-    }
   }
 
   // MARK: - Opening
 
   /// Creates a new journal at `path` holding only `header`, durable before this returns. The
   /// file appears whole or not at all (written aside, then linked into place); an existing file
-  /// is never replaced.
+  /// is never replaced (`alreadyExists`, or `inUse` while another host holds it).
   public static func create(
     at path: String, header: JournalHeader, policy: SnapshotPolicy = .default,
     limits: Limits = Limits()
   ) throws(HostError) -> JournalWriter {
-    let line = try header.encodedLine()
-    let directory = JournalFile.directory(of: path)
-    let name = path.split(separator: "/").last.map(String.init) ?? path
-    var template = Array("\(directory)/.\(name).XXXXXX".utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { $0.baseAddress.map { mkstemp($0) } ?? -1 }
-    guard fd >= 0 else { throw JournalFile.failure("create a journal in", directory, errno) }
-    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-    let temporary = String(
-      decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    var linked = false
-    do {
-      defer {
-        unlink(temporary)
-        if !linked { Glibc.close(fd) }
-      }
-      try JournalFile.lock(fd, path: path)
-      try JournalFile.write(fd, line, at: 0, path: temporary)
-      try JournalFile.syncData(fd, path: temporary)
-      guard link(temporary, path) == 0 else {
-        let code = errno
-        if code == EEXIST {
-          throw HostError(
-            "a journal already exists at '\(path)'; it was left as it is",
-            help:
-              "restore it (open it for append), choose another session name, or remove the session")
-        }
-        throw JournalFile.failure("create", path, code)
-      }
-      linked = true
-    }
-    do throws(HostError) {
-      try JournalFile.syncDirectory(directory)
-    } catch {
-      Glibc.close(fd)
-      throw error
-    }
-    return JournalWriter(
-      fd: fd, path: path, header: header, lastSeq: 0, actionsSinceState: 0, durableSize: line.count,
-      policy: policy, limits: limits)
+    let file = try JSONLinesFile.create(at: path, header: try header.encodedLine(), limits: limits)
+    return JournalWriter(file: file, header: header, lastSeq: 0, actionsSinceState: 0, policy: policy)
   }
 
   /// Opens the journal at `path` for appending: locks it, reads and checks it (see `Journal`),
@@ -130,26 +67,14 @@ public final class JournalWriter: @unchecked Sendable {
   public static func openForAppend(
     at path: String, feature: String?, policy: SnapshotPolicy = .default, limits: Limits = Limits()
   ) throws(HostError) -> (writer: JournalWriter, journal: Journal) {
-    let fd = try JournalFile.open(path, O_RDWR)
-    var handedOver = false
-    defer { if !handedOver { Glibc.close(fd) } }
-    try JournalFile.lock(fd, path: path)
-    let journal = try Journal(
-      bytes: JournalFile.readAll(fd, path: path), path: path, feature: feature)
-    var size = journal.recordsEnd
-    if journal.tornTail != nil {
-      try JournalFile.truncate(fd, to: size, path: path)
-      try JournalFile.syncData(fd, path: path)
-    } else if !journal.endsWithNewline {
-      try JournalFile.write(fd, [JournalByte.newline], at: size, path: path)
-      try JournalFile.syncData(fd, path: path)
-      size += 1
+    let (file, journal) = try JSONLinesFile.open(at: path, limits: limits) {
+      bytes throws(HostError) in
+      let journal = try Journal(bytes: bytes, path: path, feature: feature)
+      return (journal, journal.tail)
     }
     let writer = JournalWriter(
-      fd: fd, path: path, header: journal.header, lastSeq: journal.lastSeq,
-      actionsSinceState: journal.actionsSinceState, durableSize: size, policy: policy,
-      limits: limits)
-    handedOver = true
+      file: file, header: journal.header, lastSeq: journal.lastSeq,
+      actionsSinceState: journal.actionsSinceState, policy: policy)
     return (writer, journal)
   }
 
@@ -161,9 +86,9 @@ public final class JournalWriter: @unchecked Sendable {
   /// Appends an applied action (a JSON object) and returns its seq.
   @discardableResult
   public func append(action json: String, source: ActionSource) throws(HostError) -> Int {
-    if let failure { throw failure }
+    try file.checkUsable()
     let seq = lastSeq + 1
-    let lineStart = buffer.count
+    let lineStart = file.pending.count
     appendLiteral(#"{"action":"#)
     try appendPayload(json, what: "action", validate: false, lineStart: lineStart)
     appendLiteral(#","seq":"#)
@@ -179,8 +104,8 @@ public final class JournalWriter: @unchecked Sendable {
 
   /// Appends a snapshot: `state` (a JSON object) is the state after `lastSeq`.
   public func append(snapshot state: String) throws(HostError) {
-    if let failure { throw failure }
-    let lineStart = buffer.count
+    try file.checkUsable()
+    let lineStart = file.pending.count
     appendLiteral(#"{"seq":"#)
     appendNumber(lastSeq)
     appendLiteral(#","state":"#)
@@ -194,19 +119,17 @@ public final class JournalWriter: @unchecked Sendable {
   /// `load`). Returns the travel's own seq. Undone actions stay in the journal.
   @discardableResult
   public func append(travel kind: TravelKind, to: Int?, state: String) throws(HostError) -> Int {
-    if let failure { throw failure }
+    try file.checkUsable()
     let seq = lastSeq + 1
     switch (kind, to) {
     case (.load, nil): break
     case (.load, .some):
-      throw HostError("a load travel has no seq to travel to", help: "pass to: nil for .load")
+      throw HostError(JournalFailure.loadTravelWithTarget)
     case (_, .some(let to)) where to >= 0 && to < seq: break
     default:
-      throw HostError(
-        "cannot \(kind.rawValue) to seq \(to.map(String.init) ?? "nil") in journal '\(path)'",
-        help: "travel to a seq from 0 to \(lastSeq)")
+      throw HostError(JournalFailure.travelOutOfRange(kind: kind, to: to, path: path, lastSeq: lastSeq))
     }
-    let lineStart = buffer.count
+    let lineStart = file.pending.count
     appendLiteral(#"{"seq":"#)
     appendNumber(seq)
     appendLiteral(#","state":"#)
@@ -226,40 +149,14 @@ public final class JournalWriter: @unchecked Sendable {
 
   /// Writes the pending lines with one `pwrite` and syncs them: when this returns, they survive
   /// a crash or power loss. Cheap when nothing is pending.
-  public func commit() throws(HostError) {
-    if let failure { throw failure }
-    guard !buffer.isEmpty else { return }
-    do throws(HostError) {
-      try JournalFile.write(fd, buffer, at: durableSize, path: path)
-      if limits.syncs { try JournalFile.syncData(fd, path: path) }
-    } catch {
-      // Cut a partial write back so the file ends on a whole line; a reopen cuts it otherwise.
-      _ = ftruncate(fd, off_t(durableSize))
-      failure = error
-      throw error
-    }
-    durableSize += buffer.count
-    buffer.removeAll(keepingCapacity: true)
-    pendingLines = 0
-  }
+  public func commit() throws(HostError) { try file.commit() }
 
   /// Commits and closes the file (releasing the lock). Later calls throw.
-  public func close() throws(HostError) {
-    guard fd >= 0 else { return }
-    defer {
-      JournalFile.unlockAndClose(fd)
-      fd = -1
-      failure = failure ?? HostError("journal '\(path)' is closed", help: "open it again to append")
-    }
-    try commit()
-  }
+  public func close() throws(HostError) { try file.close() }
 
   // MARK: - Encoding
 
-  private func lineAppended() throws(HostError) {
-    pendingLines += 1
-    if pendingLines >= limits.maxLines || buffer.count >= limits.maxBytes { try commit() }
-  }
+  private func lineAppended() throws(HostError) { try file.lineAppended() }
 
   /// Appends `json` as is when it is one line that looks like an object (and, with `validate`,
   /// parses); otherwise its compact form, so that a record is always one line.
@@ -276,22 +173,20 @@ public final class JournalWriter: @unchecked Sendable {
         if validate && (try? JSONValue.parse(bytes: UnsafeRawBufferPointer(bytes))) == nil {
           return false
         }
-        buffer.append(contentsOf: bytes)
+        file.pending.append(contentsOf: bytes)
         return true
       } ?? false
     if appended { return }
     guard let line = JournalRecord.oneLine(json) else {
       // Leave the buffer as it was: drop the start of the line this call began.
-      buffer.removeSubrange(lineStart...)
-      throw HostError(
-        "cannot journal the \(what) \(json): it is not a JSON object",
-        help: "a feature's actions and states are JSON objects; this is a bug in the feature")
+      file.pending.removeSubrange(lineStart...)
+      throw HostError(JournalFailure.notJSONObject(what: what, json: json))
     }
-    buffer.append(contentsOf: line.utf8)
+    file.pending.append(contentsOf: line.utf8)
   }
 
   private func appendLiteral(_ literal: StaticString) {
-    buffer.append(
+    file.pending.append(
       contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
   }
 
@@ -324,7 +219,7 @@ public final class JournalWriter: @unchecked Sendable {
         digits[start] = JournalByte.asciiZero &+ UInt8(truncatingIfNeeded: rest % 10)
         rest /= 10
       } while rest > 0
-      buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+      file.pending.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
     }
   }
 }

@@ -29,9 +29,7 @@ public struct SessionDirectory: Sendable, Equatable {
     if let home = environment["HOME"], home.hasPrefix("/") {
       return SessionDirectory(root: "\(home)/.local/state/featurehost")
     }
-    throw HostError(
-      "cannot tell where sessions are kept: neither XDG_STATE_HOME nor HOME is an absolute path",
-      help: "set XDG_STATE_HOME (or HOME) to a folder of yours")
+    throw HostError(SessionFailure.noStateFolder)
   }
 
   /// Checks a session name: 1-100 bytes, no '/', no "..", no leading '.', no control
@@ -54,11 +52,9 @@ public struct SessionDirectory: Sendable, Equatable {
       problem = nil
     }
     guard let problem else { return }
-    throw HostError.usage(
-      "the session name \(quoted(name)) \(problem)",
-      help:
-        "a session name is 1-\(maxNameBytes) bytes without '/', '..', a leading '.' or control characters, "
-        + "e.g. 'counter-demo'")
+    var error = HostError(SessionFailure.badName(name: name, problem: problem))
+    error.kind = .usage
+    throw error
   }
 
   /// The journal file of session `name` (checked).
@@ -75,18 +71,10 @@ public struct SessionDirectory: Sendable, Equatable {
 
   /// Creates the folder (and missing parents) private to the user (mode 0700).
   public func ensureExists() throws(HostError) {
-    var path = root.hasPrefix("/") ? "" : "."
-    for component in root.split(separator: "/", omittingEmptySubsequences: true) {
-      path += "/\(component)"
-      if mkdir(path, 0o700) != 0 && errno != EEXIST {
-        throw JournalFile.failure("create the sessions folder", path, errno)
-      }
-    }
+    try JournalFile.makeFolder(root, what: "create the sessions folder")
     var info = stat()
     guard stat(root, &info) == 0, info.st_mode & 0o170000 == 0o040000 else {
-      throw HostError(
-        "the sessions folder '\(root)' is not a folder",
-        help: "move that file away, or set XDG_STATE_HOME")
+      throw HostError(SessionFailure.notAFolder(root: root))
     }
   }
 
@@ -98,7 +86,7 @@ public struct SessionDirectory: Sendable, Equatable {
       names = try FileManager.default.contentsOfDirectory(atPath: root)
     } catch {
       if access(root, F_OK) != 0 { return [] }
-      throw HostError("cannot list the sessions folder '\(root)': \(error.localizedDescription)")
+      throw HostError(SessionFailure.cannotList(root: root, detail: error.localizedDescription))
     }
     let suffix = ".\(Self.fileExtension)"
     return names.sorted().compactMap { file -> SessionSummary? in
@@ -115,8 +103,7 @@ public struct SessionDirectory: Sendable, Equatable {
     let fd = open(path, O_RDWR | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT {
-        throw HostError(
-          "there is no session named \(Self.quoted(name))", help: "'host sessions' lists them")
+        throw HostError(SessionFailure.noSuchSession(name: name))
       }
       throw JournalFile.failure("open", path, errno)
     }
@@ -129,7 +116,7 @@ public struct SessionDirectory: Sendable, Equatable {
       do {
         try FileManager.default.removeItem(atPath: folder)
       } catch {
-        throw HostError("cannot remove '\(folder)': \(error.localizedDescription)", help: "remove it by hand")
+        throw HostError(SessionFailure.cannotRemove(path: folder, detail: error.localizedDescription))
       }
     }
   }

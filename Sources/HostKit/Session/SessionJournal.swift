@@ -6,6 +6,7 @@ import Foundation
 /// Used on the store thread only: by the store itself, and by `:undo` and friends inside
 /// `Store.perform`. The history for time travel is read from the file the first time it is
 /// needed, so restoring a long session does not pay for it.
+// @unchecked: confined to the store thread, as said above.
 public final class SessionJournal: StoreJournal, @unchecked Sendable {
   public let path: String
   private let writer: JournalWriter
@@ -68,7 +69,8 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
       do {
         state = try instance.snapshot()
       } catch {
-        throw HostError("feature '\(instance.plugin.id)' could not snapshot its state for the journal: \(error)")
+        throw HostError(
+          JournalFailure.snapshotFailed(feature: instance.plugin.id, forJournal: true, detail: "\(error)"))
       }
       try writer.append(snapshot: state)
       history?.append(.snapshot(seq: seq, state: state))
@@ -97,9 +99,7 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
   public func undo(on instance: PluginInstance) throws(HostError) -> Int {
     let history = try loadedHistory()
     guard let last = history.effectiveActions().last(where: { $0.source == .user }) else {
-      throw HostError(
-        "nothing to undo: no action typed since the start or the last ':load'",
-        help: "':history' shows the actions that made the current state")
+      throw HostError(JournalFailure.nothingToUndo)
     }
     let target = last.seq - 1
     let left = history.currentSeq
@@ -112,7 +112,7 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
   @discardableResult
   public func redo(on instance: PluginInstance) throws(HostError) -> Int {
     guard let target = redoStack.last else {
-      throw HostError("nothing to redo", help: "':redo' follows ':undo'; a new action ends what can be redone")
+      throw HostError(JournalFailure.nothingToRedo)
     }
     let stack = redoStack
     try travel(.redo, to: target, on: instance)
@@ -131,8 +131,7 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     do {
       try instance.restore(state)
     } catch {
-      throw HostError(
-        "feature '\(instance.plugin.id)' refused the state: \(error)", help: "the state is unchanged")
+      throw HostError(JournalFailure.loadRefused(feature: instance.plugin.id, detail: "\(error)"))
     }
     try record(.load, to: nil, on: instance)
     redoStack.removeAll()
@@ -141,15 +140,14 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
   private func travel(_ kind: TravelKind, to seq: Int, on instance: PluginInstance) throws(HostError) {
     let point = try loadedHistory().restorePoint(to: seq)
     guard point.state != nil else {
-      throw HostError(
-        "journal '\(path)' holds no state at or before seq \(seq) to start from",
-        help: "pick a later seq; ':history' lists them")
+      throw HostError(JournalFailure.noStateBefore(path: path, seq: seq))
     }
     let before: String
     do {
       before = try instance.snapshot()
     } catch {
-      throw HostError("feature '\(instance.plugin.id)' could not snapshot its state: \(error)")
+      throw HostError(
+        JournalFailure.snapshotFailed(feature: instance.plugin.id, forJournal: false, detail: "\(error)"))
     }
     do {
       try point.apply(to: instance)
@@ -166,7 +164,8 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     do {
       state = try instance.snapshot()
     } catch {
-      throw HostError("feature '\(instance.plugin.id)' could not snapshot its state: \(error)")
+      throw HostError(
+        JournalFailure.snapshotFailed(feature: instance.plugin.id, forJournal: false, detail: "\(error)"))
     }
     let travelSeq = try writer.append(travel: kind, to: seq, state: state)
     history?.append(.travel(JournalTravel(seq: travelSeq, kind: kind, to: seq, state: state)))

@@ -1,0 +1,244 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// When a JSON Lines file commits by itself, and whether a commit syncs.
+public struct GroupCommitLimits: Sendable, Equatable {
+  public var maxLines: Int
+  public var maxBytes: Int
+  /// Whether a commit syncs to disk. Off only for a file that is deleted when the run ends:
+  /// durability would buy nothing there.
+  public var syncs: Bool
+
+  public init(maxLines: Int = 4096, maxBytes: Int = 256 * 1024, syncs: Bool = true) {
+    self.maxLines = maxLines
+    self.maxBytes = maxBytes
+    self.syncs = syncs
+  }
+}
+
+/// How a file's lines end, as checking them found it.
+struct JSONLinesTail: Sendable, Equatable {
+  /// Where the records end: the file size, or where a torn last line starts.
+  var recordsEnd: Int
+  /// A last line without `\n` that is not a record: left out, and cut before the next append.
+  var tornTail: TornTail?
+  /// False when the last record has no `\n` (complete, but written by something else).
+  var endsWithNewline: Bool
+}
+
+/// One JSON Lines file held by this process: a header line, then records appended in durable
+/// groups. The file type of both the feature journals and the navigation journal.
+///
+/// - `create` makes a new file that appears whole (with its header) or not at all: written aside,
+///   synced, then linked into place, which never replaces an existing file.
+/// - `create` and `open` hold an exclusive `flock` until `close`, so one host at a time appends.
+///   A second opener gets `JournalFailure.inUse`, whether the file is being created or was.
+/// - `pending` collects whole lines; `commit()` writes them with one `pwrite` and `fdatasync`s
+///   (group commit); `lineAppended()` commits by itself when `limits` are reached.
+/// - `open` cuts a torn last line (see `scanLines`) before anything is appended.
+///
+/// Not thread-safe: use it from one thread. After a write or sync error every later call throws
+/// that error; the file keeps what earlier commits made durable (a partial write is cut back).
+final class JSONLinesFile {
+  let path: String
+  let limits: GroupCommitLimits
+  /// Lines appended but not yet committed: whole lines, each ending in `\n`. Writers encode
+  /// straight into it, then call `lineAppended()`.
+  var pending: [UInt8] = []
+  /// Lines in `pending`.
+  private(set) var pendingLines = 0
+  /// The file size after the last commit: where `pending` goes.
+  private(set) var durableSize: Int
+  private var fd: Int32
+  private var failure: HostError?
+
+  private init(fd: Int32, path: String, durableSize: Int, limits: GroupCommitLimits) {
+    self.fd = fd
+    self.path = path
+    self.durableSize = durableSize
+    self.limits = limits
+    pending.reserveCapacity(limits.maxBytes + 4096)
+  }
+
+  /// Commits what is pending (errors cannot be reported here: call `close()` to see them) and
+  /// releases the lock.
+  deinit {
+    if fd >= 0 {
+      try? commit()
+      JournalFile.unlockAndClose(fd)
+    }
+  }
+
+  // MARK: - Opening
+
+  /// Creates the file at `path` holding only `header` (one line, `\n` included), durable before
+  /// this returns, and locked. Throws `alreadyExists` when a file is there, or `inUse` when
+  /// another process holds it (it may be creating it right now).
+  static func create(at path: String, header: [UInt8], limits: GroupCommitLimits) throws(HostError)
+    -> JSONLinesFile
+  {
+    let directory = JournalFile.directory(of: path)
+    let name = path.split(separator: "/").last.map(String.init) ?? path
+    var template = Array("\(directory)/.\(name).XXXXXX".utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { $0.baseAddress.map { mkstemp($0) } ?? -1 }
+    guard fd >= 0 else {
+      throw HostError(JournalFailure.system(operation: "create a journal in", path: directory, code: errno))
+    }
+    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    let temporary = String(
+      decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    var linked = false
+    do {
+      defer {
+        unlink(temporary)
+        if !linked { Glibc.close(fd) }
+      }
+      // Locked before it has a name, so nobody can take it between the link and here.
+      try JournalFile.lock(fd, path: path)
+      try JournalFile.write(fd, header, at: 0, path: temporary)
+      if limits.syncs { try JournalFile.syncData(fd, path: temporary) }
+      guard link(temporary, path) == 0 else {
+        let code = errno
+        if code == EEXIST { throw existing(at: path) }
+        throw HostError(JournalFailure.system(operation: "create", path: path, code: code))
+      }
+      linked = true
+    }
+    do throws(HostError) {
+      if limits.syncs { try JournalFile.syncDirectory(directory) }
+    } catch {
+      JournalFile.unlockAndClose(fd)
+      throw error
+    }
+    return JSONLinesFile(fd: fd, path: path, durableSize: header.count, limits: limits)
+  }
+
+  /// Why a file could not be created where one exists: another process holds it, or it is
+  /// simply there.
+  private static func existing(at path: String) -> HostError {
+    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return HostError(JournalFailure.alreadyExists(path: path)) }
+    defer { JournalFile.unlockAndClose(fd) }
+    if flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK {
+      return HostError(JournalFailure.inUse(path: path))
+    }
+    return HostError(JournalFailure.alreadyExists(path: path))
+  }
+
+  /// Opens the file at `path` to append: locks it, hands its bytes to `check` (which reads them
+  /// and says how the lines end, see `scanLines`), then cuts a torn tail or ends a last record
+  /// without `\n`, so appends start on a fresh line. A file `check` refuses is left untouched.
+  static func open<Contents>(
+    at path: String, limits: GroupCommitLimits,
+    check: ([UInt8]) throws(HostError) -> (Contents, JSONLinesTail)
+  ) throws(HostError) -> (file: JSONLinesFile, contents: Contents) {
+    let fd = try JournalFile.open(path, O_RDWR)
+    var handedOver = false
+    defer { if !handedOver { JournalFile.unlockAndClose(fd) } }
+    try JournalFile.lock(fd, path: path)
+    let (contents, tail) = try check(JournalFile.readAll(fd, path: path))
+    var size = tail.recordsEnd
+    if tail.tornTail != nil {
+      try JournalFile.truncate(fd, to: size, path: path)
+      try JournalFile.syncData(fd, path: path)
+    } else if !tail.endsWithNewline {
+      try JournalFile.write(fd, [JournalByte.newline], at: size, path: path)
+      try JournalFile.syncData(fd, path: path)
+      size += 1
+    }
+    handedOver = true
+    return (JSONLinesFile(fd: fd, path: path, durableSize: size, limits: limits), contents)
+  }
+
+  // MARK: - Appending
+
+  /// Throws the error that stopped the file, if one did.
+  func checkUsable() throws(HostError) {
+    if let failure { throw failure }
+  }
+
+  /// Counts a line the caller put in `pending`; commits when the limits are reached.
+  func lineAppended() throws(HostError) {
+    pendingLines += 1
+    if pendingLines >= limits.maxLines || pending.count >= limits.maxBytes { try commit() }
+  }
+
+  /// Writes the pending lines with one `pwrite` and syncs them: when this returns, they survive
+  /// a crash or power loss. Cheap when nothing is pending.
+  func commit() throws(HostError) {
+    if let failure { throw failure }
+    guard !pending.isEmpty else { return }
+    do throws(HostError) {
+      try JournalFile.write(fd, pending, at: durableSize, path: path)
+      if limits.syncs { try JournalFile.syncData(fd, path: path) }
+    } catch {
+      // Cut a partial write back so the file ends on a whole line; a reopen cuts it otherwise.
+      _ = ftruncate(fd, off_t(durableSize))
+      failure = error
+      throw error
+    }
+    durableSize += pending.count
+    pending.removeAll(keepingCapacity: true)
+    pendingLines = 0
+  }
+
+  /// Commits and closes the file, releasing the lock. Later calls throw `closed`.
+  func close() throws(HostError) {
+    guard fd >= 0 else { return }
+    defer {
+      JournalFile.unlockAndClose(fd)
+      fd = -1
+      failure = failure ?? HostError(JournalFailure.closed(path: path))
+    }
+    try commit()
+  }
+
+  // MARK: - Reading lines
+
+  /// Walks the lines of `buffer` from byte `start` (line `number`, 1-based) to its end, with the
+  /// torn-tail rule: a last line without `\n` that `recognize` refuses is what a crash in the
+  /// middle of a write leaves, so it is reported in the tail and left out; a refused line
+  /// anywhere else is an error made by `damaged`. `accept` sees each recognized line.
+  ///
+  /// `recognize` gets the line (without `\n`) and whether it is that unterminated last line.
+  static func scanLines<Line>(
+    _ buffer: UnsafeBufferPointer<UInt8>, from start: Int, line number: Int, path: String,
+    recognize: (UnsafeBufferPointer<UInt8>, _ isLast: Bool) throws(LineProblem) -> Line,
+    accept: (Line, _ offset: Int, _ number: Int) throws(HostError) -> Void,
+    damaged: (_ number: Int, LineProblem) -> HostError
+  ) throws(HostError) -> JSONLinesTail {
+    let count = buffer.count
+    var tail = JSONLinesTail(recordsEnd: count, tornTail: nil, endsWithNewline: true)
+    guard let base = buffer.baseAddress else { return tail }
+    var offset = start
+    var number = number
+    while offset < count {
+      let end = lineEnd(base, from: offset, to: count)
+      let line = UnsafeBufferPointer(start: base + offset, count: end - offset)
+      let isLast = end == count
+      let recognized: Line
+      do throws(LineProblem) {
+        recognized = try recognize(line, isLast)
+      } catch {
+        guard isLast else { throw damaged(number, error) }
+        tail.tornTail = TornTail(path: path, line: number, offset: offset, byteCount: end - offset)
+        tail.recordsEnd = offset
+        return tail
+      }
+      try accept(recognized, offset, number)
+      tail.endsWithNewline = !isLast
+      offset = end + 1
+      number += 1
+    }
+    return tail
+  }
+
+  /// Where the line starting at `offset` ends: its `\n`, or `end`.
+  static func lineEnd(_ base: UnsafePointer<UInt8>, from offset: Int, to end: Int) -> Int {
+    guard let newline = memchr(base + offset, Int32(JournalByte.newline), end - offset) else {
+      return end
+    }
+    return UnsafeRawPointer(newline) - UnsafeRawPointer(base)
+  }
+}
