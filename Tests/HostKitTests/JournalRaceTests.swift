@@ -40,7 +40,7 @@ struct JournalRaceTests {
     for attempt in 0..<Self.tries {
       // given a fresh state folder and two hosts started 0-9 ms apart (the stagger is the
       // scenario, not a synchronization: any interleaving must keep the step)
-      let state = try FixtureBuilder.temporaryFolder()
+      let state = try FixturePlugin.temporaryFolder()
       defer { try? FileManager.default.removeItem(atPath: state) }
       let first = try Self.start(state: state)
       usleep(useconds_t(attempt % 10) * 1000)
