@@ -68,6 +68,27 @@ struct FixtureDestroyTests {
       }
     }
 
+    /// Reads stdout until it holds `marker`, and forgets what was read up to its end.
+    func read(through marker: String) throws {
+      while true {
+        if let found = printed.range(of: marker) {
+          printed = String(printed[found.upperBound...])
+          return
+        }
+        let chunk = output.fileHandleForReading.availableData
+        guard !chunk.isEmpty else { throw FixtureError("the host closed stdout before printing '\(marker)'") }
+        printed += String(decoding: chunk, as: UTF8.self)
+      }
+    }
+
+    /// The host's resident memory, in bytes (Linux: /proc/PID/statm).
+    func residentBytes() throws -> Int {
+      let statm = try String(contentsOfFile: "/proc/\(process.processIdentifier)/statm", encoding: .utf8)
+      let fields = statm.split(separator: " ")
+      guard fields.count > 1, let pages = Int(fields[1]) else { throw FixtureError("cannot read statm: \(statm)") }
+      return pages * sysconf(Int32(_SC_PAGESIZE))
+    }
+
     /// Sends `:quit`, closes stdin and waits for the exit status.
     func quit() throws -> Int32 {
       send(":quit\n")
@@ -100,5 +121,26 @@ struct FixtureDestroyTests {
     // and the host still quits cleanly, destroying nothing more
     #expect(try host.quit() == 0)
     #expect(Self.destroyLines(log) == ["destroy 1"])
+  }
+
+  @Test func tenThousandOpenBackCyclesKeepTheHostsMemoryFlat() throws {
+    // given a host running the counter, warmed up by 1,000 open/back cycles
+    let host = try LiveHost(plugins: try FixturePlugin.temporaryFolder(), environment: [:])
+    let state = #"{"clicks":0,"count":0}"#
+    func cycles(_ count: Int) throws {
+      // In batches, reading as it goes: a host blocked on a full stdout reads no more input.
+      for _ in 0..<(count / 100) {
+        host.send(String(repeating: ":open counter\n:back\n", count: 100) + ":state\n")
+        try host.read(through: state)
+      }
+    }
+    try cycles(1_000)
+    let before = try host.residentBytes()
+    // when 10,000 more counters are opened over it and popped
+    try cycles(10_000)
+    let after = try host.residentBytes()
+    // then every popped store and instance was freed: resident memory grew by 2 MB at most
+    #expect(after - before <= 2 << 20, "resident memory grew from \(before) to \(after) bytes")
+    #expect(try host.quit() == 0)
   }
 }
