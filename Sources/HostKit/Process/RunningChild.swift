@@ -99,13 +99,6 @@ public final class RunningChild {
   /// there is nothing left to wait for.
   @discardableResult
   public func pump(until deadline: ContinuousClock.Instant?) -> Bool {
-    var fds: [pollfd] = []
-    if input >= 0 && inputOffset < pendingInput.count {
-      fds.append(pollfd(fd: input, events: Int16(POLLOUT), revents: 0))
-    }
-    for output in outputs where !output.ended { fds.append(pollfd(fd: output.fd, events: Int16(POLLIN), revents: 0)) }
-    if exitNotice >= 0 { fds.append(pollfd(fd: exitNotice, events: Int16(POLLIN), revents: 0)) }
-    guard !fds.isEmpty else { return true }
     var milliseconds: Int32 = -1
     if let deadline {
       let left = deadline - ContinuousClock.now
@@ -113,9 +106,27 @@ public final class RunningChild {
       milliseconds = Int32(
         clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
     }
-    let ready = poll(&fds, nfds_t(fds.count), milliseconds)
-    if ready < 0 { return true }  // EINTR: the caller's loop asks again
-    if ready == 0 { return deadline.map { ContinuousClock.now < $0 } ?? true }
+    if poll(waitingAtMost: milliseconds) == 0, let deadline { return ContinuousClock.now < deadline }
+    return true
+  }
+
+  /// Handles whatever is ready now (output, room for input, the exit) without waiting.
+  public func pumpAvailable() {
+    while poll(waitingAtMost: 0) > 0 {}
+  }
+
+  /// One poll(2) over everything still open, and the handling of what it found; how many were ready.
+  private func poll(waitingAtMost milliseconds: Int32) -> Int32 {
+    var fds: [pollfd] = []
+    if input >= 0 && inputOffset < pendingInput.count {
+      fds.append(pollfd(fd: input, events: Int16(POLLOUT), revents: 0))
+    }
+    for output in outputs where !output.ended { fds.append(pollfd(fd: output.fd, events: Int16(POLLIN), revents: 0)) }
+    if exitNotice >= 0 { fds.append(pollfd(fd: exitNotice, events: Int16(POLLIN), revents: 0)) }
+    guard !fds.isEmpty else { return 0 }
+    let ready = Glibc.poll(&fds, nfds_t(fds.count), milliseconds)
+    // EINTR counts as something happened: the caller's loop asks again.
+    guard ready > 0 else { return ready < 0 ? 1 : 0 }
     for fd in fds where fd.revents != 0 {
       if fd.fd == input {
         flushInput()
@@ -126,7 +137,7 @@ public final class RunningChild {
         read(into: index)
       }
     }
-    return true
+    return ready
   }
 
   /// Ends the child's input, reads its outputs to end of file and reaps it.
