@@ -13,7 +13,7 @@ struct SpawnPlan {
   private var input: Int32 = -1
   private var outputs: [CapturedOutput] = []
 
-  init(_ process: ChildProcess) throws(ChildProcessFailure) {
+  init(_ process: ChildProcess) {
     self.process = process
   }
 

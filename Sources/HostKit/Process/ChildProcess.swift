@@ -86,13 +86,11 @@ public struct ChildProcess: Sendable {
   /// Starts the child and returns it running. The caller ends it with `finish(until:)`; a
   /// `RunningChild` dropped before that kills the child's group and reaps it.
   public func start() throws(ChildProcessFailure) -> RunningChild {
-    for descriptor in extraOutputs where !(3...9).contains(descriptor) {
+    var seen: Set<Int32> = []
+    for descriptor in extraOutputs where !(3...9).contains(descriptor) || !seen.insert(descriptor).inserted {
       throw .descriptorNotAllowed(descriptor)
     }
-    if Set(extraOutputs).count != extraOutputs.count {
-      throw .descriptorNotAllowed(extraOutputs.first { d in extraOutputs.filter { $0 == d }.count > 1 } ?? 0)
-    }
-    var spawn = try SpawnPlan(self)
+    var spawn = SpawnPlan(self)
     return try spawn.launch()
   }
 }
