@@ -1,6 +1,5 @@
 import CounterFeature
 import FeatureJSON
-import Foundation
 import HostKit
 
 // Prints one line per measurement, `name: value unit`, each the median of several rounds.
@@ -95,33 +94,30 @@ func levelsSettle() throws -> Double {
 /// `host run counter` fed `lines` increments through a pipe, as a whole process: parsing each
 /// line, the store, the journal, the final view.
 func hostPipe(lines: Int) throws -> Double {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "\(folder)/host")
-  process.arguments = ["run", "counter"]
-  let input = Pipe()
-  process.standardInput = input
-  process.standardOutput = FileHandle.nullDevice
-  process.standardError = FileHandle.nullDevice
-  let text = Data(String(repeating: "increment\n", count: lines).utf8)
-  return try seconds {
-    try process.run()
-    input.fileHandleForWriting.write(text)
-    try input.fileHandleForWriting.close()
-    process.waitUntilExit()
-  } * 1e9 / Double(lines)
+  var process = ChildProcess("\(folder)/host", arguments: ["run", "counter"])
+  process.standardInput = .bytes(Array(String(repeating: "increment\n", count: lines).utf8))
+  return try timedProcess(process) * 1e9 / Double(lines)
 }
 
 /// `host list` as a person runs it: a whole process that discovers and loads every plugin.
 func hostList() throws -> Double {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "\(folder)/host")
-  process.arguments = ["list"]
-  process.standardOutput = FileHandle.nullDevice
-  process.standardError = FileHandle.nullDevice
-  return try seconds {
-    try process.run()
-    process.waitUntilExit()
-  } * 1000
+  try timedProcess(ChildProcess("\(folder)/host", arguments: ["list"])) * 1000
+}
+
+/// `/bin/true`, started and waited for as the host is above: what spawning a process costs.
+func spawnTrue() throws -> Double {
+  try timedProcess(ChildProcess("/bin/true")) * 1000
+}
+
+/// Seconds from spawn to reaped, output discarded; the child must exit 0.
+func timedProcess(_ template: ChildProcess) throws -> Double {
+  var process = template
+  process.standardOutput = .discard
+  process.standardError = .discard
+  var result: ChildResult?
+  let elapsed = try seconds { result = try process.run(timeout: .seconds(600)) }
+  precondition(result?.termination == .exited(0), "\(process.executable) \(result?.termination.description ?? "")")
+  return elapsed
 }
 
 let rounds = 5
@@ -160,4 +156,7 @@ if wanted("host.pipe") {
 }
 if wanted("host.list") {
   report("host.list", median(try (0..<rounds * 2).map { _ in try hostList() }), "ms")
+}
+if wanted("spawn.true") {
+  report("spawn.true", median(try (0..<rounds * 2).map { _ in try spawnTrue() }), "ms")
 }

@@ -115,16 +115,10 @@ struct ValidateCommand {
   }
 }
 
-/// One check in a child process: started with posix_spawn in a process group of its own, its
-/// verdict pipe and its output read until both close, and the whole group killed at the timeout.
+/// One check in a child process (a `ChildProcess` in a process group of its own, killed whole at
+/// the timeout): its verdict pipe on descriptor 3 and the end of its output.
 struct CheckProcess {
-  enum Termination: Equatable {
-    case exited(Int32)
-    case signalled(Int32)
-    case timedOut
-  }
-
-  var termination: Termination
+  var termination: ChildTermination
   /// The `step` and verdict lines the child wrote on descriptor 3.
   var lines: [VerdictLine]
   /// The end of what the child (the plugin, mostly) printed on stdout and stderr.
@@ -134,101 +128,22 @@ struct CheckProcess {
   private static let outputKept = 4096
 
   static func run(executable: String, arguments: [String], timeout: Double) throws(HostError) -> CheckProcess {
-    let verdictPipe = try makePipe()
-    let outputPipe = try makePipe()
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_adddup2(&actions, outputPipe.write, STDOUT_FILENO)
-    posix_spawn_file_actions_adddup2(&actions, outputPipe.write, STDERR_FILENO)
-    posix_spawn_file_actions_adddup2(&actions, verdictPipe.write, 3)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    // Its own process group, so a timeout kills whatever the plugin started too.
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK))
-    posix_spawnattr_setpgroup(&attributes, 0)
-    var mask = sigset_t()
-    sigemptyset(&mask)
-    posix_spawnattr_setsigmask(&attributes, &mask)
-
-    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    var environment = ChildProcess.currentEnvironment
     // A Swift plugin that traps would otherwise spend seconds printing a symbolicated backtrace.
-    let environment =
-      currentEnvironment(without: "SWIFT_BACKTRACE").map { strdup($0) } + [strdup("SWIFT_BACKTRACE=enable=no"), nil]
-    defer { for pointer in argv + environment { free(pointer) } }
-    var pid = pid_t()
-    let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environment)
-    close(verdictPipe.write)
-    close(outputPipe.write)
-    guard status == 0 else {
-      close(verdictPipe.read)
-      close(outputPipe.read)
-      throw HostError("cannot start a check process (\(executable)): \(String(cString: strerror(status)))")
+    environment["SWIFT_BACKTRACE"] = "enable=no"
+    var process = ChildProcess(executable, arguments: arguments, environment: environment)
+    process.standardOutput = .captureLast(outputKept)
+    process.errorIntoOutput = true
+    process.extraOutputs = [3]
+    let result: ChildResult
+    do {
+      result = try process.run(timeout: .milliseconds(Int64(timeout * 1000)))
+    } catch {
+      throw HostError(error)
     }
-
-    let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
-    var verdictBytes: [UInt8] = []
-    var outputBytes: [UInt8] = []
-    var open = [verdictPipe.read, outputPipe.read]
-    var timedOut = false
-    while !open.isEmpty {
-      let remaining = deadline - ContinuousClock.now
-      guard remaining > .zero else {
-        timedOut = true
-        break
-      }
-      let milliseconds =
-        remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
-      var descriptors = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-      let ready = poll(&descriptors, nfds_t(descriptors.count), Int32(min(milliseconds, Int64(Int32.max))))
-      if ready < 0 && errno != EINTR { break }
-      for descriptor in descriptors where descriptor.revents != 0 {
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        let count = read(descriptor.fd, &buffer, buffer.count)
-        if count > 0 {
-          if descriptor.fd == verdictPipe.read {
-            verdictBytes += buffer[0..<count]
-          } else {
-            outputBytes += buffer[0..<count]
-            if outputBytes.count > 2 * outputKept { outputBytes.removeFirst(outputBytes.count - outputKept) }
-          }
-        } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
-          close(descriptor.fd)
-          open.removeAll { $0 == descriptor.fd }
-        }
-      }
-    }
-    for descriptor in open { close(descriptor) }
-
-    var waitStatus: Int32 = 0
-    if timedOut {
-      // A child that finished but left a descendant holding the pipes did not time out.
-      if waitpid(pid, &waitStatus, WNOHANG) == pid {
-        timedOut = false
-        kill(-pid, SIGKILL)
-      } else {
-        kill(-pid, SIGKILL)
-        kill(pid, SIGKILL)
-        while waitpid(pid, &waitStatus, 0) < 0 && errno == EINTR {}
-      }
-    } else {
-      while waitpid(pid, &waitStatus, 0) < 0 && errno == EINTR {}
-    }
-    let termination: Termination
-    if timedOut {
-      termination = .timedOut
-    } else if waitStatus & 0x7F == 0 {
-      termination = .exited((waitStatus >> 8) & 0xFF)
-    } else {
-      termination = .signalled(waitStatus & 0x7F)
-    }
-    let lines = String(decoding: verdictBytes, as: UTF8.self).split(separator: "\n").compactMap(
+    let lines = String(decoding: result.extraOutputs[3] ?? [], as: UTF8.self).split(separator: "\n").compactMap(
       VerdictLine.init(parsing:))
-    return CheckProcess(
-      termination: termination, lines: lines,
-      outputTail: String(decoding: outputBytes.suffix(outputKept), as: UTF8.self))
+    return CheckProcess(termination: result.termination, lines: lines, outputTail: result.outputText)
   }
 
   /// The verdict: the child's own, unless it crashed, timed out or ended without one.
@@ -257,38 +172,5 @@ struct CheckProcess {
     case .exited(let code):
       return .fail("exited with status \(code)\(place)\(said)")
     }
-  }
-
-  private struct Pipe {
-    var read: Int32
-    var write: Int32
-  }
-
-  /// A pipe whose ends are close-on-exec and numbered above 3, so the child's dup2 onto 0...3
-  /// never meets one of them.
-  private static func makePipe() throws(HostError) -> Pipe {
-    var ends: [Int32] = [0, 0]
-    guard pipe(&ends) == 0 else {
-      throw HostError("cannot create a pipe for a check process: \(String(cString: strerror(errno)))")
-    }
-    let moved = ends.map { fcntl($0, F_DUPFD_CLOEXEC, 10) }
-    for end in ends { close(end) }
-    guard moved.allSatisfy({ $0 >= 0 }) else {
-      for end in moved where end >= 0 { close(end) }
-      throw HostError("cannot create a pipe for a check process: \(String(cString: strerror(errno)))")
-    }
-    return Pipe(read: moved[0], write: moved[1])
-  }
-
-  /// The environment of this process as `NAME=VALUE` strings, less the variable `name`.
-  private static func currentEnvironment(without name: String) -> [String] {
-    var result: [String] = []
-    var entry = environ
-    while let pointer = entry.pointee {
-      let text = String(cString: pointer)
-      if !text.hasPrefix(name + "=") { result.append(text) }
-      entry += 1
-    }
-    return result
   }
 }

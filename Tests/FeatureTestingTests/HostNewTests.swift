@@ -24,18 +24,13 @@ struct HostNewTests {
   private static func run(
     _ arguments: [String], in folder: String, environment: [String: String]
   ) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: folder)
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, output)
+    var process = ChildProcess(
+      "/usr/bin/env", arguments: arguments,
+      environment: ChildProcess.currentEnvironment.merging(environment) { _, new in new })
+    process.workingDirectory = folder
+    process.errorIntoOutput = true
+    let result = try process.run()
+    return (result.termination.shellStatus, result.outputText)
   }
 
   @Test func aCPluginBuildsWithCcLoadsAndPassesItsTranscript() async throws {

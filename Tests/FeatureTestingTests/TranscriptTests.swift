@@ -1,6 +1,8 @@
 import HostKit
 import Testing
 
+@testable import host
+
 /// The transcript format: parsing, what a section expects, and rendering back what ran.
 @Suite("Transcript format")
 struct TranscriptTests {

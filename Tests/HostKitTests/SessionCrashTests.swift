@@ -1,44 +1,45 @@
 import FeatureTesting
-import Foundation
+import HostKit
 import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// `kill -9` of the host at random moments: every action whose state the user saw survives.
 @Suite("Sessions survive kill -9")
 struct SessionCrashTests {
   /// A running `host run counter --session crash`, fed and read line by line.
   final class LiveHost {
-    let process = Process()
-    let input = Pipe()
-    let output = Pipe()
-    private var buffer = Data()
+    let child: RunningChild
+    private var buffer: [UInt8] = []
 
     init(state: String) throws {
-      process.executableURL = URL(fileURLWithPath: HostProcess.executable)
-      process.arguments = ["run", "counter", "--session", "crash"]
-      var environment = ProcessInfo.processInfo.environment
-      environment["XDG_STATE_HOME"] = state
-      environment["FEATUREHOST_PLUGIN_PATH"] = nil
-      process.environment = environment
-      process.standardInput = input
-      process.standardOutput = output
-      process.standardError = FileHandle.nullDevice
-      try process.run()
+      var process = ChildProcess(
+        HostProcess.executable, arguments: ["run", "counter", "--session", "crash"],
+        environment: HostProcess.environment(adding: ["XDG_STATE_HOME": state]))
+      process.standardInput = .pipe
+      process.standardError = .discard
+      child = try process.start()
     }
 
-    func send(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
+    func send(_ text: String) { child.write(text.utf8) }
 
     /// Reads stdout up to the next state line and returns its count.
     func nextCount() throws -> Int {
+      let deadline = ContinuousClock.now + .seconds(120)
       while true {
         if let newline = buffer.firstIndex(of: 10) {
-          let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-          buffer.removeSubrange(buffer.startIndex...newline)
+          let line = String(decoding: buffer[..<newline], as: UTF8.self)
+          buffer.removeSubrange(...newline)
           if line.hasPrefix("{\"clicks\":"), let count = Self.count(in: line) { return count }
           continue
         }
-        let chunk = output.fileHandleForReading.availableData
-        guard !chunk.isEmpty else { throw FixtureError("the host closed stdout before printing a state") }
-        buffer.append(chunk)
+        guard !child.outputEnded(STDOUT_FILENO) else {
+          throw FixtureError("the host closed stdout before printing a state")
+        }
+        guard child.pump(until: deadline) else { throw FixtureError("no state from the host within 120 s") }
+        buffer += child.take(STDOUT_FILENO)
       }
     }
 
@@ -48,8 +49,8 @@ struct SessionCrashTests {
     }
 
     func kill() {
-      Glibc.kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
+      child.signalGroup(SIGKILL)
+      _ = child.finish(until: nil)
     }
   }
 

@@ -30,15 +30,15 @@
 /// - In a `$` line: `NAME=value` words before `host` set environment variables; single or double
 ///   quotes keep spaces; `$TESTDIR` (or `${TESTDIR}`) is the absolute folder of the transcript,
 ///   here and in expected output.
-public struct Transcript: Sendable, Equatable {
+struct Transcript: Sendable, Equatable {
   /// One output line, on the stream it was printed to.
-  public enum Output: Sendable, Equatable {
+  enum Output: Sendable, Equatable {
     case stdout(String)
     case stderr(String)
   }
 
   /// A line of the file, as parsed.
-  public enum Line: Sendable, Equatable {
+  enum Line: Sendable, Equatable {
     case blank(String)
     case comment(String)
     case command(String)
@@ -49,7 +49,7 @@ public struct Transcript: Sendable, Equatable {
   }
 
   /// What the expected output answers.
-  public enum StepKind: Sendable, Equatable {
+  enum StepKind: Sendable, Equatable {
     /// The host starting, before any input.
     case start
     /// One line typed on stdin.
@@ -58,47 +58,47 @@ public struct Transcript: Sendable, Equatable {
     case endOfInput
   }
 
-  public struct Step: Sendable, Equatable {
-    public var kind: StepKind
+  struct Step: Sendable, Equatable {
+    var kind: StepKind
     /// The index in `lines` of the `$`, `>` or `^D` line; nil for an end of input the file omits.
-    public var line: Int?
-    public var expected: [Output]
+    var line: Int?
+    var expected: [Output]
   }
 
   /// One `$ host ...` line and what follows it, up to the next one.
-  public struct Section: Sendable, Equatable {
-    public var line: Int
+  struct Section: Sendable, Equatable {
+    var line: Int
     /// `NAME=value` words before `host`.
-    public var environment: [String: String]
+    var environment: [String: String]
     /// The words after `host`, `$TESTDIR` expanded.
-    public var arguments: [String]
+    var arguments: [String]
     /// The start, each input, then the end of input (always last, written in the file or not).
-    public var steps: [Step]
-    public var exitStatus: Int32
+    var steps: [Step]
+    var exitStatus: Int32
   }
 
   /// Why a transcript cannot be read; `line` counts from 1.
-  public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var line: Int
-    public var message: String
-    public var description: String { "line \(line): \(message)" }
+  struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    var line: Int
+    var message: String
+    var description: String { "line \(line): \(message)" }
 
-    public init(line: Int, message: String) {
+    init(line: Int, message: String) {
       self.line = line
       self.message = message
     }
   }
 
   /// Every line of the file, in order, parsed.
-  public var lines: [Line]
+  var lines: [Line]
   /// Every line of the file as written.
-  public var rawLines: [String]
-  public var sections: [Section]
+  var rawLines: [String]
+  var sections: [Section]
   /// The value of `$TESTDIR`.
-  public var directory: String
+  var directory: String
 
   /// Parses `text`; `directory` is the transcript's folder, the value of `$TESTDIR`.
-  public init(parsing text: String, directory: String) throws(ParseError) {
+  init(parsing text: String, directory: String) throws(ParseError) {
     self.directory = directory
     lines = []
     rawLines = []
@@ -183,7 +183,7 @@ public struct Transcript: Sendable, Equatable {
   }
 
   /// The sections, each ending with an end-of-input step (added when the file has none).
-  public var runnableSections: [Section] {
+  var runnableSections: [Section] {
     sections.map { section in
       var section = section
       if section.steps.last?.kind != .endOfInput {

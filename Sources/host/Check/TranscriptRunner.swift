@@ -1,4 +1,4 @@
-import Foundation
+import HostKit
 
 #if canImport(Glibc)
   import Glibc
@@ -12,53 +12,41 @@ import Foundation
 /// and an unknown command `:transcript-barrier-N`, whose error on stderr marks where the answer to
 /// the line ends. The stdout written before that error is already in the pipe when it arrives, so
 /// the split does not depend on timing. The `:state` line printed for the barrier is dropped.
-public struct TranscriptRunner: Sendable {
+struct TranscriptRunner: Sendable {
   /// The `host` executable to run.
-  public var hostExecutable: String
+  var hostExecutable: String
   /// Plugin folders passed as `--plugins DIR` before each section's own arguments.
-  public var pluginDirectories: [String]
+  var pluginDirectories: [String]
   /// How long the host may take to answer one line (or to exit after end of input).
-  public var stepTimeout: Duration
+  var stepTimeout: Duration
 
-  public init(hostExecutable: String, pluginDirectories: [String] = [], stepTimeout: Duration = .seconds(30)) {
+  init(hostExecutable: String, pluginDirectories: [String] = [], stepTimeout: Duration = .seconds(30)) {
     self.hostExecutable = hostExecutable
     self.pluginDirectories = pluginDirectories
     self.stepTimeout = stepTimeout
   }
 
   /// Runs every section in order, one host process each.
-  public func run(_ transcript: Transcript) -> [SectionOutcome] {
-    // A host that quits before reading all its input must not kill the checker with SIGPIPE.
-    signal(SIGPIPE, SIG_IGN)
-    return transcript.runnableSections.map(run)
+  func run(_ transcript: Transcript) -> [SectionOutcome] {
+    transcript.runnableSections.map(run)
   }
 
   private func run(_ section: Transcript.Section) -> SectionOutcome {
     let arguments = pluginDirectories.flatMap { ["--plugins", $0] } + section.arguments
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: hostExecutable)
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
+    var environment = ChildProcess.currentEnvironment
     environment["NO_COLOR"] = "1"
     environment.merge(section.environment) { _, new in new }
-    process.environment = environment
-    let input = Pipe()
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = errors
+    var process = ChildProcess(hostExecutable, arguments: arguments, environment: environment)
+    process.standardInput = .pipe
     var outputs: [[Transcript.Output]] = []
+    let child: RunningChild
     do {
-      try process.run()
+      child = try process.start()
     } catch {
       return SectionOutcome(
-        outputs: section.steps.map { _ in [] }, exitStatus: 127,
-        problem: "cannot start \(hostExecutable): \(error.localizedDescription)")
+        outputs: section.steps.map { _ in [] }, exitStatus: 127, problem: "cannot start \(hostExecutable): \(error)")
     }
-    let pipes = HostPipes(
-      input: input.fileHandleForWriting.fileDescriptor, output: output.fileHandleForReading.fileDescriptor,
-      errors: errors.fileHandleForReading.fileDescriptor)
+    let pipes = HostPipes(child)
     // `host run ...`, and `host` alone (the main flow), read one line at a time.
     let command = Self.command(of: section.arguments)
     let interactive = command == "run" || command == nil
@@ -74,18 +62,18 @@ public struct TranscriptRunner: Sendable {
       case .start, .input:
         guard interactive else {
           // Not an interactive command: its input is all written at once, its output is the start's.
-          if case .input(let text) = step.kind { pipes.write(text + "\n") }
+          if case .input(let text) = step.kind { child.write((text + "\n").utf8) }
           outputs.append([])
           continue
         }
         barrier += 1
-        if case .input(let text) = step.kind { pipes.write(text + "\n") }
-        pipes.write(":state\n:transcript-barrier-\(barrier)\n")
+        if case .input(let text) = step.kind { child.write((text + "\n").utf8) }
+        child.write(":state\n:transcript-barrier-\(barrier)\n".utf8)
         let answer = pipes.readAnswer(barrier: barrier, until: deadline)
         outputs.append(answer.lines)
         if answer.timedOut { problem = "no answer within \(stepTimeout) to \(Self.describe(step.kind))" }
       case .endOfInput:
-        try? input.fileHandleForWriting.close()
+        child.closeInput()
         let rest = pipes.readToEnd(until: deadline)
         if rest.timedOut { problem = "the host did not exit within \(stepTimeout) after end of input" }
         if interactive {
@@ -98,13 +86,21 @@ public struct TranscriptRunner: Sendable {
         }
       }
     }
-    if problem != nil { process.terminate() }
-    try? input.fileHandleForWriting.close()
-    process.waitUntilExit()
-    var status = process.terminationStatus
-    if process.terminationReason == .uncaughtSignal, problem == nil {
-      problem = "the host was killed by signal \(status)"
-      status = 128 + status
+    if problem != nil { child.signalGroup(SIGTERM) }
+    // A host that ignores SIGTERM is killed when this deadline passes.
+    let termination = child.finish(until: .now + stepTimeout).termination
+    var status: Int32
+    switch termination {
+    case .exited(let code): status = code
+    case .signalled(let signal):
+      status = signal
+      if problem == nil {
+        problem = "the host was killed by signal \(signal)"
+        status = 128 + signal
+      }
+    case .timedOut:
+      status = SIGKILL
+      if problem == nil { problem = "the host did not exit within \(stepTimeout)" }
     }
     return SectionOutcome(outputs: outputs, exitStatus: status, problem: problem)
   }
@@ -130,40 +126,21 @@ public struct TranscriptRunner: Sendable {
   }
 }
 
-/// The three pipes to one host process, read with poll(2) so neither stream can block the other.
+/// The output of one host process, split into the answers to each line.
 private final class HostPipes {
   struct Answer {
     var lines: [Transcript.Output]
     var timedOut = false
   }
 
-  private let input: Int32
-  private let output: Int32
-  private let errors: Int32
+  private let child: RunningChild
   private var outputBytes: [UInt8] = []
   private var errorBytes: [UInt8] = []
-  private var outputEnded = false
-  private var errorsEnded = false
+  private var outputEnded: Bool { child.outputEnded(STDOUT_FILENO) }
+  private var errorsEnded: Bool { child.outputEnded(STDERR_FILENO) }
 
-  init(input: Int32, output: Int32, errors: Int32) {
-    self.input = input
-    self.output = output
-    self.errors = errors
-  }
-
-  /// Writes all of `text`; a host that has exited just does not read it (EPIPE is ignored).
-  func write(_ text: String) {
-    let bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes.withUnsafeBytes { buffer in
-        guard let base = buffer.baseAddress else { return 0 }
-        return Glibc.write(input, base + offset, buffer.count - offset)
-      }
-      if written < 0 && errno == EINTR { continue }
-      guard written > 0 else { return }
-      offset += written
-    }
+  init(_ child: RunningChild) {
+    self.child = child
   }
 
   /// Reads until the error the barrier `:transcript-barrier-N` causes, and returns what came
@@ -197,46 +174,22 @@ private final class HostPipes {
     return Answer(lines: takeEverything())
   }
 
-  /// Waits for either stream to have data (or end), and reads it. False once the deadline passed.
+  /// Waits for either stream to have data (or end), and takes it. False once the deadline passed.
   private func waitAndRead(until deadline: ContinuousClock.Instant) -> Bool {
-    let left = deadline - ContinuousClock.now
-    guard left > .zero else { return false }
-    let milliseconds = Int32(
-      clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-    var fds: [pollfd] = []
-    if !outputEnded { fds.append(pollfd(fd: output, events: Int16(POLLIN), revents: 0)) }
-    if !errorsEnded { fds.append(pollfd(fd: errors, events: Int16(POLLIN), revents: 0)) }
-    let ready = poll(&fds, nfds_t(fds.count), milliseconds)
-    if ready < 0 && errno == EINTR { return true }
-    guard ready > 0 else { return ContinuousClock.now < deadline }
-    for fd in fds where fd.revents != 0 { read(fd.fd) }
+    guard child.pump(until: deadline) else { return false }
+    collect()
     return true
   }
 
-  /// Reads whatever both streams hold right now, without waiting.
+  /// Takes whatever both streams hold right now, without waiting.
   private func readAvailable() {
-    while true {
-      var fds: [pollfd] = []
-      if !outputEnded { fds.append(pollfd(fd: output, events: Int16(POLLIN), revents: 0)) }
-      if !errorsEnded { fds.append(pollfd(fd: errors, events: Int16(POLLIN), revents: 0)) }
-      guard !fds.isEmpty, poll(&fds, nfds_t(fds.count), 0) > 0 else { return }
-      for fd in fds where fd.revents != 0 { read(fd.fd) }
-    }
+    child.pumpAvailable()
+    collect()
   }
 
-  private func read(_ fd: Int32) {
-    var buffer = [UInt8](repeating: 0, count: 65_536)
-    let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-    if count < 0 && (errno == EINTR || errno == EAGAIN) { return }
-    if count <= 0 {
-      if fd == output { outputEnded = true } else { errorsEnded = true }
-      return
-    }
-    if fd == output {
-      outputBytes += buffer[..<count]
-    } else {
-      errorBytes += buffer[..<count]
-    }
+  private func collect() {
+    outputBytes += child.take(STDOUT_FILENO)
+    errorBytes += child.take(STDERR_FILENO)
   }
 
   private func takeEverything() -> [Transcript.Output] {

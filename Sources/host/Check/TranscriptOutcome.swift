@@ -1,12 +1,12 @@
 /// What the host actually printed for one section of a transcript.
-public struct SectionOutcome: Sendable, Equatable {
+struct SectionOutcome: Sendable, Equatable {
   /// Per step of the section (`Transcript.runnableSections`), what the host printed.
-  public var outputs: [[Transcript.Output]]
-  public var exitStatus: Int32
+  var outputs: [[Transcript.Output]]
+  var exitStatus: Int32
   /// Why the run could not be completed (a timeout), if it could not.
-  public var problem: String?
+  var problem: String?
 
-  public init(outputs: [[Transcript.Output]], exitStatus: Int32, problem: String? = nil) {
+  init(outputs: [[Transcript.Output]], exitStatus: Int32, problem: String? = nil) {
     self.outputs = outputs
     self.exitStatus = exitStatus
     self.problem = problem
@@ -16,7 +16,7 @@ public struct SectionOutcome: Sendable, Equatable {
 extension Transcript {
   /// Whether the host printed what the transcript expects: per step, the same stdout lines in
   /// order and the same stderr lines in order; the same exit status; no problem.
-  public func matches(_ outcomes: [SectionOutcome]) -> Bool {
+  func matches(_ outcomes: [SectionOutcome]) -> Bool {
     let sections = runnableSections
     guard sections.count == outcomes.count else { return false }
     for (section, outcome) in zip(sections, outcomes) {
@@ -33,7 +33,7 @@ extension Transcript {
 
   /// The transcript as it would read had it been written from `outcomes`: every comment, blank,
   /// command and input line kept as it is, each step's output replaced by what the host printed.
-  public func rendered(with outcomes: [SectionOutcome]) -> [String] {
+  func rendered(with outcomes: [SectionOutcome]) -> [String] {
     // Which step each `$`, `>` and `^D` line opens.
     var stepAtLine: [Int: (section: Int, step: Int)] = [:]
     let sections = runnableSections

@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// glibc functions that Swift's Glibc module does not declare (their header wants _GNU_SOURCE),
+/// looked up once by name.
+enum GNUExtensions {
+  typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+  typealias AddChdir =
+    @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+
+  /// pipe2(2), glibc 2.9 and later: a pipe made close-on-exec at once, so a child another
+  /// thread spawns meanwhile never inherits it.
+  static let pipe2: Pipe2? = function("pipe2")
+
+  /// posix_spawn_file_actions_addchdir_np, glibc 2.29 and later.
+  static let addChdir: AddChdir? = function("posix_spawn_file_actions_addchdir_np")
+
+  /// A close-on-exec pipe: (read end, write end), or errno's text.
+  static func closeOnExecPipe() -> Result<(read: Int32, write: Int32), ChildProcessFailure> {
+    guard let pipe2 else { return .failure(.cannotCreatePipe(reason: "this C library has no pipe2")) }
+    var ends: [Int32] = [0, 0]
+    guard pipe2(&ends, O_CLOEXEC) == 0 else {
+      return .failure(.cannotCreatePipe(reason: String(cString: strerror(errno))))
+    }
+    return .success((ends[0], ends[1]))
+  }
+
+  private static func function<T>(_ name: String) -> T? {
+    // RTLD_DEFAULT is the null handle in glibc.
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else { return nil }
+    return unsafeBitCast(symbol, to: T.self)
+  }
+}
