@@ -1,4 +1,5 @@
 import Foundation
+import HostKit
 import Synchronization
 
 /// Builds the C fixture plugin of the tests (Tests/Fixtures/fixture_plugin.c) with `cc -shared`,
@@ -51,35 +52,17 @@ public enum FixturePlugin {
   /// Runs a tool from PATH in the package root; returns its stdout, throws with its stderr.
   @discardableResult
   public static func run(_ tool: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [tool] + arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    // Drain stderr on another thread so neither pipe can fill up and block the tool.
-    let message = Mutex(Data())
-    let drained = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
-      let data = errors.fileHandleForReading.readDataToEndOfFile()
-      message.withLock { $0 = data }
-      drained.signal()
+    var process = ChildProcess(tool, arguments: arguments)
+    process.workingDirectory = packageRoot
+    let result = try process.run(timeout: .seconds(300))
+    guard result.termination == .exited(0) else {
+      throw FixtureError(
+        "\(tool) \(arguments.joined(separator: " ")) failed (\(result.termination)): \(result.errorText)")
     }
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    drained.wait()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      let reason = message.withLock { String(decoding: $0, as: UTF8.self) }
-      throw FixtureError("\(tool) \(arguments.joined(separator: " ")) failed: \(reason)")
-    }
-    return text
+    return result.outputText
   }
 }
 
-/// A fixture could not be built or prepared; the message says which command failed and why.
 public struct FixtureError: Error, CustomStringConvertible {
   public let description: String
   public init(_ description: String) { self.description = description }

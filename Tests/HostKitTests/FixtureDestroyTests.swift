@@ -27,78 +27,6 @@ struct FixtureDestroyTests {
     #expect(lines.first?.hasPrefix("destroy ") == true)
   }
 
-  /// A running `host --plugins FOLDER run counter`, fed and read as it runs.
-  final class LiveHost {
-    let process = Process()
-    let input = Pipe()
-    let output = Pipe()
-    let errors: String
-    private(set) var printed = ""
-
-    init(plugins: String, environment extra: [String: String]) throws {
-      errors = "\(plugins)/stderr.txt"
-      guard FileManager.default.createFile(atPath: errors, contents: nil) else {
-        throw FixtureError("cannot create \(errors)")
-      }
-      process.executableURL = URL(fileURLWithPath: HostProcess.executable)
-      process.arguments = ["--plugins", plugins, "run", "counter"]
-      var environment = ProcessInfo.processInfo.environment
-      environment["FEATUREHOST_PLUGIN_PATH"] = nil
-      environment["NO_COLOR"] = "1"
-      for (key, value) in extra { environment[key] = value }
-      process.environment = environment
-      process.standardInput = input
-      process.standardOutput = output
-      process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-      try process.run()
-    }
-
-    func send(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
-
-    /// Reads stdout until it holds `text` after `after`; throws if the host closes stdout first.
-    func read(until text: String, after: String) throws {
-      while true {
-        if let start = printed.range(of: after), printed[start.upperBound...].contains(text) { return }
-        let chunk = output.fileHandleForReading.availableData
-        guard !chunk.isEmpty else {
-          let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-          throw FixtureError("the host closed stdout before printing '\(text)'; stdout: \(printed) stderr: \(stderr)")
-        }
-        printed += String(decoding: chunk, as: UTF8.self)
-      }
-    }
-
-    /// Reads stdout until it holds `marker`, and forgets what was read up to its end.
-    func read(through marker: String) throws {
-      while true {
-        if let found = printed.range(of: marker) {
-          printed = String(printed[found.upperBound...])
-          return
-        }
-        let chunk = output.fileHandleForReading.availableData
-        guard !chunk.isEmpty else { throw FixtureError("the host closed stdout before printing '\(marker)'") }
-        printed += String(decoding: chunk, as: UTF8.self)
-      }
-    }
-
-    /// The host's resident memory, in bytes (Linux: /proc/PID/statm).
-    func residentBytes() throws -> Int {
-      let statm = try String(contentsOfFile: "/proc/\(process.processIdentifier)/statm", encoding: .utf8)
-      let fields = statm.split(separator: " ")
-      guard fields.count > 1, let pages = Int(fields[1]) else { throw FixtureError("cannot read statm: \(statm)") }
-      return pages * sysconf(Int32(_SC_PAGESIZE))
-    }
-
-    /// Sends `:quit`, closes stdin and waits for the exit status.
-    func quit() throws -> Int32 {
-      send(":quit\n")
-      try input.fileHandleForWriting.close()
-      _ = output.fileHandleForReading.readDataToEndOfFile()
-      process.waitUntilExit()
-      return process.terminationStatus
-    }
-  }
-
   @Test func aFeaturePoppedWithBackIsDestroyedWhileTheHostRuns() throws {
     // given a host running the counter, with the fixture in a trusted plugin folder
     let plugins = try FixturePlugin.temporaryFolder()
@@ -107,25 +35,26 @@ struct FixtureDestroyTests {
     // The loader refuses group- or other-writable plugins, whatever the umask made.
     #expect(chmod(library, 0o755) == 0)
     let log = "\(plugins)/destroy.log"
-    let host = try LiveHost(plugins: plugins, environment: ["FIXTURE_DESTROY_LOG": log])
+    let host = try LiveHost(["--plugins", plugins, "run", "counter"], environment: ["FIXTURE_DESTROY_LOG": log])
     // when the fixture is opened over the counter, then popped, with stdin still open
     host.send(":open fixture\n")
-    try host.read(until: "count: 0", after: "fixture ")
+    try host.read(through: "fixture ")
+    try host.read(through: "count: 0")
     #expect(Self.destroyLines(log).isEmpty)
     host.send(":back\n")
     // then once the counter is revealed (the coordinator retires the popped feature first)
-    try host.read(until: "Counter\n  count:  0\n", after: "fixture ")
+    try host.read(through: "Counter\n  count:  0\n")
     // the fixture's instance was destroyed exactly once, while the host is still running
-    #expect(host.process.isRunning)
+    #expect(host.isRunning)
     #expect(Self.destroyLines(log) == ["destroy 1"])
     // and the host still quits cleanly, destroying nothing more
-    #expect(try host.quit() == 0)
+    #expect(host.quit() == 0)
     #expect(Self.destroyLines(log) == ["destroy 1"])
   }
 
   @Test func tenThousandOpenBackCyclesKeepTheHostsMemoryFlat() throws {
     // given a host running the counter, warmed up by 1,000 open/back cycles
-    let host = try LiveHost(plugins: try FixturePlugin.temporaryFolder(), environment: [:])
+    let host = try LiveHost(["run", "counter"])
     let state = #"{"clicks":0,"count":0}"#
     func cycles(_ count: Int) throws {
       // In batches, reading as it goes: a host blocked on a full stdout reads no more input.
@@ -141,6 +70,6 @@ struct FixtureDestroyTests {
     let after = try host.residentBytes()
     // then every popped store and instance was freed: resident memory grew by 2 MB at most
     #expect(after - before <= 2 << 20, "resident memory grew from \(before) to \(after) bytes")
-    #expect(try host.quit() == 0)
+    #expect(host.quit() == 0)
   }
 }

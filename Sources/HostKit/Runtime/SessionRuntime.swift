@@ -247,10 +247,14 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     }
     launchedFirst = true
     let path = "\(directory.root)/\(relative)"
-    guard FileManager.default.fileExists(atPath: path) else {
+    if !FileManager.default.fileExists(atPath: path) {
       if recorded != nil { throw HostError(RuntimeFailure.journalMissing(session: name, journal: relative)) }
-      let journal = try SessionJournal.create(at: path, plugin: plugin, config: featureConfig)
-      return OpenedJournal(journal: journal, config: featureConfig, restorePoint: nil, relativePath: relative)
+      do {
+        let journal = try SessionJournal.create(at: path, plugin: plugin, config: featureConfig)
+        return OpenedJournal(journal: journal, config: featureConfig, restorePoint: nil, relativePath: relative)
+      } catch  where Self.wasMadeMeanwhile(error) {
+        // Another host made it (and let go of it) since we looked: restore it, as a rerun would.
+      }
     }
     let opened = try SessionJournal.open(at: path, plugin: plugin)
     if let torn = opened.tornTail { reporter.notice(.tornJournal(detail: "\(torn)")) }
@@ -271,14 +275,24 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     // Journals of features presented before are numbered; new ones come after them.
     let existing = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
     lastJournalNumber = existing.compactMap { Int($0.prefix { $0.isNumber }) }.max() ?? 1
-    guard FileManager.default.fileExists(atPath: path) else {
-      navigation = try NavigationJournal.create(at: path, flow: flow.name)
-      return nil
+    if !FileManager.default.fileExists(atPath: path) {
+      do {
+        navigation = try NavigationJournal.create(at: path, flow: flow.name)
+        return nil
+      } catch  where Self.wasMadeMeanwhile(error) {
+        // Another host made it (and let go of it) since we looked: restore it, as a rerun would.
+      }
     }
     let (journal, last, torn) = try NavigationJournal.open(at: path)
     if torn { reporter.notice(.tornNavigation(path: path)) }
     navigation = journal
     return last?.frames
+  }
+
+  /// Whether a create failed only because the file appeared after we looked for it.
+  private static func wasMadeMeanwhile(_ error: HostError) -> Bool {
+    guard case .alreadyExists = error.failure as? JournalFailure else { return false }
+    return true
   }
 
   private func sessionDirectory() throws(HostError) -> SessionDirectory {
