@@ -7,7 +7,7 @@ import Synchronization
 
 /// The terminal: stdout for results and views, stderr for errors, colors only on a TTY without
 /// NO_COLOR. Thread-safe: the store thread prints views while the main thread reads input.
-final class Console: @unchecked Sendable {
+final class Console: Sendable {
   let inputIsTerminal = isatty(STDIN_FILENO) == 1
   let outputIsTerminal = isatty(STDOUT_FILENO) == 1
   let errorIsTerminal = isatty(STDERR_FILENO) == 1

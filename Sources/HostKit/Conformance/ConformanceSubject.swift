@@ -74,21 +74,26 @@ struct ConformanceSubject {
       throw failure("abi_minor \(minor) is newer than this host's \(FH_ABI_MAJOR).\(FH_ABI_MINOR)")
     }
     let needed = UInt32(MemoryLayout<fh_plugin>.size)
-    guard size >= needed else { throw failure("struct_size \(size) is smaller than sizeof(fh_plugin), \(needed)") }
     guard size <= largestPlausibleStructSize else {
       throw failure("struct_size \(size) is implausibly large; set it to sizeof(fh_plugin), \(needed)")
     }
-    let functions = descriptor.pointee
+    // The header's size rule, as the loader reads it: a shorter (older) descriptor is fine while
+    // it reaches every required field; a longer one's tail is never read.
+    let declared = DeclaredStruct(reading: base, empty: fh_plugin())
+    let functions = declared.value
     guard functions.reserved == 0 else { throw failure("reserved is \(functions.reserved), not 0") }
-    let required: [(String, Bool)] = [
-      ("manifest_json", functions.manifest_json != nil), ("create", functions.create != nil),
-      ("start", functions.start != nil), ("dispatch", functions.dispatch != nil),
-      ("reduce", functions.reduce != nil), ("snapshot", functions.snapshot != nil),
-      ("restore", functions.restore != nil), ("render", functions.render != nil),
-      ("stop", functions.stop != nil), ("destroy", functions.destroy != nil),
-      ("last_error", functions.last_error != nil),
+    let required: [(name: String, field: PartialKeyPath<fh_plugin>, present: Bool)] = [
+      ("manifest_json", \.manifest_json, functions.manifest_json != nil), ("create", \.create, functions.create != nil),
+      ("start", \.start, functions.start != nil), ("dispatch", \.dispatch, functions.dispatch != nil),
+      ("reduce", \.reduce, functions.reduce != nil), ("snapshot", \.snapshot, functions.snapshot != nil),
+      ("restore", \.restore, functions.restore != nil), ("render", \.render, functions.render != nil),
+      ("stop", \.stop, functions.stop != nil), ("destroy", \.destroy, functions.destroy != nil),
+      ("last_error", \.last_error, functions.last_error != nil),
     ]
-    if let missing = required.first(where: { !$0.1 }) { throw failure("\(missing.0) is NULL") }
+    if let cut = required.first(where: { !declared.declares($0.field) }) {
+      throw failure("struct_size \(size) ends before '\(cut.name)', a required field (sizeof(fh_plugin) is \(needed))")
+    }
+    if let missing = required.first(where: { !$0.present }) { throw failure("\(missing.0) is NULL") }
     guard let manifestJSON = functions.manifest_json else { throw failure("manifest_json is NULL") }
     return ConformanceSubject(path: path, functions: functions, manifestJSON: manifestJSON)
   }

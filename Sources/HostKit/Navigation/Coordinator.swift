@@ -3,15 +3,15 @@ import FeatureJSON
 import Synchronization
 
 /// One feature on the navigation stack: its store, and where it came from.
-public final class PresentedFeature: @unchecked Sendable {
+public final class PresentedFeature: Sendable {
   public let plugin: LoadedPlugin
   public let store: Store
   /// Counts presentations, so two copies of one feature can be told apart.
   public let number: Int
   /// Whatever the launcher keeps with it (its journal).
-  public let context: AnyObject?
+  public let context: (any AnyObject & Sendable)?
 
-  public init(plugin: LoadedPlugin, store: Store, number: Int, context: AnyObject? = nil) {
+  public init(plugin: LoadedPlugin, store: Store, number: Int, context: (any AnyObject & Sendable)? = nil) {
     self.plugin = plugin
     self.store = store
     self.number = number
@@ -55,6 +55,7 @@ public protocol FeatureLauncher: AnyObject, Sendable {
 ///
 /// Covered features keep their state and stop drawing; popping a feature stops it. A step from a
 /// feature that is not on the top frame is ignored, and the log says so.
+// @unchecked: `stack` and `presentations` are touched on `queue` only; `visible` is a Mutex.
 public final class Coordinator: FeatureStage, @unchecked Sendable {
   private struct Frame {
     var features: [PresentedFeature]

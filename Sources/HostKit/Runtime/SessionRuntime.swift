@@ -31,6 +31,8 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     public var configGiven = false
     /// Reports `will navigate` / `did navigate` lines.
     public var logsNavigation = false
+    /// Where each feature's instance runs.
+    public var instances: InstanceFactory = .inProcess
 
     public init() {}
   }
@@ -73,7 +75,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   }
 
   /// What the runtime keeps with each presented feature.
-  final class Context {
+  final class Context: Sendable {
     let journal: SessionJournal
     /// The journal's path relative to the sessions folder, when the run is a named session.
     let relativePath: String?
@@ -146,7 +148,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
       store = try Store(
         plugin: plugin, config: opened.config,
         options: Store.Options(maxFeedbackSteps: settings.maxFeedbackSteps, rendersViews: isLive),
-        journal: opened.journal, observer: fanOut.observer)
+        journal: opened.journal, instances: settings.instances, observer: fanOut.observer)
     } catch {
       opened.journal.close()
       throw error
