@@ -23,3 +23,22 @@ struct DeclaredStruct<Layout> {
     return offset + size <= Int(declaredSize)
   }
 }
+
+extension DeclaredStruct where Layout == fh_plugin {
+  /// The descriptor's required fields, in layout order: the first one its size does not reach,
+  /// and the first one that is NULL (nil when every one is there).
+  func missingRequiredField() -> (cut: String?, null: String?) {
+    let plugin = value
+    let required: [(name: String, field: PartialKeyPath<fh_plugin>, present: Bool)] = [
+      ("manifest_json", \.manifest_json, plugin.manifest_json != nil), ("create", \.create, plugin.create != nil),
+      ("start", \.start, plugin.start != nil), ("dispatch", \.dispatch, plugin.dispatch != nil),
+      ("reduce", \.reduce, plugin.reduce != nil), ("snapshot", \.snapshot, plugin.snapshot != nil),
+      ("restore", \.restore, plugin.restore != nil), ("render", \.render, plugin.render != nil),
+      ("stop", \.stop, plugin.stop != nil), ("destroy", \.destroy, plugin.destroy != nil),
+      ("last_error", \.last_error, plugin.last_error != nil),
+    ]
+    return (
+      required.first { !declares($0.field) }?.name, required.first { !$0.present }?.name
+    )
+  }
+}

@@ -99,23 +99,16 @@ public enum PluginLoader {
     // layout; a smaller one leaves the fields it does not reach zero.
     let copy = DeclaredStruct(reading: base, empty: fh_plugin())
     let plugin = copy.value
-    let required: [(name: String, field: PartialKeyPath<fh_plugin>, present: Bool)] = [
-      ("manifest_json", \.manifest_json, plugin.manifest_json != nil), ("create", \.create, plugin.create != nil),
-      ("start", \.start, plugin.start != nil), ("dispatch", \.dispatch, plugin.dispatch != nil),
-      ("reduce", \.reduce, plugin.reduce != nil), ("snapshot", \.snapshot, plugin.snapshot != nil),
-      ("restore", \.restore, plugin.restore != nil), ("render", \.render, plugin.render != nil),
-      ("stop", \.stop, plugin.stop != nil), ("destroy", \.destroy, plugin.destroy != nil),
-      ("last_error", \.last_error, plugin.last_error != nil),
-    ]
-    if let cut = required.first(where: { !copy.declares($0.field) }) {
+    let missing = copy.missingRequiredField()
+    if let cut = missing.cut {
       throw failure(
         .structTooSmall,
-        "the descriptor of '\(path)' is \(structSize) bytes and ends before '\(cut.name)', a required field",
+        "the descriptor of '\(path)' is \(structSize) bytes and ends before '\(cut)', a required field",
         help: "set struct_size to sizeof(fh_plugin) and fill every field")
     }
-    if let missing = required.first(where: { !$0.present }) {
+    if let null = missing.null {
       throw failure(
-        .missingFunction, "the descriptor of '\(path)' has no '\(missing.name)' (NULL)",
+        .missingFunction, "the descriptor of '\(path)' has no '\(null)' (NULL)",
         help: "every field of fh_plugin except get_extension is required")
     }
     let manifest: PluginManifest

@@ -108,14 +108,6 @@ struct HostCheckTests {
         """)
   }
 
-  struct UsageCase: CustomTestStringConvertible, Sendable {
-    let id: String
-    let arguments: [String]
-    let status: Int32
-    let stderr: String
-    var testDescription: String { id }
-  }
-
   static let usageCases: [UsageCase] = [
     UsageCase(
       id: "no-files", arguments: ["check"], status: 64,

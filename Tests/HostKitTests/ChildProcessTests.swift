@@ -19,6 +19,18 @@ struct ChildProcessTests {
     #expect(result.errorText == "err\n")
   }
 
+  @Test func theChildInheritsNoDescriptorItWasNotGiven() throws {
+    // given a descriptor this process opened without close-on-exec (as a library's socket may be)
+    let open = Glibc.open("/dev/null", O_RDONLY)
+    #expect(open > STDERR_FILENO)
+    defer { close(open) }
+    // when a child looks for it
+    let result = try Self.shell("test -e /proc/self/fd/\(open) && echo inherited || echo closed").run(
+      timeout: .seconds(60))
+    // then it is not there, so closing it here really closes it
+    #expect(result.outputText == "closed\n")
+  }
+
   @Test func aSignalThatEndsTheChildIsReported() throws {
     let result = try Self.shell("kill -TERM $$").run(timeout: .seconds(60))
     #expect(result.termination == .signalled(SIGTERM))

@@ -58,14 +58,6 @@ struct HostCLITests {
     #expect(result.stdout.hasPrefix("{\"count\":0,\"disorder\":0,\"foreign\":1,\"pings\":0,\"reentered\":0}\n"))
   }
 
-  struct UsageCase: CustomTestStringConvertible, Sendable {
-    let id: String
-    let arguments: [String]
-    let status: Int32
-    let stderr: String
-    var testDescription: String { id }
-  }
-
   static let usageCases: [UsageCase] = [
     UsageCase(
       id: "unknown-command", arguments: ["lst"], status: 64,

@@ -4,14 +4,6 @@ import Testing
 /// The command line of `host validate`: its usage errors, its help, its output's shape.
 @Suite("host validate, the command")
 struct ValidateCommandTests {
-  struct UsageCase: CustomTestStringConvertible, Sendable {
-    let id: String
-    let arguments: [String]
-    let status: Int32
-    let stderr: String
-    var testDescription: String { id }
-  }
-
   static let counter = PluginPaths.library("Counter")
 
   static let usageCases: [UsageCase] = [

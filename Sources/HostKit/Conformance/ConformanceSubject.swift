@@ -82,18 +82,11 @@ struct ConformanceSubject {
     let declared = DeclaredStruct(reading: base, empty: fh_plugin())
     let functions = declared.value
     guard functions.reserved == 0 else { throw failure("reserved is \(functions.reserved), not 0") }
-    let required: [(name: String, field: PartialKeyPath<fh_plugin>, present: Bool)] = [
-      ("manifest_json", \.manifest_json, functions.manifest_json != nil), ("create", \.create, functions.create != nil),
-      ("start", \.start, functions.start != nil), ("dispatch", \.dispatch, functions.dispatch != nil),
-      ("reduce", \.reduce, functions.reduce != nil), ("snapshot", \.snapshot, functions.snapshot != nil),
-      ("restore", \.restore, functions.restore != nil), ("render", \.render, functions.render != nil),
-      ("stop", \.stop, functions.stop != nil), ("destroy", \.destroy, functions.destroy != nil),
-      ("last_error", \.last_error, functions.last_error != nil),
-    ]
-    if let cut = required.first(where: { !declared.declares($0.field) }) {
-      throw failure("struct_size \(size) ends before '\(cut.name)', a required field (sizeof(fh_plugin) is \(needed))")
+    let missing = declared.missingRequiredField()
+    if let cut = missing.cut {
+      throw failure("struct_size \(size) ends before '\(cut)', a required field (sizeof(fh_plugin) is \(needed))")
     }
-    if let missing = required.first(where: { !$0.present }) { throw failure("\(missing.0) is NULL") }
+    if let null = missing.null { throw failure("\(null) is NULL") }
     guard let manifestJSON = functions.manifest_json else { throw failure("manifest_json is NULL") }
     return ConformanceSubject(path: path, functions: functions, manifestJSON: manifestJSON)
   }

@@ -54,6 +54,15 @@ struct SpawnPlan {
     for descriptor in process.extraOutputs {
       try direct(.capture, to: descriptor, actions: &actions)
     }
+    // The child gets the descriptors named here and no other: a socket or file another thread
+    // opened without close-on-exec (a library's, a test server's) must not outlive its owner's
+    // close in a child that runs on.
+    let kept = Set([STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] + process.extraOutputs)
+    let highest = kept.max() ?? STDERR_FILENO
+    for descriptor in stride(from: STDERR_FILENO + 1, to: highest, by: 1) where !kept.contains(descriptor) {
+      posix_spawn_file_actions_addclose(&actions, descriptor)
+    }
+    if let addCloseFrom = GNUExtensions.addCloseFrom { _ = addCloseFrom(&actions, highest + 1) }
     if let folder = process.workingDirectory {
       guard let addChdir = GNUExtensions.addChdir else { throw .workingDirectoryUnsupported(folder) }
       _ = addChdir(&actions, folder)

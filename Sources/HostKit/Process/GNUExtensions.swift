@@ -16,6 +16,11 @@ enum GNUExtensions {
   /// posix_spawn_file_actions_addchdir_np, glibc 2.29 and later.
   static let addChdir: AddChdir? = function("posix_spawn_file_actions_addchdir_np")
 
+  typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+  /// posix_spawn_file_actions_addclosefrom_np, glibc 2.34 and later.
+  static let addCloseFrom: AddCloseFrom? = function("posix_spawn_file_actions_addclosefrom_np")
+
   /// A close-on-exec pipe: (read end, write end), or errno's text.
   static func closeOnExecPipe() -> Result<(read: Int32, write: Int32), ChildProcessFailure> {
     guard let pipe2 else { return .failure(.cannotCreatePipe(reason: "this C library has no pipe2")) }
