@@ -1,23 +1,6 @@
 import FeatureABI
 
 /// A call on an instance that the plugin refused: its status and the instance's own message.
-public struct PluginCallError: Error, Sendable, Equatable, CustomStringConvertible {
-  public let call: String
-  public let status: fh_status
-  public let message: String
-
-  public var description: String { message.isEmpty ? "\(call) failed with status \(status)" : message }
-
-  /// True when the plugin refused bad input (action, state or config) rather than failing itself.
-  /// True when the call was out of lifecycle order (or the instance is gone).
-  public var isLifecycle: Bool { status == fh_status(FH_ERR_LIFECYCLE) }
-
-  public var isBadInput: Bool {
-    status == fh_status(FH_ERR_BAD_ACTION) || status == fh_status(FH_ERR_BAD_STATE)
-      || status == fh_status(FH_ERR_BAD_CONFIG)
-  }
-}
-
 /// An instance whose plugin runs in this process: direct C calls, callbacks through libffi.
 ///
 /// Not thread-safe and not `Sendable`: the ABI requires calls on one instance to be serialized,

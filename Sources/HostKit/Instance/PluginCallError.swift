@@ -1,0 +1,63 @@
+import FeatureABI
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A call on an instance that failed: the plugin's status and its own message, or, for an
+/// instance in another process, how that process was lost.
+public struct PluginCallError: Error, Sendable, Equatable, CustomStringConvertible {
+  public let call: String
+  public let status: fh_status
+  public let message: String
+  /// Set when the instance is gone with its process (it crashed, exited or stopped answering):
+  /// the call's outcome is unknown and the instance takes no more calls.
+  public let loss: InstanceLoss?
+
+  public init(call: String, status: fh_status, message: String, loss: InstanceLoss? = nil) {
+    self.call = call
+    self.status = status
+    self.message = message
+    self.loss = loss
+  }
+
+  public var description: String { message.isEmpty ? "\(call) failed with status \(status)" : message }
+
+  /// True when the call was out of lifecycle order (or the instance is gone).
+  public var isLifecycle: Bool { status == fh_status(FH_ERR_LIFECYCLE) }
+
+  /// True when the plugin refused bad input (action, state or config) rather than failing itself.
+  public var isBadInput: Bool {
+    status == fh_status(FH_ERR_BAD_ACTION) || status == fh_status(FH_ERR_BAD_STATE)
+      || status == fh_status(FH_ERR_BAD_CONFIG)
+  }
+}
+
+/// How an instance living in another process was lost.
+public enum InstanceLoss: Sendable, Equatable, CustomStringConvertible {
+  /// The process was ended by this signal (a crash: 11 is a segmentation fault, 6 an abort).
+  case signalled(Int32)
+  /// The process exited, with this status, while it had an instance to serve.
+  case exited(Int32)
+  /// `call` did not answer within `seconds`; the process was killed.
+  case unresponsive(call: String, seconds: Double)
+
+  public var description: String {
+    switch self {
+    case .signalled(let signal):
+      let name = strsignal(signal).map { String(cString: $0) } ?? "unknown signal"
+      return "crashed (signal \(signal), \(name))"
+    case .exited(let status):
+      return "exited with status \(status)"
+    case .unresponsive(let call, let seconds):
+      return "did not answer \(call) within \(seconds.formatted()) s"
+    }
+  }
+}
+
+extension Double {
+  /// `10` for 10.0, `0.5` for 0.5: seconds as a person writes them.
+  fileprivate func formatted() -> String {
+    self == rounded() && abs(self) < 1e15 ? String(Int64(self)) : String(self)
+  }
+}
