@@ -92,11 +92,12 @@ public struct ExpectedAction: Sendable, ExpressibleByStringInterpolation, Expres
     }
   }
 
-  /// Whether `action` (the JSON text the plugin emitted) matches.
-  func matches(_ action: String) -> Bool {
+  /// Whether `action` (the JSON text the plugin emitted) matches; `key` names the member a bare
+  /// name is compared with (`type` for actions, `step` for navigation steps).
+  func matches(_ action: String, key: String = "type") -> Bool {
     let actual = try? JSONValue.parse(action)
     switch match {
-    case .type(let type): return actual?["type"]?.stringValue == type
+    case .type(let type): return actual?[key]?.stringValue == type
     case .exactly(let value): return actual.map { JSONComparison.equal($0, value) } ?? false
     case .invalid: return false
     }
@@ -105,6 +106,15 @@ public struct ExpectedAction: Sendable, ExpressibleByStringInterpolation, Expres
   var label: String {
     switch match {
     case .type(let type): "an action of type '\(type)'"
+    case .exactly(let value): value.serialized()
+    case .invalid(let error): error.message
+    }
+  }
+
+  /// How a failure message names an expected navigation step.
+  var stepLabel: String {
+    switch match {
+    case .type(let name): "a step '\(name)'"
     case .exactly(let value): value.serialized()
     case .invalid(let error): error.message
     }

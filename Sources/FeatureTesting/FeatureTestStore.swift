@@ -44,8 +44,11 @@ public final class FeatureTestStore: Sendable {
   private struct Progress {
     var userActions = 0
     var stopped = false
+    var finished = false
   }
   private let progress = Mutex(Progress())
+  /// Where the test made the store: a forgotten `finish` is reported there.
+  private let location: SourceLocation
 
   /// Loads `plugin` and starts an instance of it.
   ///
@@ -67,6 +70,7 @@ public final class FeatureTestStore: Sendable {
     fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
   ) async throws {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    self.location = location
     let path = plugin.contains("/") || plugin.hasSuffix(".so") ? plugin : PluginPaths.library(plugin)
     self.plugin = try PluginLoader.load(path)
     self.exhaustivity = exhaustivity
@@ -107,6 +111,7 @@ public final class FeatureTestStore: Sendable {
   deinit {
     // A test that forgot `finish` must not leave the store thread and its effects running.
     store.stop()
+    if !progress.withLock({ $0.finished }) { Self.failForgottenFinish("FeatureTestStore", at: location) }
   }
 
   // MARK: - Sending
@@ -324,6 +329,7 @@ public final class FeatureTestStore: Sendable {
     fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
   ) async {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    progress.withLock { $0.finished = true }
     if exhaustivity == .on {
       let result = await settle(within: bound ?? timeout)
       let waiting = log.pending
@@ -415,6 +421,15 @@ public final class FeatureTestStore: Sendable {
     of entry: ActionLog.Entry, named what: String, expected: ExpectedState?, check: ((JSONValue) throws -> Void)?,
     at location: SourceLocation
   ) {
+    Self.checkState(of: entry, named: what, expected: expected, check: check, exhaustivity: exhaustivity, at: location)
+  }
+
+  /// Checks the state after `entry` against `expected` and `check`; exhaustive, a change neither
+  /// names fails. Shared with `FlowTestStore`.
+  static func checkState(
+    of entry: ActionLog.Entry, named what: String, expected: ExpectedState?, check: ((JSONValue) throws -> Void)?,
+    exhaustivity: Exhaustivity, at location: SourceLocation
+  ) {
     if entry.reportedChange != entry.changed {
       Self.fail(
         "After \(what), the plugin reported the state as \(entry.reportedChange ? "changed" : "unchanged"), but it \(entry.changed ? "changed" : "did not change")",
@@ -451,6 +466,15 @@ public final class FeatureTestStore: Sendable {
         why: "an exhaustive test asserts every state change",
         help: "pass assert: with the new state (or a check closure), or use exhaustivity: .off", at: location)
     }
+  }
+
+  /// Records that a test let its store go without calling `finish`. TCA's TestStore fails in
+  /// deinit only when effects are still running; here the end of every test is explicit.
+  static func failForgottenFinish(_ type: String, at location: SourceLocation) {
+    fail(
+      "The \(type) was released without finish()",
+      why: "finish() is where a test checks what is left: emitted actions never received, effects still in flight",
+      help: "call `await store.finish()` at the end of the test", at: location)
   }
 
   /// Records one failure: what happened, why it fails, how to fix it, at the caller's line.
