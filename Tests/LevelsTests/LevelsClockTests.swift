@@ -53,5 +53,6 @@ struct LevelsClockTests {
     let report = await store.stop()
     #expect(report == StopReport(unapplied: 0, late: 0))
     #expect(store.pendingTimers == 0)
+    await store.finish()
   }
 }
