@@ -231,10 +231,14 @@ public final class FlowTestStore: Sendable {
   ) async {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     let what = "Expected to receive \(expected.label)\(id.map { " from \($0)" } ?? "")"
-    guard let (record, emission) = await next(what, expected, from: id, at: location, matching: { emission in
-      guard case .action(let entry) = emission else { return false }
-      return expected.matches(entry.action)
-    }) else { return }
+    guard
+      let (record, emission) = await next(
+        what, expected, from: id, at: location,
+        matching: { emission in
+          guard case .action(let entry) = emission else { return false }
+          return expected.matches(entry.action)
+        })
+    else { return }
     guard case .action(let entry) = emission else { return }
     if let rejection = entry.rejection {
       fail(
@@ -260,10 +264,14 @@ public final class FlowTestStore: Sendable {
   ) async {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     let what = "Expected to receive \(expected.stepLabel)\(id.map { " from \($0)" } ?? "")"
-    guard let (record, emission) = await next(what, expected, from: id, at: location, matching: { emission in
-      guard case .step(let json, _) = emission else { return false }
-      return expected.matches(json, key: "step")
-    }) else { return }
+    guard
+      let (record, emission) = await next(
+        what, expected, from: id, at: location,
+        matching: { emission in
+          guard case .step(let json, _) = emission else { return false }
+          return expected.matches(json, key: "step")
+        })
+    else { return }
     guard case .step(let json, _) = emission else { return }
     let coordinator = self.coordinator
     await offPool { coordinator.flush() }
@@ -283,7 +291,7 @@ public final class FlowTestStore: Sendable {
     let launcher = self.launcher
     let deadline = Date(timeIntervalSinceNow: timeout.seconds)
     _ = await offPool { launcher.waitUntilSettled(until: deadline) }
-    launcher.locked { for record in launcher.all_unlocked { record.consumed = record.emitted.count } }
+    launcher.locked { for record in launcher.allLocked { record.consumed = record.emitted.count } }
   }
 
   private func next(
@@ -336,7 +344,9 @@ public final class FlowTestStore: Sendable {
     fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
   ) async {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    await command(":open \(id)", stack: stack, cancelled: nil, at: location) { coordinator throws(HostError) in try coordinator.open(id) }
+    await command(":open \(id)", stack: stack, cancelled: nil, at: location) { coordinator throws(HostError) in
+      try coordinator.open(id)
+    }
   }
 
   /// `:back`: pops the top frame (stopping its features, cancelling their effects), and checks
@@ -346,7 +356,9 @@ public final class FlowTestStore: Sendable {
     fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
   ) async {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    await command(":back", stack: stack, cancelled: cancelled, at: location) { coordinator throws(HostError) in try coordinator.back() }
+    await command(":back", stack: stack, cancelled: cancelled, at: location) { coordinator throws(HostError) in
+      try coordinator.back()
+    }
   }
 
   /// `:focus ID`: sends input to another feature of the top frame, and checks the stack after it.
@@ -355,7 +367,9 @@ public final class FlowTestStore: Sendable {
     fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
   ) async {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    await command(":focus \(id)", stack: stack, cancelled: nil, at: location) { coordinator throws(HostError) in try coordinator.focus(id) }
+    await command(":focus \(id)", stack: stack, cancelled: nil, at: location) { coordinator throws(HostError) in
+      try coordinator.focus(id)
+    }
   }
 
   private func command(
@@ -414,7 +428,7 @@ public final class FlowTestStore: Sendable {
     if exhaustivity == .on {
       let deadline = Date(timeIntervalSinceNow: timeout.seconds)
       let settled = await offPool { launcher.waitUntilSettled(until: deadline) }
-      let waiting = launcher.locked { launcher.all_unlocked.flatMap { record in record.pending.map { (record.id, $0) } } }
+      let waiting = launcher.locked { launcher.allLocked.flatMap { record in record.pending.map { (record.id, $0) } } }
       if !waiting.isEmpty {
         fail(
           "\(FeatureTestStore.count(waiting.count, "emission")) never received:\n"
@@ -428,7 +442,8 @@ public final class FlowTestStore: Sendable {
         fail(
           "\(FeatureTestStore.count(timers, "timer")) still waiting on the manual clock at the end of the test",
           why: "an exhaustive test ends only once every effect has finished",
-          help: "advance(by:) and receive what they deliver, pop the feature (back(cancelled:)), or use exhaustivity: .off",
+          help:
+            "advance(by:) and receive what they deliver, pop the feature (back(cancelled:)), or use exhaustivity: .off",
           at: location)
       case .settled:
         break
@@ -456,7 +471,7 @@ public final class FlowTestStore: Sendable {
 
   private func checkNothingWaiting(before what: String, at location: SourceLocation) {
     guard exhaustivity == .on else { return }
-    let waiting = launcher.locked { launcher.all_unlocked.flatMap { record in record.pending.map { (record.id, $0) } } }
+    let waiting = launcher.locked { launcher.allLocked.flatMap { record in record.pending.map { (record.id, $0) } } }
     guard !waiting.isEmpty else { return }
     fail(
       "\(what.prefix(1).uppercased() + what.dropFirst()) while \(FeatureTestStore.count(waiting.count, "emission")) had not been received:\n"
@@ -494,7 +509,9 @@ public final class FlowTestStore: Sendable {
           help: "pass stack: \(actual.literal), or use exhaustivity: .off", at: location)
       }
       var effects: [String: Int] = [:]
-      for retirement in retired where retirement.effects > 0 { effects[retirement.id, default: 0] += retirement.effects }
+      for retirement in retired where retirement.effects > 0 {
+        effects[retirement.id, default: 0] += retirement.effects
+      }
       if let cancelled, cancelled.filter({ $0.value > 0 }) != effects {
         fail(
           "The effects cancelled by \(what) are not the expected ones:\n  - \(Self.describe(cancelled))\n  + \(Self.describe(effects))",
@@ -523,10 +540,11 @@ public final class FlowTestStore: Sendable {
 extension [FlowFrame] {
   /// The stack as Swift source a test can paste: `["home", .present("a", "b", focus: "b")]`.
   var literal: String {
-    "[" + map { frame in
-      guard frame.features.count > 1 else { return "\"\(frame.features.first ?? "")\"" }
-      let ids = frame.features.map { "\"\($0)\"" }.joined(separator: ", ")
-      return ".present(\(ids), focus: \"\(frame.features[frame.focus])\")"
-    }.joined(separator: ", ") + "]"
+    "["
+      + map { frame in
+        guard frame.features.count > 1 else { return "\"\(frame.features.first ?? "")\"" }
+        let ids = frame.features.map { "\"\($0)\"" }.joined(separator: ", ")
+        return ".present(\(ids), focus: \"\(frame.features[frame.focus])\")"
+      }.joined(separator: ", ") + "]"
   }
 }
