@@ -50,6 +50,22 @@ struct FlowTestStoreTests {
     await flow.finish()
   }
 
+  @Test func theReadmeExampleIsTheMainFlowTest() throws {
+    // given the README's "Test a flow" example and this file
+    let root = FixturePlugin.packageRoot
+    let readme = try String(contentsOfFile: "\(root)/README.md", encoding: .utf8)
+    let source = try String(
+      contentsOfFile: "\(root)/Tests/FeatureTestingTests/FlowTestStoreTests.swift", encoding: .utf8)
+    let section = try #require(readme.range(of: "### Test a flow")).upperBound
+    let open = try #require(readme.range(of: "```swift\n", range: section..<readme.endIndex)).upperBound
+    let close = try #require(readme.range(of: "\n```", range: open..<readme.endIndex)).lowerBound
+    // then the example, indented as a member of this suite, is a test of it
+    let example = readme[open..<close].split(separator: "\n", omittingEmptySubsequences: false)
+      .map { $0.isEmpty ? "" : "  \($0)" }.joined(separator: "\n")
+    #expect(example.contains("@Test func theMainFlowGoesHomeCounterLevelsBackKittensBack"))
+    #expect(source.contains(example))
+  }
+
   @Test func theHomeMenuOffersWhatTheCLIWouldOffer() async throws {
     // given the main flow with no config for the menu
     let flow = try await FlowTestStore(plugins: ["Home", "Counter", "CExample"])
