@@ -35,6 +35,7 @@ struct SessionRuntimeTests {
     settings.session = session
     settings.sessions = sessions.map(SessionDirectory.init(root:))
     let plugins = [try PluginLoader.load(CounterLibrary.path), try PluginLoader.load(PluginPaths.library("Levels"))]
+      .map(PluginRecord.init)
     let runtime = SessionRuntime(
       plugins: plugins, flow: flow, settings: settings, renderers: [LineRenderer(sink: sink, live: live)],
       reporter: reporter, config: config)
