@@ -93,7 +93,7 @@ public struct ScannerProcess: Sendable {
       }
     }
     let place = phase.map { " \($0.place)" } ?? ""
-    let help = "run 'host validate' on the file for details; fix or remove it (it is scanned again when it changes)"
+    let help = "fix or remove the file (the conformance checks say more); it is scanned again when it changes"
     switch termination {
     case .signalled(let signal):
       let name = strsignal(signal).map { String(cString: $0) } ?? "unknown signal"
