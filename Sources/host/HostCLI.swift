@@ -112,7 +112,8 @@ extension HostCLI.Global {
   func discover() -> PluginCatalogue {
     let environment = ChildProcess.currentEnvironment
     let registry = PluginRegistry(
-      directories: searchedDirectories, cache: RegistryCache.defaultPath(environment: environment).map(RegistryCache.init),
+      directories: searchedDirectories,
+      cache: RegistryCache.defaultPath(environment: environment).map(RegistryCache.init),
       hostVersion: Self.hostIdentity, scanner: scanner(environment: environment))
     return registry.catalogue()
   }

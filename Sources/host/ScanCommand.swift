@@ -26,7 +26,9 @@ enum ScanCommand {
     let bytes = Array((line + "\n").utf8)
     var offset = 0
     while offset < bytes.count {
-      let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
+      let written = bytes.withUnsafeBytes {
+        Glibc.write(descriptor, $0.baseAddress.map { $0 + offset }, $0.count - offset)
+      }
       if written < 0 && errno == EINTR { continue }
       guard written > 0 else { return }
       offset += written

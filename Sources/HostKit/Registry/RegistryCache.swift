@@ -83,7 +83,8 @@ public struct RegistryCache: Sendable {
     let object: [String: JSONValue] = all.mapValues { entry in
       ["file": .string(entry.file), "host": .string(entry.host), "scan": entry.scan.json]
     }
-    let text = JSONValue.object(["format": JSONValue(integerLiteral: Self.format), "entries": .object(object)])
+    let text =
+      JSONValue.object(["format": JSONValue(integerLiteral: Self.format), "entries": .object(object)])
       .serialized() + "\n"
     Self.replace(path, with: Array(text.utf8))
   }

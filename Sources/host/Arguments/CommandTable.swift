@@ -54,6 +54,9 @@ enum CommandTable {
         ID  VERSION  abi MAJOR.MINOR  PATH
       then each plugin file that was not loaded, with the reason:
         rejected  PATH  REASON
+      No plugin code runs in the host to list them: a new or changed file is inspected in a child
+      process (killed after --scan-timeout seconds) and what it found is kept in
+      $XDG_CACHE_HOME/featurehost (default ~/.cache/featurehost) until the file changes.
       """)
 
   // MARK: - run
