@@ -16,7 +16,7 @@ public enum RegistryFailure: EngineFailure, Equatable {
   public var advice: String? {
     switch self {
     case .cannotLoad(_, let error): error.help
-    case .changedSinceScan: "a plugin file changed while the host ran; start again to scan it afresh"
+    case .changedSinceScan: "the file changed after it was scanned; start again so it is scanned afresh"
     }
   }
 }
