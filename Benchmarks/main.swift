@@ -160,3 +160,16 @@ if wanted("host.list") {
 if wanted("spawn.true") {
   report("spawn.true", median(try (0..<rounds * 2).map { _ in try spawnTrue() }), "ms")
 }
+if wanted("host.version") || wanted("host.list.warm") || wanted("host.list.cold") {
+  let list = try hostListRegistry(rounds: rounds * 4)
+  report("host.version", list.version, "ms")
+  report("host.list.warm", list.warm, "ms")
+  report("host.list.cold", list.cold, "ms")
+  report("host.list.warm/host.version", list.ratio, "x")
+}
+if wanted("host.run.counter") {
+  let run = try hostRunCounterRegistry(rounds: rounds * 4)
+  report("host.run.counter.all", run.all, "ms")
+  report("host.run.counter.only", run.only, "ms")
+  report("host.run.counter.all/only", run.ratio, "x")
+}

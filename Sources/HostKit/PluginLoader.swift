@@ -43,14 +43,39 @@ public struct PluginLoadError: Error, Sendable, Equatable, CustomStringConvertib
 
 /// Loads plugin libraries and checks them before any plugin code beyond the entry function runs.
 public enum PluginLoader {
+  /// A step of a load in which plugin code or plugin data is touched: where a crash happened.
+  public enum Phase: String, Sendable, CaseIterable {
+    /// dlopen, which runs the library's constructors.
+    case dlopen
+    case entry = "fh_plugin_entry_v1"
+    /// Reading the descriptor's fields within its struct_size.
+    case descriptor
+    /// Reading and parsing the manifest_json string.
+    case manifest
+
+    /// Where a load that died in this phase died: `in fh_plugin_entry_v1`.
+    public var place: String {
+      switch self {
+      case .dlopen: "in dlopen (the library's constructors)"
+      case .entry: "in fh_plugin_entry_v1"
+      case .descriptor: "reading the descriptor"
+      case .manifest: "reading manifest_json"
+      }
+    }
+  }
+
   /// Opens `path` with RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE, finds `fh_plugin_entry_v1`, checks
   /// the descriptor's version (`fh_abi_is_compatible`), reads it within its struct_size, checks its
-  /// required functions and its manifest.
-  public static func load(_ path: String) throws(PluginLoadError) -> LoadedPlugin {
+  /// required functions and its manifest. `entering` hears each phase before it starts (a scanner
+  /// leaves it as a breadcrumb, so a crash can be placed).
+  public static func load(
+    _ path: String, entering: (Phase) -> Void = { _ in }
+  ) throws(PluginLoadError) -> LoadedPlugin {
     func failure(_ reason: PluginLoadError.Reason, _ message: String, help: String? = nil) -> PluginLoadError {
       PluginLoadError(reason: reason, path: path, message: message, help: help)
     }
     _ = dlerror()
+    entering(.dlopen)
     guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
       let detail = dlerror().map { String(cString: $0) } ?? "unknown dlopen error"
       throw failure(
@@ -69,11 +94,13 @@ public enum PluginLoader {
         help: "a plugin exports fh_plugin_entry_v1 (see Sources/FeatureABI/include/feature_abi.h)")
     }
     let entry = unsafeBitCast(symbol, to: fh_plugin_entry_v1_fn.self)
+    entering(.entry)
     guard let raw = entry() else {
       throw failure(
         .entryReturnedNull, "\(FH_ENTRY_SYMBOL) in '\(path)' returned NULL",
         help: "the plugin refused to run in this process; check its own log output")
     }
+    entering(.descriptor)
     // Read only the leading fields until the size says the rest is there.
     let base = UnsafeRawPointer(raw)
     let structSize = base.load(as: UInt32.self)
@@ -111,6 +138,7 @@ public enum PluginLoader {
         .missingFunction, "the descriptor of '\(path)' has no '\(null)' (NULL)",
         help: "every field of fh_plugin except get_extension is required")
     }
+    entering(.manifest)
     let manifest: PluginManifest
     do {
       manifest = try PluginManifest(json: String(cString: plugin.manifest_json))

@@ -8,7 +8,7 @@ enum HomeMenu {
   static let id = "home"
 
   /// `{"entries": [{"id", "name", "description"}, ...]}`: every plugin but the menu itself.
-  static func config(offering plugins: [LoadedPlugin]) -> String {
+  static func config(offering plugins: [PluginRecord]) -> String {
     let entries = plugins.filter { $0.id != id }.map { plugin -> JSONValue in
       .object([
         "id": .string(plugin.id), "name": .string(plugin.manifest.name),

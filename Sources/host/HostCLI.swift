@@ -14,6 +14,8 @@ struct HostCLI {
   /// Options every command shares.
   struct Global {
     var pluginDirectories: [String] = []
+    /// How long the scanner may take over one new or changed plugin file.
+    var scanTimeout: Duration = .seconds(5)
   }
 
   /// Returns the exit code.
@@ -42,7 +44,8 @@ struct HostCLI {
       console.out("host \(HostVersion.string) (feature ABI \(abiVersion))")
       return 0
     }
-    let global = Global(pluginDirectories: leading.texts(CommandTable.Global.plugins))
+    var global = Global(pluginDirectories: leading.texts(CommandTable.Global.plugins))
+    if let timeout = leading.duration(CommandTable.Global.scanTimeout) { global.scanTimeout = timeout }
     let spec: CommandSpec
     if let word = rest.first, !ArgumentReader.isOption(word) {
       guard let named = CommandTable.command(named: word) else { throw Self.unknownCommand(word) }
@@ -65,6 +68,7 @@ struct HostCLI {
     case CommandTable.validate.name: return try ValidateCommand(console: console).run(parsed)
     case CommandTable.check.name: return try CheckCommand(console: console, global: global).run(parsed)
     case CommandTable.new.name: return try NewCommand(console: console).run(parsed)
+    case CommandTable.scan.name: ScanCommand.run(parsed)
     case CommandTable.sessions.name: return try SessionsCommand(console: console).run(parsed)
     case CommandTable.replay.name: return try ReplayCommand(console: console, global: global).run(parsed)
     default: return try help(parsed)
@@ -103,9 +107,33 @@ extension HostCLI.Global {
       explicit: pluginDirectories, environment: environment, buildFolder: PluginDiscovery.buildFolder)
   }
 
-  /// Scans the search folders in order.
-  func discover() -> PluginDiscovery.Result {
-    PluginDiscovery(directories: searchedDirectories).scan()
+  /// The catalogue of the search folders, from the registry: new or changed files are scanned
+  /// in child processes (`host __scan`), the rest read from the cache. No plugin code runs here.
+  func discover() -> PluginCatalogue {
+    let environment = ChildProcess.currentEnvironment
+    let registry = PluginRegistry(
+      directories: searchedDirectories,
+      cache: RegistryCache.defaultPath(environment: environment).map(RegistryCache.init),
+      hostVersion: Self.hostIdentity, scanner: scanner(environment: environment))
+    return registry.catalogue()
+  }
+
+  /// Runs `host __scan PATH` in a child per file, with the scan timeout.
+  private func scanner(environment: [String: String]) -> PluginScanner {
+    guard let executable = OwnExecutable.path else {
+      return { _ in .rejected(reason: "cannot find the host executable (/proc/self/exe) to scan with", help: nil) }
+    }
+    return ScannerProcess(executable: executable, timeout: scanTimeout, environment: environment) { path in
+      [CommandTable.scan.name, path]
+    }.scanner
+  }
+
+  /// The host's version and its executable's identity: a rebuilt host scans again, even when its
+  /// version string did not change.
+  private static var hostIdentity: String {
+    var info = stat()
+    guard stat("/proc/self/exe", &info) == 0 else { return HostVersion.string }
+    return "\(HostVersion.string) \(FileIdentity(info).key)"
   }
 }
 

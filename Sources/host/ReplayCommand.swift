@@ -62,11 +62,12 @@ struct ReplayCommand {
     let journal = try Journal.read(path: file)
     if let torn = journal.tornTail { console.warn("\(torn)") }
     let found = global.discover()
-    guard let plugin = found.plugin(id: journal.header.feature) else {
+    guard let record = found.plugin(id: journal.header.feature) else {
       throw HostError(
         "journal '\(file)' is of feature '\(journal.header.feature)', which is not among the plugins found",
         help: "known features: \(found.ids.joined(separator: ", ")); add its folder with --plugins DIR")
     }
+    let plugin = try record.load()
     if plugin.manifest.version != journal.header.featureVersion {
       console.warn(
         "journal '\(file)' was recorded with \(plugin.id) \(journal.header.featureVersion); replaying with \(plugin.manifest.version)"

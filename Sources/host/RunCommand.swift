@@ -63,7 +63,7 @@ struct RunCommand {
   }
 
   /// Reads and checks a flow file (nil: the main flow) against the features found.
-  static func loadFlow(_ file: String?, found: PluginDiscovery.Result) throws(HostError) -> Flow {
+  static func loadFlow(_ file: String?, found: PluginCatalogue) throws(HostError) -> Flow {
     let text: String
     if let file {
       do {

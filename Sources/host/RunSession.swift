@@ -18,13 +18,13 @@ final class RunSession {
   }
 
   private let console: Console
-  private let plugins: [LoadedPlugin]
+  private let plugins: [PluginRecord]
   private let flow: Flow
   /// The config of the feature `host run ID` names (the flow's first feature).
   private let config: String
   private let settings: Settings
 
-  init(console: Console, plugins: [LoadedPlugin], flow: Flow, config: String, settings: Settings) {
+  init(console: Console, plugins: [PluginRecord], flow: Flow, config: String, settings: Settings) {
     self.console = console
     self.plugins = plugins
     self.flow = flow
@@ -105,7 +105,7 @@ final class RunSession {
     /// The words after the command's name.
     let argument: String
     let console: Console
-    let plugins: [LoadedPlugin]
+    let plugins: [PluginRecord]
   }
 
   enum Next { case goOn, quit }

@@ -16,6 +16,7 @@
 // FIXTURE_NEWER_MINOR, FIXTURE_MISSING_DISPATCH, FIXTURE_BAD_MANIFEST, FIXTURE_MANIFEST_NO_NAME,
 // FIXTURE_SMALL_STRUCT (struct_size 24), FIXTURE_STRUCT_END=<field> (struct_size ends where that
 // field begins), FIXTURE_LONGER_STRUCT (fields a later 1.x would add follow the descriptor).
+// Scanner macros (crash or hang while loading): see the marked block before the entry function.
 //
 // Config, for either feature: "refuse" anywhere refuses it; {"destroy_log": "/path"} (or, without it,
 // the environment variable FIXTURE_DESTROY_LOG) makes destroy append "destroy <n>\n" to that file,
@@ -507,10 +508,43 @@ static const struct {
     .later = {"later", "later", "later", "later"},
 };
 
+/* ---- Registry scanner variants (plugin registry, issue 10) --------------------------------------
+ * FIXTURE_CRASH_IN_CONSTRUCTOR: a library constructor writes through NULL (SIGSEGV in dlopen).
+ * FIXTURE_CRASH_IN_ENTRY: fh_plugin_entry_v1 writes through NULL (SIGSEGV).
+ * FIXTURE_HANG_IN_ENTRY: fh_plugin_entry_v1 never returns.
+ * FIXTURE_LOG_LOADS: when loaded, a constructor appends "loaded\n" to the file named by the
+ *   environment variable FIXTURE_LOAD_LOG (if set), so a test can see which processes load it. */
+#if defined(FIXTURE_CRASH_IN_CONSTRUCTOR) || defined(FIXTURE_CRASH_IN_ENTRY)
+/* volatile, so the compiler keeps the store instead of proving it undefined and dropping it. */
+static int *volatile scan_variant_nowhere = NULL;
+#endif
+#ifdef FIXTURE_CRASH_IN_CONSTRUCTOR
+__attribute__((constructor)) static void scan_variant_constructor(void) { *scan_variant_nowhere = 1; }
+#endif
+#ifdef FIXTURE_LOG_LOADS
+__attribute__((constructor)) static void scan_variant_log_load(void) {
+    const char *path = getenv("FIXTURE_LOAD_LOG");
+    FILE *log = path ? fopen(path, "a") : NULL;
+    if (log) {
+        fputs("loaded\n", log);
+        fclose(log);
+    }
+}
+#endif
+static void scan_variant_entry(void) {
+#if defined(FIXTURE_CRASH_IN_ENTRY)
+    *scan_variant_nowhere = 1;
+#elif defined(FIXTURE_HANG_IN_ENTRY)
+    for (;;) pause();
+#endif
+}
+/* ---- end of the registry scanner variants ------------------------------------------------------ */
+
 #ifdef FIXTURE_NO_ENTRY
 FH_EXPORT const fh_plugin *fh_plugin_entry(void) { return &descriptor.plugin; }
 #else
 FH_EXPORT const fh_plugin *fh_plugin_entry_v1(void) {
+    scan_variant_entry(); /* registry scanner variants, above */
 #ifdef FIXTURE_ENTRY_NULL
     return NULL;
 #else

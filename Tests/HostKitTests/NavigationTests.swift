@@ -13,7 +13,8 @@ final class RecordingLauncher: FeatureLauncher, @unchecked Sendable {
 
   func record(step: String, frames: [(features: [PresentedFeature], focus: Int)]) {}
 
-  func launch(_ plugin: LoadedPlugin, number: Int, journal: String?) throws(HostError) -> PresentedFeature {
+  func launch(_ record: PluginRecord, number: Int, journal: String?) throws(HostError) -> PresentedFeature {
+    let plugin = try record.load()
     final class Holder: @unchecked Sendable { weak var feature: PresentedFeature? }
     let holder = Holder()
     let store = try Store(plugin: plugin, config: #"{"interval":0}"#) { [weak self] event in
@@ -38,11 +39,11 @@ final class RecordingLauncher: FeatureLauncher, @unchecked Sendable {
 
 @Suite("Navigation: flows, steps and the coordinator")
 struct NavigationTests {
-  static func plugins() throws -> [LoadedPlugin] {
+  static func plugins() throws -> [PluginRecord] {
     [
       try PluginLoader.load(try FixturePlugin.path()), try PluginLoader.load(CounterLibrary.path),
       try PluginLoader.load(PluginPaths.library("Levels")),
-    ]
+    ].map(PluginRecord.init)
   }
 
   func coordinator(_ flow: Flow, logs: Bool = true) throws -> (Coordinator, RecordingLauncher) {

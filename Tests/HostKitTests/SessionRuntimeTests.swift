@@ -35,6 +35,7 @@ struct SessionRuntimeTests {
     settings.session = session
     settings.sessions = sessions.map(SessionDirectory.init(root:))
     let plugins = [try PluginLoader.load(CounterLibrary.path), try PluginLoader.load(PluginPaths.library("Levels"))]
+      .map(PluginRecord.init)
     let runtime = SessionRuntime(
       plugins: plugins, flow: flow, settings: settings, renderers: [LineRenderer(sink: sink, live: live)],
       reporter: reporter, config: config)
@@ -247,6 +248,8 @@ struct EngineFailureWordingTests {
     Sample(id: "journal-missing", failure: RuntimeFailure.journalMissing(session: "s", journal: "s.d/2-x.jsonl")),
     Sample(id: "not-paused", failure: RuntimeFailure.notPaused(feature: "counter")),
     Sample(id: "not-settled", failure: RuntimeFailure.notSettled(feature: "counter", timeout: .seconds(1), effects: 1)),
+    Sample(
+      id: "changed-since-scan", failure: RegistryFailure.changedSinceScan(feature: "a", path: "/p/a.so", now: "b")),
   ]
 
   @Test("an engine failure's words name no flag and no ':' command", arguments: samples)

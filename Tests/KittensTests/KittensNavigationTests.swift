@@ -13,7 +13,8 @@ struct KittensNavigationTests {
 
     func record(step: String, frames: [(features: [PresentedFeature], focus: Int)]) {}
 
-    func launch(_ plugin: LoadedPlugin, number: Int, journal: String?) throws(HostError) -> PresentedFeature {
+    func launch(_ record: PluginRecord, number: Int, journal: String?) throws(HostError) -> PresentedFeature {
+      let plugin = try record.load()
       let store = try Store(plugin: plugin, config: plugin.id == "kittens" ? kittensConfig : "{}", observer: { _ in })
       try store.start()
       return PresentedFeature(plugin: plugin, store: store, number: number)
@@ -30,7 +31,7 @@ struct KittensNavigationTests {
     defer { server.stop() }
     let plugins = [
       try PluginLoader.load(PluginPaths.library("Counter")), try PluginLoader.load(PluginPaths.library("Kittens")),
-    ]
+    ].map(PluginRecord.init)
     let launcher = Launcher(kittensConfig: #"{"endpoint":"\#(server.endpoint)","timeout":30}"#)
     let coordinator = Coordinator(flow: .single("counter"), plugins: plugins, launcher: launcher, logsNavigation: false)
     try coordinator.start()

@@ -36,9 +36,10 @@ public enum ShowReason: Sendable, Equatable {
 /// Creates, shows and retires the features the coordinator presents. Implemented by the CLI (and
 /// by tests), which decide how stores are observed and drawn.
 public protocol FeatureLauncher: AnyObject, Sendable {
-  /// Creates and starts a store for `plugin`; route its `.step` events to `Coordinator.receive`.
-  /// With `journal`, restore the feature from that journal (a session being restored).
-  func launch(_ plugin: LoadedPlugin, number: Int, journal: String?) throws(HostError) -> PresentedFeature
+  /// Loads `plugin` (the first time it is launched), creates and starts a store for it; route its
+  /// `.step` events to `Coordinator.receive`. With `journal`, restore the feature from that
+  /// journal (a session being restored). A plugin that fails to load throws, naming it.
+  func launch(_ plugin: PluginRecord, number: Int, journal: String?) throws(HostError) -> PresentedFeature
   /// Stops a feature that was popped or replaced (cancelling its effects).
   func retire(_ feature: PresentedFeature)
   /// The stack after a navigation (bottom frame first, with the focused index of each), before
@@ -63,7 +64,8 @@ public final class Coordinator: FeatureStage, @unchecked Sendable {
   }
 
   public let flow: Flow
-  private let plugins: [String: LoadedPlugin]
+  /// The features a flow may present, by id; none is loaded until it is launched.
+  private let plugins: [String: PluginRecord]
   private let launcher: any FeatureLauncher
   private let logsNavigation: Bool
   /// Serializes navigation: steps arrive from store threads, commands from the terminal.
@@ -74,7 +76,7 @@ public final class Coordinator: FeatureStage, @unchecked Sendable {
   /// What is visible, readable from any thread (store observers ask before drawing).
   private let visible = Mutex<Set<ObjectIdentifier>>([])
 
-  public init(flow: Flow, plugins: [LoadedPlugin], launcher: any FeatureLauncher, logsNavigation: Bool) {
+  public init(flow: Flow, plugins: [PluginRecord], launcher: any FeatureLauncher, logsNavigation: Bool) {
     self.flow = flow
     self.plugins = Dictionary(plugins.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     self.launcher = launcher

@@ -41,7 +41,8 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   /// number (1 for the flow's first feature).
   public typealias ConfigProvider = @Sendable (_ plugin: LoadedPlugin, _ number: Int) -> String
 
-  public let plugins: [LoadedPlugin]
+  /// The features the flow may present; each is loaded when it is first launched.
+  public let plugins: [PluginRecord]
   public let flow: Flow
   let settings: Settings
   private let renderers: [any FeatureRenderer]
@@ -55,13 +56,16 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   private var launchedFirst = false
   /// The number of the last feature journal in the session's folder.
   private var lastJournalNumber = 1
+  /// The plugins loaded so far, by path (on the coordinator's queue).
+  private var loaded: [String: LoadedPlugin] = [:]
   /// Holds the journals of features without a named session, from `open` to `close`.
   public private(set) var temporaryFolder: String?
 
   /// A runtime for `flow` over `plugins`, drawn by `renderers` (and heard by `listeners`), each
-  /// feature created with the config `config` gives it.
+  /// feature created with the config `config` gives it. A plugin is loaded into this process only
+  /// when a feature of it is launched.
   public init(
-    plugins: [LoadedPlugin], flow: Flow, settings: Settings, renderers: [any FeatureRenderer],
+    plugins: [PluginRecord], flow: Flow, settings: Settings, renderers: [any FeatureRenderer],
     listeners: [any StoreListener] = [], reporter: any RuntimeReporter,
     config: @escaping ConfigProvider = { _, _ in "{}" }
   ) {
@@ -137,9 +141,16 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
 
   // MARK: - FeatureLauncher
 
-  public func launch(_ plugin: LoadedPlugin, number: Int, journal recorded: String?) throws(HostError)
+  public func launch(_ record: PluginRecord, number: Int, journal recorded: String?) throws(HostError)
     -> PresentedFeature
   {
+    let plugin: LoadedPlugin
+    if let known = loaded[record.path] {
+      plugin = known
+    } else {
+      plugin = try record.load()
+      loaded[record.path] = plugin
+    }
     let opened = try openJournal(for: plugin, number: number, recorded: recorded)
     let fanOut = StoreListeners(
       plugin: plugin, stage: coordinator, listeners: [RuntimeListener(runtime: self)] + renderers + listeners)

@@ -6,8 +6,13 @@ enum CommandTable {
   /// The commands, in the order `host --help` lists them.
   static let commands: [CommandSpec] = [list, run, validate, check, new, sessions, replay, help]
 
-  /// The command called `word`.
-  static func command(named word: String) -> CommandSpec? { commands.first { $0.isCalled(word) } }
+  /// Commands the host runs itself in child processes: accepted, never listed or suggested.
+  static let hiddenCommands: [CommandSpec] = [scan]
+
+  /// The command called `word`, hidden ones included.
+  static func command(named word: String) -> CommandSpec? {
+    commands.first { $0.isCalled(word) } ?? hiddenCommands.first { $0.isCalled(word) }
+  }
 
   /// `host` with no command, or with run's options but `--flow`: the main flow, a home menu.
   static let mainFlow = CommandSpec(
@@ -23,6 +28,10 @@ enum CommandTable {
         + "then the folder the host was built into",
       isRepeatable: true, exampleValue: "/tmp")
     static let version = OptionSpec(name: "--version", kind: .flag, help: "print the host's version")
+    static let scanTimeout = OptionSpec(
+      name: "--scan-timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: 3600), valueName: "SECONDS",
+      help: "how long a new or changed plugin file may take to be inspected (in a child process) before it is "
+        + "rejected (default 5)")
   }
 
   static let global = CommandSpec(
@@ -32,7 +41,7 @@ enum CommandTable {
       Runs MVI feature plugins (shared libraries) in the terminal. With no command: the main flow,
       a home menu of the features found ('host run --help' lists its options).
       """,
-    options: [Global.plugins, Global.version])
+    options: [Global.plugins, Global.scanTimeout, Global.version])
 
   // MARK: - list
 
@@ -45,6 +54,9 @@ enum CommandTable {
         ID  VERSION  abi MAJOR.MINOR  PATH
       then each plugin file that was not loaded, with the reason:
         rejected  PATH  REASON
+      No plugin code runs in the host to list them: a new or changed file is inspected in a child
+      process (killed after --scan-timeout seconds) and what it found is kept in
+      $XDG_CACHE_HOME/featurehost (default ~/.cache/featurehost) until the file changes.
       """)
 
   // MARK: - run
@@ -258,6 +270,15 @@ enum CommandTable {
       """,
     positionals: [PositionalSpec(name: "FILE", noun: "journal file", example: "demo.jsonl")],
     options: [Replay.to])
+
+  // MARK: - __scan (hidden)
+
+  /// The registry's scanner: loads one plugin file and reports what it found on descriptor 3
+  /// (stdout when run by hand). Run by the host itself, in a child process per file.
+  static let scan = CommandSpec(
+    name: "__scan",
+    summary: "inspect one plugin file for the registry (the host's child processes)",
+    positionals: [PositionalSpec(name: "PLUGIN.so", noun: "plugin file", example: "libCounter.so")])
 
   // MARK: - help
 

@@ -1,0 +1,111 @@
+import FeatureJSON
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A scanner that inspects each file in a child process of its own (the host re-executed in a
+/// scanner mode), killed at a timeout, so a plugin that crashes or hangs while it loads costs a
+/// rejection, not the host.
+///
+/// The child writes `ScannerProcess.Line`s on descriptor 3: a `phase` line before each phase of
+/// the load, then one `answer`. Whatever the plugin prints on stdout or stderr is discarded.
+public struct ScannerProcess: Sendable {
+  /// One line of the child's report.
+  public enum Line: Sendable, Equatable {
+    /// The load is entering this phase: where the child was if it dies now.
+    case phase(PluginLoader.Phase)
+    /// What the child found.
+    case answer(PluginScan)
+
+    public var text: String {
+      switch self {
+      case .phase(let phase): "phase \(phase.rawValue)"
+      case .answer(let scan): "answer \(scan.json.serialized())"
+      }
+    }
+
+    public init?(parsing line: Substring) {
+      if line.hasPrefix("phase "), let phase = PluginLoader.Phase(rawValue: String(line.dropFirst(6))) {
+        self = .phase(phase)
+      } else if line.hasPrefix("answer "), let json = try? JSONValue.parse(String(line.dropFirst(7))),
+        let scan = PluginScan(json: json)
+      {
+        self = .answer(scan)
+      } else {
+        return nil
+      }
+    }
+  }
+
+  /// The descriptor the child reports on.
+  public static let reportDescriptor: Int32 = 3
+
+  /// The program to run: the host's own executable.
+  public var executable: String
+  /// The child's arguments to scan one file.
+  public var arguments: @Sendable (_ path: String) -> [String]
+  /// How long one file may take.
+  public var timeout: Duration
+  public var environment: [String: String]
+
+  public init(
+    executable: String, timeout: Duration, environment: [String: String] = ChildProcess.currentEnvironment,
+    arguments: @escaping @Sendable (_ path: String) -> [String]
+  ) {
+    self.executable = executable
+    self.timeout = timeout
+    self.environment = environment
+    self.arguments = arguments
+  }
+
+  /// This scanner as the registry takes it.
+  public var scanner: PluginScanner { { path in self.scan(path) } }
+
+  /// Scans `path` in a child; a crash, a timeout or an answer missing is a rejection naming the
+  /// phase the child was in.
+  public func scan(_ path: String) -> PluginScan {
+    var environment = self.environment
+    // A Swift plugin that traps would otherwise spend seconds printing a symbolicated backtrace.
+    environment["SWIFT_BACKTRACE"] = "enable=no"
+    var process = ChildProcess(executable, arguments: arguments(path), environment: environment)
+    process.standardOutput = .discard
+    process.standardError = .discard
+    process.extraOutputs = [Self.reportDescriptor]
+    let result: ChildResult
+    do {
+      result = try process.run(timeout: timeout)
+    } catch {
+      return .rejected(reason: "the scanner could not start: \(error)", help: error.advice)
+    }
+    let lines = String(decoding: result.extraOutputs[Self.reportDescriptor] ?? [], as: UTF8.self)
+      .split(separator: "\n").compactMap(Line.init(parsing:))
+    return Self.verdict(lines: lines, termination: result.termination, timeout: timeout)
+  }
+
+  /// The scan the child's report and end amount to: its answer, or why it gave none.
+  static func verdict(lines: [Line], termination: ChildTermination, timeout: Duration) -> PluginScan {
+    var phase: PluginLoader.Phase?
+    for line in lines {
+      switch line {
+      case .phase(let entered): phase = entered
+      case .answer(let scan): return scan
+      }
+    }
+    let place = phase.map { " \($0.place)" } ?? ""
+    let help = "fix or remove the file (the conformance checks say more); it is scanned again when it changes"
+    switch termination {
+    case .signalled(let signal):
+      let name = strsignal(signal).map { String(cString: $0) } ?? "unknown signal"
+      return .rejected(reason: "crashed with signal \(signal) (\(name))\(place)", help: help)
+    case .timedOut:
+      let seconds = timeout.seconds
+      let text = seconds == seconds.rounded() && seconds < 1e15 ? String(Int64(seconds)) : String(seconds)
+      return .rejected(reason: "did not answer within \(text) s\(place)", help: help)
+    case .exited(0):
+      return .rejected(reason: "the scanner ended without an answer\(place); did the plugin call exit()?", help: help)
+    case .exited(let status):
+      return .rejected(reason: "exited with status \(status)\(place)", help: help)
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import HostKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `host __scan PLUGIN.so`, hidden: the registry's scanner, run by the host in a child process
+/// per new or changed plugin file (see `ScannerProcess`).
+///
+/// Writes a `phase` line before each phase of the load, so a crash can be placed, then one
+/// `answer` line (the manifest and ABI version, or why the file was refused) to descriptor 3,
+/// or to stdout when run by hand. Then it leaves at once, skipping exit handlers and static
+/// destructors: the plugin's code has run here and may have broken them.
+enum ScanCommand {
+  static func run(_ arguments: ParsedArguments) -> Never {
+    // The reader has checked PLUGIN.so is there. dlopen searches the library path for a bare name.
+    let given = arguments.positionals[0]
+    let path = given.contains("/") ? given : "./" + given
+    let sink = fcntl(ScannerProcess.reportDescriptor, F_GETFD) == -1 ? STDOUT_FILENO : ScannerProcess.reportDescriptor
+    let scan = PluginScan.inProcess(path) { phase in write(ScannerProcess.Line.phase(phase).text, to: sink) }
+    write(ScannerProcess.Line.answer(scan).text, to: sink)
+    _exit(0)
+  }
+
+  private static func write(_ line: String, to descriptor: Int32) {
+    let bytes = Array((line + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes.withUnsafeBytes {
+        Glibc.write(descriptor, $0.baseAddress.map { $0 + offset }, $0.count - offset)
+      }
+      if written < 0 && errno == EINTR { continue }
+      guard written > 0 else { return }
+      offset += written
+    }
+  }
+}
+
+/// The running host executable, which child processes run again.
+enum OwnExecutable {
+  /// From /proc/self/exe; nil when it cannot be read.
+  static var path: String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard count > 0 else { return nil }
+    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}
