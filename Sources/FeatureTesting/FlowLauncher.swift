@@ -84,7 +84,9 @@ final class FlowLauncher: FeatureLauncher, @unchecked Sendable {
 
   // MARK: - FeatureLauncher (the coordinator's queue)
 
-  func launch(_ plugin: LoadedPlugin, number: Int, journal: String?) throws(HostError) -> PresentedFeature {
+  func launch(_ record: PluginRecord, number: Int, journal: String?) throws(HostError) -> PresentedFeature {
+    // The test store loaded every plugin up front; dlopen hands back the library already open.
+    let plugin = try record.load()
     let store = try Store(
       plugin: plugin, config: settings.configs[plugin.id] ?? "{}",
       options: Store.Options(maxFeedbackSteps: settings.maxFeedbackSteps, rendersViews: false, clock: .manual),

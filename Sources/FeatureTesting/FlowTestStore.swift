@@ -99,7 +99,8 @@ public final class FlowTestStore: Sendable {
     let launcher = FlowLauncher(
       settings: FlowLauncher.Settings(
         configs: configs, maxFeedbackSteps: maxFeedbackSteps, instances: instances, timeout: timeout))
-    let coordinator = Coordinator(flow: flow, plugins: plugins, launcher: launcher, logsNavigation: false)
+    let coordinator = Coordinator(
+      flow: flow, plugins: plugins.map(PluginRecord.init), launcher: launcher, logsNavigation: false)
     launcher.locked { launcher.coordinator = coordinator }
     self.launcher = launcher
     self.coordinator = coordinator

@@ -70,7 +70,7 @@ struct FlowTestStoreTests {
     // given the main flow with no config for the menu
     let flow = try await FlowTestStore(plugins: ["Home", "Counter", "CExample"])
     // then the menu holds the entries the CLI builds (Sources/host/HomeMenu.swift)
-    let cli = try JSONValue.parse(HomeMenu.config(offering: flow.plugins))
+    let cli = try JSONValue.parse(HomeMenu.config(offering: flow.plugins.map(PluginRecord.init)))
     #expect(try flow.state(of: "home")["entries"] == cli["entries"])
     #expect(try flow.state(of: "home")["entries"]?.arrayValue?.count == 2)
     await flow.finish()
