@@ -42,4 +42,19 @@ struct CallbackBindingTests {
     binding = nil
     #expect(ledger.freed.load(ordering: .relaxed) == Self.closures)
   }
+
+  @Test func aDestroyedInstancesCallbacksStayCallableUntilLaterOnesAreRetired() throws {
+    // given a binding retired by its destroyed instance
+    let ledger = ClosureLedger(failingAt: nil)
+    let target = Silent()
+    CallbackBinding.retire(try CallbackBinding(target: target, hostVersion: HostVersion.cString, ledger: ledger))
+    // then a plugin that calls it late still reaches it: nothing is freed yet
+    #expect(ledger.freed.load(ordering: .relaxed) == 0)
+    // when as many more are retired as the quarantine holds
+    for _ in 0..<CallbackBinding.quarantined {
+      CallbackBinding.retire(try CallbackBinding(target: target, hostVersion: HostVersion.cString))
+    }
+    // then it is freed, once
+    #expect(ledger.freed.load(ordering: .relaxed) == Self.closures)
+  }
 }

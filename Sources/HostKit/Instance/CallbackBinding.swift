@@ -143,6 +143,28 @@ final class CallbackBinding {
       ))
   }
 
+  /// Bindings of destroyed instances, newest last; the oldest is freed when one more arrives.
+  private static let quarantine = Mutex<[Handover]>([])
+
+  /// A destroyed instance's binding on its way into the quarantine.
+  // @unchecked: handed over once by an instance that never touches it again.
+  private struct Handover: @unchecked Sendable { let binding: CallbackBinding }
+  /// How many destroyed instances' callbacks stay callable (and dropped or counted as late).
+  static let quarantined = 64
+
+  /// Takes the binding of a destroyed instance. Its closures stay valid, still reaching their
+  /// target (a store counts what arrives after stop as late), until `quarantined` more bindings
+  /// were retired, so the memory of a closure a misbehaving plugin still calls is not handed to
+  /// a new instance at once.
+  static func retire(_ binding: CallbackBinding) {
+    let handover = Handover(binding: binding)
+    quarantine.withLock { retired in
+      retired.append(handover)
+      // Freeing only releases memory: nothing calls back from a deinit.
+      if retired.count > quarantined { retired.removeFirst() }
+    }
+  }
+
   deinit {
     closures.free()
     host.deinitialize(count: 1)

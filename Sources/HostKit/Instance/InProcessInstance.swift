@@ -44,7 +44,9 @@ public final class InProcessInstance: PluginInstance {
     guard let handle else { return }
     functions.destroy(handle)
     self.handle = nil
-    // The plugin calls nothing after destroy: its callbacks can go.
+    // The plugin may call nothing after destroy, but one that breaks the rule from a stray
+    // thread must reach a dead end, not another instance's callbacks: quarantine, then free.
+    if let binding { CallbackBinding.retire(binding) }
     binding = nil
   }
 
