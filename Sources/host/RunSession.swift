@@ -56,7 +56,8 @@ final class RunSession {
       console.note("type an action, ':help' for help, ':quit' to leave")
     }
     var quit = false
-    while !quit {
+    // A feature closed after crashing, with nothing to go back to, ends the run (status 1).
+    while !quit && !runtime.hasEndedByClosing {
       console.prompt("\(runtime.focused?.id ?? "host")> ")
       guard let line = readLine(strippingNewline: true) else { break }
       console.promptAnswered()
@@ -64,7 +65,7 @@ final class RunSession {
     }
     // In a pipe, the end of input waits for effects (not after ':quit') and draws the final view.
     runtime.finish(settling: !interactive && !quit)
-    return 0
+    return runtime.hasEndedByClosing ? 1 : 0
   }
 
   /// Handles one input line; returns true to quit.

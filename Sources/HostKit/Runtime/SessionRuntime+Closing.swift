@@ -1,0 +1,33 @@
+import Foundation
+
+/// What the runtime does with a feature its store closed after losing its instance too often:
+/// in a flow, goes back from it; alone on the stack, the run has ended (`hasEndedByClosing`).
+extension SessionRuntime {
+  /// Called on the closed feature's store thread, which must not wait for navigation (going
+  /// back stops stores): the navigation runs on another thread.
+  func closed(_ feature: PresentedFeature) {
+    closings.enter()
+    DispatchQueue.global().async { [self] in
+      defer { closings.leave() }
+      guard let coordinator, let top = coordinator.top, top.features.contains(where: { $0 === feature }) else {
+        // Not shown (a feature under the top frame): it stays closed until it is revealed.
+        return
+      }
+      do throws(HostError) {
+        try coordinator.back()
+      } catch {
+        // Nothing to go back to: the run ends with it (`hasEndedByClosing`).
+      }
+    }
+  }
+
+  /// Waits until the navigation that closed features started is done.
+  public func waitForClosings() { closings.wait() }
+
+  /// Whether the feature input goes to was closed after losing its instance: nothing is left to
+  /// run, and a front end ends the run with a failure status. Waits for `waitForClosings` first.
+  public var hasEndedByClosing: Bool {
+    waitForClosings()
+    return focused?.store.isClosed ?? false
+  }
+}
