@@ -244,6 +244,11 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     defer { condition.unlock() }
     while true {
       if stopped { return .stopped }
+      // A store closing its feature after a loss stops by itself: that is what it settles to.
+      if closedAfterLoss {
+        if !condition.wait(until: deadline) { return .timedOut }
+        continue
+      }
       if paused && !processing { return .paused }
       if queue.isEmpty && !processing && effectsInFlight == 0 { return .settled }
       if !condition.wait(until: deadline) {
