@@ -55,6 +55,9 @@ final class RunSession {
     if interactive {
       console.note("type an action, ':help' for help, ':quit' to leave")
     }
+    // Ctrl-C ends a call the feature is stuck in (at a terminal, where a person can press it).
+    let interrupts = interactive ? InterruptWatch(runtime: runtime, console: console) : nil
+    defer { interrupts?.cancel() }
     var quit = false
     // A feature closed after crashing, with nothing to go back to, ends the run (status 1).
     while !quit && !runtime.hasEndedByClosing {

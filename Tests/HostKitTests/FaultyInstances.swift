@@ -1,3 +1,4 @@
+import Dispatch
 import FeatureABI
 import HostKit
 import Synchronization
@@ -21,9 +22,14 @@ final class FaultPlan: Sendable {
 
   private let decide: @Sendable (Call) -> InstanceLoss?
   private let books = Mutex(Books())
+  /// The action type whose dispatch hangs until the instance is interrupted (then lost, killed).
+  let hangsOn: String?
 
   /// `decide` answers, for each call, whether the instance is lost in it (and how).
-  init(_ decide: @escaping @Sendable (Call) -> InstanceLoss?) { self.decide = decide }
+  init(hangingOn type: String? = nil, _ decide: @escaping @Sendable (Call) -> InstanceLoss? = { _ in nil }) {
+    self.decide = decide
+    hangsOn = type
+  }
 
   /// Loses the instance (by `loss`) in every dispatch of an action of type `type`.
   static func crashing(on type: String, _ loss: InstanceLoss = .signalled(11)) -> FaultPlan {
@@ -52,10 +58,11 @@ final class FaultPlan: Sendable {
 }
 
 /// One instance under a `FaultPlan`.
-private final class FaultyInstance: PluginInstance {
+private final class FaultyInstance: InterruptibleInstance {
   private let base: any PluginInstance
   private let plan: FaultPlan
   private var lost: PluginCallError?
+  private let interrupted = DispatchSemaphore(value: 0)
 
   init(base: any PluginInstance, plan: FaultPlan) {
     self.base = base
@@ -68,6 +75,10 @@ private final class FaultyInstance: PluginInstance {
   private func check(_ name: String, _ json: String? = nil) throws(PluginCallError) {
     if let lost { throw PluginCallError(call: name, status: lost.status, message: lost.message, loss: lost.loss) }
     guard let loss = plan.loss(in: name, json: json) else { return }
+    try lose(name, loss)
+  }
+
+  private func lose(_ name: String, _ loss: InstanceLoss) throws(PluginCallError) {
     // As a dead process: the plugin's code is gone, its effects with it.
     base.destroy()
     let error = PluginCallError(
@@ -82,8 +93,15 @@ private final class FaultyInstance: PluginInstance {
   }
   func dispatch(_ json: String) throws(PluginCallError) -> Bool {
     try check("dispatch", json)
+    if let type = plan.hangsOn, json.contains(#""type":"\#(type)""#) {
+      // Stuck until interrupted, then killed as a worker would be.
+      interrupted.wait()
+      try lose("dispatch", .signalled(9))
+    }
     return try base.dispatch(json)
   }
+
+  func interrupt() { interrupted.signal() }
   func reduce(_ json: String) throws(PluginCallError) -> Bool {
     try check("reduce", json)
     return try base.reduce(json)

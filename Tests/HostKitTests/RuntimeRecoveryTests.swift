@@ -158,4 +158,28 @@ struct RuntimeRecoveryTests {
     #expect(replay.status == 0, "\(replay.stderr)")
     #expect(replay.stderr.contains(#"seq 2: counter was lost (signal 11) while applying {"type":"boom"}"#))
   }
+
+  @Test func ctrlCWhileACallIsStuckInterruptsItAndTheFeatureRestarts() throws {
+    // given a live counter whose `hang` never returns by itself
+    let setup = CrashSetup(id: "hanging") { FaultPlan(hangingOn: "hang").factory }
+    let harness = try Self.harness(setup)
+    let runtime = harness.runtime
+    defer { runtime.close() }
+    try runtime.open()
+    let counter = try #require(runtime.focused)
+    // when nothing is stuck, there is nothing to interrupt
+    #expect(runtime.interruptStuckCall(grace: .milliseconds(10)) == nil)
+    // when the user's action hangs and Ctrl-C comes
+    try runtime.send("increment", to: counter)
+    try runtime.send(#"{"type":"hang"}"#, to: counter)
+    #expect(runtime.interruptStuckCall(grace: .milliseconds(10)) == "counter")
+    runtime.settle()
+    // then it reads as a crash of that action, and the feature restarted
+    #expect(
+      harness.reporter.errors.withLock { $0.map(\.message) } == [
+        #"counter crashed (signal 9, Killed) while applying {"type":"hang"}"#
+      ])
+    #expect(harness.reporter.notices.withLock { $0 } == [.restarted(feature: "counter", sequence: 2)])
+    #expect(try runtime.state(of: counter) == #"{"clicks":1,"count":1}"#)
+  }
 }

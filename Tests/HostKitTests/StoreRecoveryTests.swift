@@ -205,4 +205,27 @@ struct StoreRecoveryTests {
     #expect(Self.losses(harness.events).last == .instanceRestarted(sequence: 2))
     store.stop()
   }
+
+  @Test func aStuckCallInterruptedIsLostAndTheFeatureRestarted() throws {
+    // given a counter whose `hang` never returns by itself
+    let plan = FaultPlan(hangingOn: "hang")
+    let harness = try Self.harness(plan)
+    let store = harness.store
+    store.send(Self.increment, source: .user)
+    store.send(#"{"type":"hang"}"#, source: .user)
+    store.send(Self.increment, source: .user)
+    // when, the store being stuck, its call is interrupted
+    #expect(!store.waitUntilIdle(timeout: .milliseconds(50)))
+    #expect(store.interruptCall())
+    // then the call is lost as a crash, and the store goes on with a restored instance
+    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
+    #expect(
+      Self.losses(harness.events) == [
+        .instanceLost(.signalled(9), call: "dispatch", action: #"{"type":"hang"}"#), .instanceRestarted(sequence: 2),
+      ])
+    #expect(try store.state() == #"{"clicks":2,"count":2}"#)
+    store.stop()
+    // and a stopped store has no call to interrupt
+    #expect(!store.interruptCall())
+  }
 }

@@ -15,6 +15,9 @@ extension Store {
     var loss = loss
     var call = call
     var action = action
+    condition.lock()
+    interruptible = nil
+    condition.unlock()
     while true {
       instance.destroy()
       endEffectsOfLostInstance()
@@ -35,6 +38,9 @@ extension Store {
       switch restart(from: journal) {
       case .started(let fresh):
         instance = fresh
+        condition.lock()
+        interruptible = fresh as? any InterruptibleInstance
+        condition.unlock()
         // Redraw even an unchanged view: the error lines came after the last one.
         lastView = nil
         viewIsStale = true

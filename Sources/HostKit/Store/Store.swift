@@ -80,6 +80,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   var stopping = false
   /// Set when the store closed its feature after losing the instance (`Store+Recovery.swift`).
   var closedAfterLoss = false
+  /// The instance, when its calls can be interrupted (`interruptCall`); replaced with it.
+  var interruptible: (any InterruptibleInstance)?
   private var stopped = false
   private var unapplied = 0
   private var late = 0
@@ -134,6 +136,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     let relay = CallbackRelay()
     self.relay = relay
     instance = try instances.makeInstance(of: plugin, config: config, target: relay)
+    interruptible = instance as? any InterruptibleInstance
     relay.store = self
     // The thread holds the store only while `run` runs, and the store does not hold the thread:
     // once `stop` returned, the store lives exactly as long as its owner keeps it.
@@ -269,6 +272,19 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     while !stopped && (processing || (!queue.isEmpty && !paused)) {
       if !condition.wait(until: deadline) { return false }
     }
+    return true
+  }
+
+  /// Ends the call the instance is stuck in (a plugin in a loop, a worker that stopped
+  /// answering), when it can (`InterruptibleInstance`): the call fails with a loss, and the store
+  /// restarts the instance as after a crash. Any thread. Returns whether it could.
+  @discardableResult
+  public func interruptCall() -> Bool {
+    condition.lock()
+    let target = stopping || stopped ? nil : interruptible
+    condition.unlock()
+    guard let target else { return false }
+    target.interrupt()
     return true
   }
 
