@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What the runtime does with a feature its store closed after losing its instance too often:
 /// in a flow, goes back from it; alone on the stack, the run has ended (`hasEndedByClosing`).
@@ -6,6 +7,7 @@ extension SessionRuntime {
   /// Called on the closed feature's store thread, which must not wait for navigation (going
   /// back stops stores): the navigation runs on another thread.
   func closed(_ feature: PresentedFeature) {
+    anyClosed.store(true, ordering: .releasing)
     closings.enter()
     DispatchQueue.global().async { [self] in
       defer { closings.leave() }
@@ -27,6 +29,7 @@ extension SessionRuntime {
   /// Whether the feature input goes to was closed after losing its instance: nothing is left to
   /// run, and a front end ends the run with a failure status. Waits for `waitForClosings` first.
   public var hasEndedByClosing: Bool {
+    guard anyClosed.load(ordering: .acquiring) else { return false }
     waitForClosings()
     return focused?.store.isClosed ?? false
   }

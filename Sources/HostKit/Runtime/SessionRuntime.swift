@@ -59,6 +59,9 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   public private(set) var temporaryFolder: String?
   /// Navigation that closed features started and that has not finished (`waitForClosings`).
   let closings = DispatchGroup()
+  /// Set once any feature was closed after losing its instance: until then `hasEndedByClosing`
+  /// costs one atomic load per input line.
+  let anyClosed = Atomic<Bool>(false)
 
   /// A runtime for `flow` over `plugins`, drawn by `renderers` (and heard by `listeners`), each
   /// feature created with the config `config` gives it.
