@@ -9,7 +9,7 @@ struct JournalCrashRecordTests {
   static func action(_ seq: Int, _ type: String = "increment", source: String = "user") -> String {
     #"{"action":{"type":"\#(type)"},"seq":\#(seq),"source":"\#(source)"}"#
   }
-  static let crashAt2 = #"{"action":{"type":"boom"},"call":"dispatch","crash":"signal 11","seq":2}"#
+  static let crashAt2 = #"{"applying":{"type":"boom"},"call":"dispatch","crash":"signal 11","seq":2}"#
 
   @Test func theWriterAppendsACrashAtTheCurrentSeqWithoutTakingOne() throws {
     // given a journal with two actions
@@ -83,8 +83,8 @@ struct JournalCrashRecordTests {
       id: "loss-not-text", line: #"{"call":"dispatch","crash":11,"seq":1}"#,
       says: #"line 3 is not a journal record: its "crash" is not a text"#),
     BadCrash(
-      id: "action-a-number", line: #"{"action":7,"call":"dispatch","crash":"exit 1","seq":1}"#,
-      says: #"line 3 is not a journal record: a crash's "action" is neither a JSON object nor a text"#),
+      id: "action-a-number", line: #"{"applying":7,"call":"dispatch","crash":"exit 1","seq":1}"#,
+      says: #"line 3 is not a journal record: a crash's "applying" is neither a JSON object nor a text"#),
   ]
 
   @Test("a bad crash line is an error naming the line", arguments: badCrashes)

@@ -271,7 +271,7 @@ enum JournalLineScanner {
     )
   }
 
-  /// `{"action":A,"call":C,"crash":L,"seq":S}`, `action` optional (an object, or a string when
+  /// `{"applying":A,"call":C,"crash":L,"seq":S}`, `applying` optional (an object, or a string when
   /// what was sent was not JSON).
   private static func scanCrash(_ members: [String: JSONValue], seq: Int, loss: JSONValue) throws(LineProblem)
     -> ScannedLine
@@ -283,12 +283,12 @@ enum JournalLineScanner {
       throw LineProblem(message: "is not a journal record: a crash has no \"call\" (the call that lost the instance)")
     }
     let action: String?
-    switch members["action"] {
+    switch members["applying"] {
     case nil: action = nil
     case .object(let object): action = JSONValue.object(object).serialized()
     case .string(let text): action = text
     default:
-      throw LineProblem(message: "is not a journal record: a crash's \"action\" is neither a JSON object nor a text")
+      throw LineProblem(message: "is not a journal record: a crash's \"applying\" is neither a JSON object nor a text")
     }
     return ScannedLine(kind: .crash(call: call, action: action, loss: loss), seq: seq, payload: .text(""))
   }

@@ -21,7 +21,7 @@
 /// - Travel: `{"seq":S,"state":X,"to":T,"travel":K}`: the current state became the state after
 ///   seq T (K is undo, redo or goto; 0 <= T < S), and X is that state. K = load has no `to`: X came
 ///   from outside (`:load FILE`). Undone actions stay in the file.
-/// - Crash: `{"action":A,"call":C,"crash":L,"seq":S}`: the instance was lost (L: `signal 11`,
+/// - Crash: `{"applying":A,"call":C,"crash":L,"seq":S}`: the instance was lost (L: `signal 11`,
 ///   `exit 3`, `no answer to dispatch within 10 s`) during call C, applying A (absent when the call
 ///   applied no action). A was not applied. S is the seq before it, as for a snapshot; the store
 ///   restarted from the state after S. Restore, history and replay skip it.
