@@ -157,6 +157,10 @@ struct RuntimeRecoveryTests {
     let replay = try HostProcess.run(["replay", path], environment: ["XDG_STATE_HOME": first.state])
     #expect(replay.status == 0, "\(replay.stderr)")
     #expect(replay.stderr.contains(#"seq 2: counter was lost (signal 11) while applying {"type":"boom"}"#))
+    // and `host sessions` counts the five applied actions above, not the crash line
+    let sessions = try HostProcess.run(["sessions"], environment: ["XDG_STATE_HOME": first.state])
+    #expect(
+      sessions.stdout.split(separator: " ", omittingEmptySubsequences: true).prefix(3) == ["demo", "counter", "5"])
   }
 
   @Test func ctrlCWhileACallIsStuckInterruptsItAndTheFeatureRestarts() throws {
