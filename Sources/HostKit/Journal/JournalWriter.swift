@@ -156,7 +156,8 @@ public final class JournalWriter: @unchecked Sendable {
     ]
     if let action = crash.action {
       // An action that is not a JSON object (what was sent, as sent) is kept as a text.
-      members["applying"] = (try? JSONValue.parse(action)).flatMap { $0.objectValue != nil ? $0 : nil } ?? .string(action)
+      members["applying"] =
+        (try? JSONValue.parse(action)).flatMap { $0.objectValue != nil ? $0 : nil } ?? .string(action)
     }
     file.pending.append(contentsOf: JSONValue.object(members).serialized().utf8)
     file.pending.append(JournalByte.newline)
