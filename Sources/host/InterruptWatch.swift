@@ -18,8 +18,10 @@ final class InterruptWatch {
     source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
     source.setEventHandler { [weak runtime] in
       guard let runtime, let id = runtime.interruptStuckCall(grace: .milliseconds(200)) else {
+        // Nothing stuck: end as Ctrl-C always did. To the process, not this thread, which (a
+        // dispatch thread) blocks signals.
         signal(SIGINT, SIG_DFL)
-        raise(SIGINT)
+        kill(getpid(), SIGINT)
         return
       }
       console.note("interrupted \(id): its call did not return")
