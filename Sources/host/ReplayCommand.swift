@@ -123,6 +123,10 @@ struct ReplayCommand {
           throw HostError("journal '\(file)' seq \(travel.seq): \(plugin.id) refused the state travelled to: \(error)")
         }
         try show()
+      case .crash(let crash):
+        // Nothing to apply: the host restarted from the state replayed so far.
+        let applying = crash.action.map { "while applying \($0)" } ?? "during \(crash.call)"
+        console.note("journal '\(file)' seq \(crash.seq): \(plugin.id) was lost (\(crash.loss)) \(applying)")
       }
     }
     if lastView == nil { try show() }

@@ -55,8 +55,12 @@ final class RunSession {
     if interactive {
       console.note("type an action, ':help' for help, ':quit' to leave")
     }
+    // Ctrl-C ends a call the feature is stuck in (at a terminal, where a person can press it).
+    let interrupts = interactive ? InterruptWatch(runtime: runtime, console: console) : nil
+    defer { interrupts?.cancel() }
     var quit = false
-    while !quit {
+    // A feature closed after crashing, with nothing to go back to, ends the run (status 1).
+    while !quit && !runtime.hasEndedByClosing {
       console.prompt("\(runtime.focused?.id ?? "host")> ")
       guard let line = readLine(strippingNewline: true) else { break }
       console.promptAnswered()
@@ -64,7 +68,7 @@ final class RunSession {
     }
     // In a pipe, the end of input waits for effects (not after ':quit') and draws the final view.
     runtime.finish(settling: !interactive && !quit)
-    return 0
+    return runtime.hasEndedByClosing ? 1 : 0
   }
 
   /// Handles one input line; returns true to quit.

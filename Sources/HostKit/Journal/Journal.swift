@@ -71,6 +71,8 @@ public struct Journal: Sendable {
       case .snapshot, .travel:
         point.state = try JournalLineScanner.payloadText(scanned.payload, in: line, what: "a state")
         point.stateSeq = scanned.seq
+      case .crash:
+        break
       }
     }
     return point
@@ -91,6 +93,8 @@ public struct Journal: Sendable {
       case .travel(let kind, let to):
         let state = try JournalLineScanner.payloadText(scanned.payload, in: line, what: "a state")
         records.append(.travel(JournalTravel(seq: scanned.seq, kind: kind, to: to, state: state)))
+      case .crash(let call, let action, let loss):
+        records.append(.crash(JournalCrash(seq: scanned.seq, call: call, action: action, loss: loss)))
       }
     }
     return records
@@ -183,6 +187,13 @@ public struct Journal: Sendable {
           }
           checked.lastState = (offset, number)
           checked.actionsSinceState = 0
+        case .crash:
+          // Like a snapshot, it names the state before it; it carries none.
+          guard scanned.seq == checked.lastSeq else {
+            throw damaged(
+              path, line: number,
+              "is a crash at seq \(scanned.seq), but the records before it reach seq \(checked.lastSeq)")
+          }
         }
       },
       damaged: { number, problem in damaged(path, line: number, problem.message) })

@@ -38,6 +38,9 @@ public struct JournalHistory: Sendable {
       steps.append(.travel(travel))
     case .snapshot(let seq, let state):
       snapshots[seq] = state
+    case .crash:
+      // A crash changes no state: the store restarted from the state it names.
+      break
     }
   }
 

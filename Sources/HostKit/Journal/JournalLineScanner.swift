@@ -10,6 +10,8 @@ struct ScannedLine {
     case action(ActionSource)
     case snapshot
     case travel(TravelKind, to: Int?)
+    /// A crash line; its payload is empty (rare lines: parsed in full when read).
+    case crash(call: String, action: String?, loss: String)
   }
 
   enum Payload {
@@ -224,6 +226,9 @@ enum JournalLineScanner {
       throw LineProblem(
         message: "is not a journal record: it has no \"seq\" (a whole number, 0 or more)")
     }
+    if let loss = members["crash"] {
+      return try scanCrash(members, seq: Int(seq), loss: loss)
+    }
     if let action = members["action"] {
       guard case .object = action else {
         throw LineProblem(message: "is not a journal record: its \"action\" is not a JSON object")
@@ -264,5 +269,27 @@ enum JournalLineScanner {
     return ScannedLine(
       kind: .travel(kind, to: to.map { Int($0) }), seq: Int(seq), payload: .text(state.serialized())
     )
+  }
+
+  /// `{"applying":A,"call":C,"crash":L,"seq":S}`, `applying` optional (an object, or a string when
+  /// what was sent was not JSON).
+  private static func scanCrash(_ members: [String: JSONValue], seq: Int, loss: JSONValue) throws(LineProblem)
+    -> ScannedLine
+  {
+    guard let loss = loss.stringValue, !loss.isEmpty else {
+      throw LineProblem(message: "is not a journal record: its \"crash\" is not a text (how the instance was lost)")
+    }
+    guard let call = members["call"]?.stringValue, !call.isEmpty else {
+      throw LineProblem(message: "is not a journal record: a crash has no \"call\" (the call that lost the instance)")
+    }
+    let action: String?
+    switch members["applying"] {
+    case nil: action = nil
+    case .object(let object): action = JSONValue.object(object).serialized()
+    case .string(let text): action = text
+    default:
+      throw LineProblem(message: "is not a journal record: a crash's \"applying\" is neither a JSON object nor a text")
+    }
+    return ScannedLine(kind: .crash(call: call, action: action, loss: loss), seq: seq, payload: .text(""))
   }
 }

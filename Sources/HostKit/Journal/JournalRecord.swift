@@ -21,6 +21,10 @@
 /// - Travel: `{"seq":S,"state":X,"to":T,"travel":K}`: the current state became the state after
 ///   seq T (K is undo, redo or goto; 0 <= T < S), and X is that state. K = load has no `to`: X came
 ///   from outside (`:load FILE`). Undone actions stay in the file.
+/// - Crash: `{"applying":A,"call":C,"crash":L,"seq":S}`: the instance was lost (L: `signal 11`,
+///   `exit 3`, `no answer to dispatch within 10 s`) during call C, applying A (absent when the call
+///   applied no action). A was not applied. S is the seq before it, as for a snapshot; the store
+///   restarted from the state after S. Restore, history and replay skip it.
 ///
 /// Sequence numbers: actions and travels number 1, 2, 3, ... with no gap, in file order; every
 /// seq names exactly one state, "the state after seq S": for an action, the state before it (the
@@ -37,6 +41,8 @@ public enum JournalRecord: Sendable, Equatable {
   case action(JournalAction)
   case snapshot(seq: Int, state: String)
   case travel(JournalTravel)
+  /// The instance was lost; names no state of its own.
+  case crash(JournalCrash)
 
   /// The seq the record carries.
   public var seq: Int {
@@ -44,6 +50,42 @@ public enum JournalRecord: Sendable, Equatable {
     case .action(let action): action.seq
     case .snapshot(let seq, _): seq
     case .travel(let travel): travel.seq
+    case .crash(let crash): crash.seq
+    }
+  }
+}
+
+/// A crash line: the instance was lost, and the action it was applying was not applied.
+public struct JournalCrash: Sendable, Equatable {
+  /// The seq of the last action or travel before the crash: the state the store restarted from.
+  public var seq: Int
+  /// The call that lost the instance (`dispatch`, `render`, ...).
+  public var call: String
+  /// The action that call was applying (a JSON object, or the text as given when it is not
+  /// JSON); nil when it applied none.
+  public var action: String?
+  /// How the instance was lost, as stored: `signal 11`, `exit 3`, `no answer to dispatch within 10 s`.
+  public var loss: String
+
+  public init(seq: Int, call: String, action: String?, loss: String) {
+    self.seq = seq
+    self.call = call
+    self.action = action
+    self.loss = loss
+  }
+
+  /// The crash of an instance lost as `loss` during `call`.
+  public init(seq: Int, call: String, action: String?, loss: InstanceLoss) {
+    self.init(seq: seq, call: call, action: action, loss: Self.text(of: loss))
+  }
+
+  /// The stored form of `loss`: short, stable, and free of the system's signal names.
+  public static func text(of loss: InstanceLoss) -> String {
+    switch loss {
+    case .signalled(let signal): "signal \(signal)"
+    case .exited(let status): "exit \(status)"
+    case .unresponsive(let call, let seconds):
+      "no answer to \(call) within \(seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)) s"
     }
   }
 }

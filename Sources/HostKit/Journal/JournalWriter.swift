@@ -147,6 +147,23 @@ public final class JournalWriter: @unchecked Sendable {
     return seq
   }
 
+  /// Appends a crash line at the current seq (see `JournalCrash`); it takes no seq of its own.
+  /// Rare: written through the JSON serializer, not the hot path's byte copying.
+  public func append(crash: JournalCrash) throws(HostError) {
+    try file.checkUsable()
+    var members: [String: JSONValue] = [
+      "call": .string(crash.call), "crash": .string(crash.loss), "seq": .number(.int(Int64(lastSeq))),
+    ]
+    if let action = crash.action {
+      // An action that is not a JSON object (what was sent, as sent) is kept as a text.
+      members["applying"] =
+        (try? JSONValue.parse(action)).flatMap { $0.objectValue != nil ? $0 : nil } ?? .string(action)
+    }
+    file.pending.append(contentsOf: JSONValue.object(members).serialized().utf8)
+    file.pending.append(JournalByte.newline)
+    try lineAppended()
+  }
+
   /// Writes the pending lines with one `pwrite` and syncs them: when this returns, they survive
   /// a crash or power loss. Cheap when nothing is pending.
   public func commit() throws(HostError) { try file.commit() }

@@ -23,6 +23,11 @@ public final class LineRenderer: FeatureRenderer {
   }
 
   public func hear(_ event: StoreEvent, from origin: StoreOrigin) {
+    if case .instanceRestarted = event, let feature = origin.feature {
+      // After the crash's lines, the restarted feature's view is drawn again, changed or not.
+      _ = drawn.withLock { $0.removeValue(forKey: ObjectIdentifier(feature)) }
+      return
+    }
     guard case .viewChanged(let view) = event, let feature = origin.feature, origin.isVisible,
       remembers(view, of: feature, force: false)
     else { return }

@@ -23,6 +23,8 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
   case navigation(String)
   /// A step the navigation ignored, and why.
   case stepIgnored(String)
+  /// A feature's lost instance was replaced by a new one, restored to the state after `sequence`.
+  case restarted(feature: String, sequence: Int)
 
   /// How a front end shows it.
   public enum Level: Sendable, Equatable {
@@ -31,7 +33,7 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
 
   public var level: Level {
     switch self {
-    case .unapplied, .paused, .stepIgnored: .note
+    case .unapplied, .paused, .stepIgnored, .restarted: .note
     case .late, .journalDropped, .navigationJournalDropped, .tornJournal, .tornNavigation, .configKept, .pluginLog:
       .warning
     case .navigation: .log
@@ -53,6 +55,7 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
     case .pluginLog(let feature, let message): "\(feature): \(message)"
     case .paused(let feature): "\(feature) is paused by the runaway guard; resume it to go on"
     case .navigation(let line), .stepIgnored(let line): line
+    case .restarted(let feature, let sequence): "\(feature) restarted at seq \(sequence)"
     }
   }
 }

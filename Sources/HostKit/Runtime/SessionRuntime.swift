@@ -60,6 +60,11 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   private var loaded: [String: LoadedPlugin] = [:]
   /// Holds the journals of features without a named session, from `open` to `close`.
   public private(set) var temporaryFolder: String?
+  /// Navigation that closed features started and that has not finished (`waitForClosings`).
+  let closings = DispatchGroup()
+  /// Set once any feature was closed after losing its instance: until then `hasEndedByClosing`
+  /// costs one atomic load per input line.
+  let anyClosed = Atomic<Bool>(false)
 
   /// A runtime for `flow` over `plugins`, drawn by `renderers` (and heard by `listeners`), each
   /// feature created with the config `config` gives it. A plugin is loaded into this process only
@@ -122,6 +127,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
 
   /// Stops every feature, closes the journals and removes the temporary folder. Idempotent.
   public func close() {
+    closings.wait()
     coordinator?.stopAll()
     // The coordinator holds this runtime as its launcher: let go of it.
     coordinator = nil
@@ -351,6 +357,13 @@ private final class RuntimeListener: StoreListener {
     case .journalFailed(let error):
       runtime.reporter.report(error)
       runtime.reporter.notice(.journalDropped(feature: id))
+    case .instanceLost(let loss, let call, let action):
+      runtime.reporter.report(HostError(StoreFailure.crashed(feature: id, loss: loss, call: call, action: action)))
+    case .instanceRestarted(let sequence):
+      runtime.reporter.notice(.restarted(feature: id, sequence: sequence))
+    case .closed(let error):
+      runtime.reporter.report(error)
+      if let feature = origin.feature { runtime.closed(feature) }
     case .applied, .viewChanged:
       break
     }

@@ -69,6 +69,10 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
       do {
         state = try instance.snapshot()
       } catch {
+        if let loss = error.loss {
+          // The action is recorded; the store restarts the instance from it.
+          throw HostError(StoreFailure.crashed(feature: instance.plugin.id, loss: loss, call: error.call, action: nil))
+        }
         throw HostError(
           JournalFailure.snapshotFailed(feature: instance.plugin.id, forJournal: true, detail: "\(error)"))
       }
@@ -79,6 +83,20 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
   }
 
   public func commit() throws(HostError) { try writer.commit() }
+
+  public func recordCrash(call: String, action: String?, loss: InstanceLoss) throws(HostError) {
+    let crash = JournalCrash(seq: writer.lastSeq, call: call, action: action, loss: loss)
+    try writer.append(crash: crash)
+    history?.append(.crash(crash))
+    try writer.commit()
+  }
+
+  /// Read from the file (after a commit): only the lines from the last state on are parsed.
+  public func restorePointForRestart() throws(HostError) -> JournalRestorePoint? {
+    try writer.commit()
+    if let history { return try history.restorePoint(to: history.currentSeq) }
+    return try Journal.read(path: path).restorePoint()
+  }
 
   public func close() {
     guard !closed else { return }

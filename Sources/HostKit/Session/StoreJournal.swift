@@ -13,4 +13,19 @@ public protocol StoreJournal: AnyObject {
 
   /// The sequence number of the last recorded step (0 before any).
   var lastSequence: Int { get }
+
+  /// Records that the instance was lost (see `JournalCrash`) and commits it.
+  func recordCrash(call: String, action: String?, loss: InstanceLoss) throws(HostError)
+
+  /// What rebuilds the last recorded state on a new instance: how a store restarts a lost one.
+  /// Nil when this journal cannot tell (the store then closes instead of restarting).
+  func restorePointForRestart() throws(HostError) -> JournalRestorePoint?
+}
+
+extension StoreJournal {
+  /// A journal that keeps no crash lines.
+  public func recordCrash(call: String, action: String?, loss: InstanceLoss) throws(HostError) {}
+
+  /// A journal that cannot rebuild a state.
+  public func restorePointForRestart() throws(HostError) -> JournalRestorePoint? { nil }
 }

@@ -26,11 +26,17 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     public var rendersViews: Bool = true
     /// The clock behind the instance's timers (`fh.clock/1`).
     public var clock: Clock = .real
+    /// Whether a lost instance (see `InstanceLoss`) is restarted or its feature closed.
+    public var recovery: RecoveryPolicy = .standard
 
-    public init(maxFeedbackSteps: Int = 10_000, rendersViews: Bool = true, clock: Clock = .real) {
+    public init(
+      maxFeedbackSteps: Int = 10_000, rendersViews: Bool = true, clock: Clock = .real,
+      recovery: RecoveryPolicy = .standard
+    ) {
       self.maxFeedbackSteps = maxFeedbackSteps
       self.rendersViews = rendersViews
       self.clock = clock
+      self.recovery = recovery
     }
   }
 
@@ -48,7 +54,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     let source: ActionSource
   }
 
-  fileprivate enum Item {
+  enum Item {
     case action(String, ActionSource)
     /// A navigation step, delivered in order with the actions around it.
     case step(String)
@@ -58,20 +64,30 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   public let plugin: LoadedPlugin
   private let options: Options
   /// Where applied actions are recorded; dropped (with a `journalFailed` event) after an error.
-  private var journal: (any StoreJournal)?
-  private let observer: @Sendable (StoreEvent) -> Void
+  /// Internal (not private) from here on for `Store+Recovery.swift`.
+  var journal: (any StoreJournal)?
+  let observer: @Sendable (StoreEvent) -> Void
+  /// What made the instance, and with what config: what makes the next one after a loss.
+  let instances: InstanceFactory
+  let config: String
 
   // Guarded by `condition`.
-  private let condition = NSCondition()
+  let condition = NSCondition()
   private var queue: [Item] = []
   private var processing = false
-  private var effectsInFlight = 0
+  var effectsInFlight = 0
   private var paused = false
-  private var stopping = false
+  var stopping = false
+  /// Set when the store closed its feature after losing the instance (`Store+Recovery.swift`).
+  var closedAfterLoss = false
+  /// The instance, when its calls can be interrupted (`interruptCall`); replaced with it.
+  var interruptible: (any InterruptibleInstance)?
   private var stopped = false
   private var unapplied = 0
   private var late = 0
   private var timers: [UInt64: Timer] = [:]
+  /// Forgets every timer: a lost instance's timers die with it. Call it under `condition`.
+  func dropTimers() { timers.removeAll() }
   private var nextTimer: UInt64 = 1
   /// The manual clock's time, in nanoseconds since the store began.
   private var manualNow: UInt64 = 0
@@ -79,19 +95,26 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   private let timerQueue = DispatchQueue(label: "featurehost.store.timers")
 
   // Owned by the store thread while it runs; after stop, by callers of `perform`, one at a time.
-  private let instance: any PluginInstance
+  /// Replaced only when a lost instance is restarted (`Store+Recovery.swift`).
+  var instance: any PluginInstance
   private var appliedCount = 0
   private var feedbackRun = 0
-  private var viewIsStale = true
-  private var lastView: String?
+  var viewIsStale = true
+  var lastView: String?
+  /// Whether `start` succeeded: a loss before it is the launch's failure, not a crash to recover.
+  var hasStarted = false
+  /// Set when the instance was lost and not replaced: the store is closing.
+  var isLost = false
+  /// Counts crashes and decides restart or close.
+  var recovery: RecoveryPolicy
   /// The store thread while it runs: written when it begins and ends, under `condition`.
   private var storeThread: pthread_t?
   /// Serializes calls on the instance made from `perform` once the store thread has ended.
   private let afterStop = NSLock()
   /// What answers `perform` once the instance was destroyed. Set under `condition` with `stopped`.
   private var retired: RetiredInstance?
-  /// The instance's callback target, forwarding to this store.
-  private let relay: CallbackRelay
+  /// The instance's callback target, forwarding to this store (and to every instance after a loss).
+  let relay: CallbackRelay
   /// Left once the store thread let go of the store.
   private let threadExited = DispatchGroup()
 
@@ -105,11 +128,15 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     self.options = options
     self.observer = observer
     self.journal = journal
+    self.instances = instances
+    self.config = config
+    recovery = options.recovery
     appliedCount = journal?.lastSequence ?? 0
     // The instance's callbacks hold the store weakly, through a relay made before `self` is whole.
     let relay = CallbackRelay()
     self.relay = relay
     instance = try instances.makeInstance(of: plugin, config: config, target: relay)
+    interruptible = instance as? any InterruptibleInstance
     relay.store = self
     // The thread holds the store only while `run` runs, and the store does not hold the thread:
     // once `stop` returned, the store lives exactly as long as its owner keeps it.
@@ -151,6 +178,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
         } catch {
           throw HostError(StoreFailure.startFailed(feature: id, error))
         }
+        self.hasStarted = true
         return .success(())
       } catch {
         return .failure(error)
@@ -219,6 +247,11 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     defer { condition.unlock() }
     while true {
       if stopped { return .stopped }
+      // A store closing its feature after a loss stops by itself: that is what it settles to.
+      if closedAfterLoss {
+        if !condition.wait(until: deadline) { return .timedOut }
+        continue
+      }
       if paused && !processing { return .paused }
       if queue.isEmpty && !processing && effectsInFlight == 0 { return .settled }
       if !condition.wait(until: deadline) {
@@ -240,6 +273,26 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       if !condition.wait(until: deadline) { return false }
     }
     return true
+  }
+
+  /// Ends the call the instance is stuck in (a plugin in a loop, a worker that stopped
+  /// answering), when it can (`InterruptibleInstance`): the call fails with a loss, and the store
+  /// restarts the instance as after a crash. Any thread. Returns whether it could.
+  @discardableResult
+  public func interruptCall() -> Bool {
+    condition.lock()
+    let target = stopping || stopped ? nil : interruptible
+    condition.unlock()
+    guard let target else { return false }
+    target.interrupt()
+    return true
+  }
+
+  /// Whether the store closed its feature after losing its instance (see `StoreEvent.closed`).
+  public var isClosed: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return closedAfterLoss
   }
 
   /// Whether the runaway guard has paused the store.
@@ -443,9 +496,10 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     finish()
   }
 
-  private enum Outcome { case next, pause }
+  /// What the loop does after an item: go on, or put the rest back (paused, or closing).
+  enum Outcome { case next, pause }
 
-  private func process(_ item: Item) -> Outcome {
+  func process(_ item: Item) -> Outcome {
     switch item {
     case .step(let json):
       observer(.step(json))
@@ -453,22 +507,25 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     case .job(let body):
       // A job may show the state (`:state`): what it shows must be on disk.
       commitJournal()
-      body(instance)
-      return .next
+      return runJob(body)
     case .action(let json, let source):
       do {
         let changed = try instance.dispatch(json)
         appliedCount += 1
+        var lost: (loss: InstanceLoss, call: String)?
         if let journal {
           do {
             appliedCount = try journal.recordApplied(action: json, source: source, instance: instance)
           } catch {
-            dropJournal(error)
+            if let loss = Self.lostInstance(error) { lost = loss } else { dropJournal(error) }
           }
         }
         if changed { viewIsStale = true }
         observer(.applied(sequence: appliedCount, action: json, source: source, changed: changed))
+        // The action is applied and recorded; the instance was lost taking a snapshot after it.
+        if let lost { return instanceLost(lost.loss, call: lost.call, action: nil) }
       } catch {
+        if let loss = error.loss { return instanceLost(loss, call: error.call, action: json) }
         observer(.rejected(action: json, source: source, error: error))
       }
       guard source == .feedback else {
@@ -497,17 +554,24 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   }
 
   /// Stops journaling after an error, saying so once; the instance keeps running.
-  private func dropJournal(_ error: HostError) {
+  func dropJournal(_ error: HostError) {
     journal?.close()
     journal = nil
     observer(.journalFailed(error))
   }
 
-  private func renderIfStale() {
+  func renderIfStale() {
     commitJournal()
-    guard options.rendersViews, viewIsStale else { return }
+    guard options.rendersViews, viewIsStale, !isLost else { return }
     viewIsStale = false
-    guard let view = try? instance.render(), view != lastView else { return }
+    let view: String
+    do {
+      view = try instance.render()
+    } catch {
+      if let loss = error.loss, instanceLost(loss, call: error.call, action: nil) == .next { renderIfStale() }
+      return
+    }
+    guard view != lastView else { return }
     lastView = view
     observer(.viewChanged(view))
   }
@@ -520,15 +584,21 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     effectsInFlight = max(0, effectsInFlight - timers.count)
     timers.removeAll()
     condition.unlock()
-    do {
-      try instance.stop()
-    } catch {
-      // Stopping an instance that never started is fine; anything else is worth a line.
-      if !error.isLifecycle {
-        observer(.log(level: .warning, message: "stop failed: \(error)"))
+    let retired: RetiredInstance
+    if isLost {
+      // The instance is gone: what was last drawn is all there is to show.
+      retired = RetiredInstance(plugin: plugin, state: nil, view: lastView)
+    } else {
+      do {
+        try instance.stop()
+      } catch {
+        // Stopping an instance that never started is fine; anything else is worth a line.
+        if !error.isLifecycle {
+          observer(.log(level: .warning, message: "stop failed: \(error)"))
+        }
       }
+      retired = RetiredInstance(plugin: plugin, state: try? instance.snapshot(), view: try? instance.render())
     }
-    let retired = RetiredInstance(plugin: plugin, state: try? instance.snapshot(), view: try? instance.render())
     instance.destroy()
     // Jobs already waiting still get their answer (snapshot and render work after stop).
     while true {
@@ -566,7 +636,7 @@ extension Store.Item {
 
 /// The target an instance calls back: forwards to its store while the store lives. The store
 /// holds the relay; the relay holds the store weakly, so an instance never keeps its store alive.
-private final class CallbackRelay: InstanceCallbackTarget {
+final class CallbackRelay: InstanceCallbackTarget {
   private struct WeakStore { weak var store: Store? }
   private let reference = Mutex(WeakStore())
 

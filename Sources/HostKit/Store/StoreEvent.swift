@@ -19,6 +19,14 @@ public enum StoreEvent: Sendable, Equatable {
   case journalFailed(HostError)
   /// The plugin logged a line.
   case log(level: LogLevel, message: String)
+  /// The instance was lost (its process crashed, exited or stopped answering) during `call`,
+  /// applying `action` (nil: none). That action was not applied; its effects count as ended.
+  case instanceLost(InstanceLoss, call: String, action: String?)
+  /// A new instance, restored to the state after `sequence`, took over; `restored` follows.
+  case instanceRestarted(sequence: Int)
+  /// The feature is closed after losing its instance (see `StoreFailure.crashedTooOften` and
+  /// `.notRestarted`): the store has stopped by itself; its owner still calls `stop`.
+  case closed(HostError)
 }
 
 /// How a wait for the store to settle ended.

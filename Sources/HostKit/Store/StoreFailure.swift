@@ -10,6 +10,13 @@ public enum StoreFailure: EngineFailure, Equatable {
   case firstSnapshotFailed(feature: String, PluginCallError)
   /// A feedback loop ran `steps` actions in a row without settling: the runaway guard paused it.
   case runaway(feature: String, steps: Int)
+  /// The instance was lost (its process crashed, exited or stopped answering) during `call`,
+  /// applying `action` (nil: none), which was not applied.
+  case crashed(feature: String, loss: InstanceLoss, call: String, action: String?)
+  /// The instance was lost `crashes` times within `window`: the feature is closed.
+  case crashedTooOften(feature: String, crashes: Int, window: Duration)
+  /// The instance was lost and no new one could take over: the feature is closed.
+  case notRestarted(feature: String, reason: String)
 
   public var description: String {
     switch self {
@@ -23,6 +30,12 @@ public enum StoreFailure: EngineFailure, Equatable {
       "feature '\(feature)' could not snapshot its first state: \(error)"
     case .runaway(let feature, let steps):
       "feature '\(feature)' has not settled after \(steps) feedback steps; paused it"
+    case .crashed(let feature, let loss, let call, let action):
+      "\(feature) \(loss) " + (action.map { "while applying \($0)" } ?? "during \(call)")
+    case .crashedTooOften(let feature, let crashes, let window):
+      "\(feature) crashed \(crashes) times within \(window.components.seconds) s; it is closed"
+    case .notRestarted(let feature, let reason):
+      "\(feature) could not be restarted after it was lost: \(reason); it is closed"
     }
   }
 
@@ -30,8 +43,10 @@ public enum StoreFailure: EngineFailure, Equatable {
     switch self {
     case .configRefused: "check the config against the feature's documented settings"
     case .restoreRefused: "the saved state does not fit this version of the feature"
-    case .startFailed, .firstSnapshotFailed: nil
+    case .startFailed, .firstSnapshotFailed, .crashed: nil
     case .runaway: "resume it to let it go on, or inspect its state"
+    case .crashedTooOften, .notRestarted:
+      "its journal keeps every applied action and each crash; replay it to see where it crashed"
     }
   }
 }
