@@ -171,12 +171,13 @@ final class FlowLauncher: FeatureLauncher, @unchecked Sendable {
       // Queued while the lock is held, so a waiter that sees the step can flush it.
       coordinator?.receive(step: json, from: record.feature)
       condition.broadcast()
-    case .paused(let error):
+    case .paused(let error), .closed(let error):
+      // A store without a journal closes when its instance is lost: the test hears it as a pause.
       condition.lock()
       records[number]?.pauses.append(error)
       condition.broadcast()
       condition.unlock()
-    case .viewChanged, .journalFailed, .log:
+    case .viewChanged, .journalFailed, .log, .instanceLost, .instanceRestarted:
       break
     }
   }

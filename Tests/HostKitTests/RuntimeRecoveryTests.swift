@@ -43,7 +43,8 @@ struct RuntimeRecoveryTests {
     settings.instances = setup.instances()
     let plugins = [try PluginLoader.load(CounterLibrary.path), try PluginLoader.load(PluginPaths.library("Levels"))]
     let runtime = SessionRuntime(
-      plugins: plugins, flow: flow, settings: settings, renderers: [LineRenderer(sink: sink, live: live)],
+      plugins: plugins.map(PluginRecord.init), flow: flow, settings: settings,
+      renderers: [LineRenderer(sink: sink, live: live)],
       reporter: reporter)
     return Harness(runtime: runtime, sink: sink, reporter: reporter, state: root)
   }
