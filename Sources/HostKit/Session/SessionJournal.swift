@@ -78,6 +78,11 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     return seq
   }
 
+  public var actionsBeforeSnapshot: Int {
+    let every = writer.snapshotPolicy.everyActions
+    return every > 0 ? max(1, every - writer.actionsSinceState) : .max
+  }
+
   public func commit() throws(HostError) { try writer.commit() }
 
   public func close() {

@@ -13,4 +13,13 @@ public protocol StoreJournal: AnyObject {
 
   /// The sequence number of the last recorded step (0 before any).
   var lastSequence: Int { get }
+
+  /// How many actions may be applied before recording them, at most: a snapshot can be due only
+  /// after the last of them (the store sends that many to an instance together).
+  var actionsBeforeSnapshot: Int { get }
+}
+
+extension StoreJournal {
+  /// A journal that does not say takes actions one at a time.
+  public var actionsBeforeSnapshot: Int { 1 }
 }

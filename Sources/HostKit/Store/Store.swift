@@ -420,8 +420,15 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       var index = 0
       while index < batch.count {
         let item = batch[index]
-        index += 1
-        if process(item) == .pause {
+        let outcome: Outcome
+        if case .action = item, let run = actionRun(in: batch, from: index) {
+          outcome = apply(run)
+          index += run.count
+        } else {
+          outcome = process(item)
+          index += 1
+        }
+        if outcome == .pause {
           condition.lock()
           queue.insert(contentsOf: batch[index...], at: 0)
           condition.unlock()
@@ -456,35 +463,78 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       body(instance)
       return .next
     case .action(let json, let source):
-      do {
-        let changed = try instance.dispatch(json)
-        appliedCount += 1
-        if let journal {
-          do {
-            appliedCount = try journal.recordApplied(action: json, source: source, instance: instance)
-          } catch {
-            dropJournal(error)
-          }
-        }
-        if changed { viewIsStale = true }
-        observer(.applied(sequence: appliedCount, action: json, source: source, changed: changed))
+      let result: Result<Bool, PluginCallError>
+      do throws(PluginCallError) {
+        result = .success(try instance.dispatch(json))
       } catch {
-        observer(.rejected(action: json, source: source, error: error))
+        result = .failure(error)
       }
-      guard source == .feedback else {
-        if source != .effect { feedbackRun = 0 }
-        return .next
-      }
-      feedbackRun += 1
-      guard feedbackRun >= options.maxFeedbackSteps else { return .next }
-      feedbackRun = 0
-      condition.lock()
-      paused = true
-      condition.unlock()
-      renderIfStale()
-      observer(.paused(HostError(StoreFailure.runaway(feature: plugin.id, steps: options.maxFeedbackSteps))))
-      return .pause
+      return applied(json, source: source, result)
     }
+  }
+
+  /// Two or more actions in a row at `index` that can go to the instance together, keeping what
+  /// one at a time would do: none past the one after which the journal wants a snapshot or the
+  /// runaway guard pauses. Nil when only one can.
+  private func actionRun(in batch: [Item], from index: Int) -> [(json: String, source: ActionSource)]? {
+    let limit = journal?.actionsBeforeSnapshot ?? .max
+    var run: [(json: String, source: ActionSource)] = []
+    var feedbacks = feedbackRun
+    for item in batch[index...] {
+      guard run.count < limit, case .action(let json, let source) = item else { break }
+      run.append((json, source))
+      if source == .feedback {
+        feedbacks += 1
+        if feedbacks >= options.maxFeedbackSteps { break }
+      } else if source != .effect {
+        feedbacks = 0
+      }
+    }
+    return run.count > 1 ? run : nil
+  }
+
+  /// Sends `run` to the instance together, handling each result as `process` would.
+  private func apply(_ run: [(json: String, source: ActionSource)]) -> Outcome {
+    var outcome = Outcome.next
+    var index = 0
+    instance.dispatch(run.map(\.json)) { result in
+      // The run ends where a pause can come, so only its last result may say pause.
+      outcome = applied(run[index].json, source: run[index].source, result)
+      index += 1
+    }
+    return outcome
+  }
+
+  /// What follows one action's dispatch: the journal, the observer, the runaway guard.
+  private func applied(_ json: String, source: ActionSource, _ result: Result<Bool, PluginCallError>) -> Outcome {
+    switch result {
+    case .success(let changed):
+      appliedCount += 1
+      if let journal {
+        do {
+          appliedCount = try journal.recordApplied(action: json, source: source, instance: instance)
+        } catch {
+          dropJournal(error)
+        }
+      }
+      if changed { viewIsStale = true }
+      observer(.applied(sequence: appliedCount, action: json, source: source, changed: changed))
+    case .failure(let error):
+      observer(.rejected(action: json, source: source, error: error))
+    }
+    guard source == .feedback else {
+      if source != .effect { feedbackRun = 0 }
+      return .next
+    }
+    feedbackRun += 1
+    guard feedbackRun >= options.maxFeedbackSteps else { return .next }
+    feedbackRun = 0
+    condition.lock()
+    paused = true
+    condition.unlock()
+    renderIfStale()
+    observer(.paused(HostError(StoreFailure.runaway(feature: plugin.id, steps: options.maxFeedbackSteps))))
+    return .pause
   }
 
   private func commitJournal() {
