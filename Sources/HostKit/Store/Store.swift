@@ -26,11 +26,18 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     public var rendersViews: Bool = true
     /// The clock behind the instance's timers (`fh.clock/1`).
     public var clock: Clock = .real
+    /// Whether a run of queued actions goes to the instance together (a worker process answers
+    /// them in one exchange). An observer that calls the instance at each `.applied` (a test's
+    /// snapshot after every action) needs false: the later actions are already in the worker.
+    public var batchesDispatches: Bool = true
 
-    public init(maxFeedbackSteps: Int = 10_000, rendersViews: Bool = true, clock: Clock = .real) {
+    public init(
+      maxFeedbackSteps: Int = 10_000, rendersViews: Bool = true, clock: Clock = .real, batchesDispatches: Bool = true
+    ) {
       self.maxFeedbackSteps = maxFeedbackSteps
       self.rendersViews = rendersViews
       self.clock = clock
+      self.batchesDispatches = batchesDispatches
     }
   }
 
@@ -477,6 +484,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// one at a time would do: none past the one after which the journal wants a snapshot or the
   /// runaway guard pauses. Nil when only one can.
   private func actionRun(in batch: [Item], from index: Int) -> [(json: String, source: ActionSource)]? {
+    guard options.batchesDispatches else { return nil }
     let limit = journal?.actionsBeforeSnapshot ?? .max
     var run: [(json: String, source: ActionSource)] = []
     var feedbacks = feedbackRun

@@ -28,6 +28,8 @@ final class WorkerConnection: @unchecked Sendable {
   /// Set by `destroy`: the listener leaves, calls are refused.
   private var closed = false
   private var listener: pthread_t?
+  /// The thread inside `exchange` (0: none), read without `role` to refuse a re-entrant call.
+  private let caller = Atomic<UInt>(0)
 
   private init(feature: String, child: RunningChild, socket: Int32, target: any InstanceCallbackTarget, callTimeout: Double) {
     self.feature = feature
@@ -79,8 +81,19 @@ final class WorkerConnection: @unchecked Sendable {
   func exchange(_ bytes: [UInt8], call: String, replies: Int, each: (WorkerReply) -> Void)
     throws(PluginCallError) -> WorkerReply
   {
+    let me = UInt(pthread_self())
+    guard caller.load(ordering: .acquiring) != me else {
+      // A batch's result handler calling back in would wait for itself.
+      throw PluginCallError(
+        call: call, status: fh_status(FH_ERR_LIFECYCLE),
+        message: "\(call) on '\(feature)' from inside a batch of dispatches, before its last answer")
+    }
     role.lock()
-    defer { role.unlock() }
+    caller.store(me, ordering: .releasing)
+    defer {
+      caller.store(0, ordering: .releasing)
+      role.unlock()
+    }
     if let loss { throw error(call, loss) }
     guard !closed else {
       throw PluginCallError(
