@@ -31,7 +31,9 @@ final class WorkerConnection: @unchecked Sendable {
   /// The thread inside `exchange` (0: none), read without `role` to refuse a re-entrant call.
   private let caller = Atomic<UInt>(0)
 
-  private init(feature: String, child: RunningChild, socket: Int32, target: any InstanceCallbackTarget, callTimeout: Double) {
+  private init(
+    feature: String, child: RunningChild, socket: Int32, target: any InstanceCallbackTarget, callTimeout: Double
+  ) {
     self.feature = feature
     self.child = child
     self.pid = child.pid
@@ -196,7 +198,8 @@ final class WorkerConnection: @unchecked Sendable {
         deliver(kind, &fields)
         continue
       }
-      return WorkerReply(status: fields.int32(), changed: fields.byte() != 0, text: fields.string(), extra: fields.string())
+      return WorkerReply(
+        status: fields.int32(), changed: fields.byte() != 0, text: fields.string(), extra: fields.string())
     }
     return nil
   }

@@ -4,7 +4,8 @@
 enum WorkerFrame {
   /// Host to worker: the ABI's calls, and `probe` (tests: what the worker process sees).
   enum Request: UInt8 {
-    case create = 1, start, dispatch, reduce, snapshot, restore, render, stop, destroy, probe
+    case create = 1
+    case start, dispatch, reduce, snapshot, restore, render, stop, destroy, probe
 
     /// The call's name in errors: `dispatch`.
     var name: String {

@@ -122,7 +122,8 @@ public enum WorkerServer {
     }
     let names = ChildProcess.currentEnvironment.keys.sorted()
     let quoted = names.map { "\"\($0)\"" }.joined(separator: ",")
-    return #"{"pid":\#(getpid()),"fds":[\#(descriptors.sorted().map(String.init).joined(separator: ","))],"env":[\#(quoted)]}"#
+    return
+      #"{"pid":\#(getpid()),"fds":[\#(descriptors.sorted().map(String.init).joined(separator: ","))],"env":[\#(quoted)]}"#
   }
 }
 
@@ -168,7 +169,9 @@ final class WorkerOutput: Sendable {
     var offset = 0
     let count = writer.bytes.count
     while offset < count {
-      let written = writer.bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress.map { $0 + offset }, count - offset) }
+      let written = writer.bytes.withUnsafeBytes {
+        Glibc.write(descriptor, $0.baseAddress.map { $0 + offset }, count - offset)
+      }
       if written < 0 && errno == EINTR { continue }
       guard written > 0 else { _exit(0) }
       offset += written
