@@ -255,21 +255,32 @@ struct WorkerInstanceTests {
   }
 
   @Test func theWorkerSeesOnlyDescriptorsZeroToThreeAndACleanEnvironment() throws {
-    // given a host environment with a secret and an extra descriptor open without close-on-exec
-    setenv("WORKER_TEST_SECRET", "hunter2", 1)
-    defer { unsetenv("WORKER_TEST_SECRET") }
+    // given an extra descriptor open without close-on-exec in the host
     let leaked = open("/dev/null", O_RDONLY)
     defer { close(leaked) }
     // when a worker starts
     let instance = try WorkerFixtures.worker(CounterLibrary.path, target: CallbackLog())
     let probe = try JSONValue.parse(try instance.probe())
     instance.destroy()
-    // then it has stdin, stdout, stderr and its socket, and only the variables it may have
+    // then it has stdin, stdout, stderr and its socket, and only the variables it may have:
+    // none of the host's others (PWD, SHLVL, ...)
     #expect(probe["fds"] == [0, 1, 2, 3])
-    let names = probe["env"]?.arrayValue?.compactMap(\.stringValue) ?? []
-    #expect(!names.contains("WORKER_TEST_SECRET"))
-    #expect(names.allSatisfy { WorkerEnvironment.cleaned([$0: ""]) != [:] })
+    let names = Set(probe["env"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+    let allowed = Set(WorkerEnvironment.cleaned(ChildProcess.currentEnvironment).keys)
+    #expect(names == allowed)
+    #expect(ChildProcess.currentEnvironment.keys.contains { !allowed.contains($0) })
     #expect(probe["pid"] == .number(.int(Int64(instance.workerProcessID))))
+  }
+
+  @Test(
+    "the environment a worker gets",
+    arguments: [
+      ("kept", ["PATH": "/bin", "LC_ALL": "C", "XDG_STATE_HOME": "/s", "KITTENS_ENDPOINT": "file:///k"], 4),
+      ("dropped", ["SECRET_TOKEN": "x", "PWD": "/", "SSH_AUTH_SOCK": "/tmp/a"], 0),
+      ("asked-for", ["FEATUREHOST_WORKER_ENV": "MY_A:MY_B", "MY_A": "1", "MY_B": "2", "MY_C": "3"], 3),
+    ])
+  func workerEnvironment(_ id: String, _ environment: [String: String], _ kept: Int) {
+    #expect(WorkerEnvironment.cleaned(environment).count == kept, "\(id)")
   }
 
   @Test func aWorkerDiesWithItsHost() throws {

@@ -96,11 +96,12 @@ final class WorkerConnection: @unchecked Sendable {
       caller.store(0, ordering: .releasing)
       role.unlock()
     }
-    if let loss { throw error(call, loss) }
+    // Destroyed first: a worker that left after destroy is no loss.
     guard !closed else {
       throw PluginCallError(
         call: call, status: fh_status(FH_ERR_LIFECYCLE), message: "\(call) on an instance that was destroyed")
     }
+    if let loss { throw error(call, loss) }
     var written = 0
     var answered = 0
     var last: WorkerReply?

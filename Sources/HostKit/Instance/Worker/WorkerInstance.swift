@@ -32,9 +32,14 @@ public enum WorkerEnvironment {
   /// Passed on when set, by prefix: locale categories and the XDG folders.
   public static let passedPrefixes = ["LC_", "XDG_"]
 
-  /// `environment` cut down to what a worker gets, plus `extra` names.
+  /// Names more variables to pass on, colon-separated: for a plugin that reads its own.
+  public static let moreVariable = "FEATUREHOST_WORKER_ENV"
+
+  /// `environment` cut down to what a worker gets, plus `extra` names and those `moreVariable`
+  /// names.
   public static func cleaned(_ environment: [String: String], extra: [String] = []) -> [String: String] {
-    let names = Set(passed + extra)
+    let more = environment[moreVariable].map { $0.split(separator: ":").map(String.init) } ?? []
+    let names = Set(passed + extra + more + [moreVariable])
     return environment.filter { name, _ in
       names.contains(name) || passedPrefixes.contains { name.hasPrefix($0) }
     }
