@@ -93,8 +93,8 @@ func levelsSettle() throws -> Double {
 
 /// `host run counter` fed `lines` increments through a pipe, as a whole process: parsing each
 /// line, the store, the journal, the final view.
-func hostPipe(lines: Int) throws -> Double {
-  var process = ChildProcess("\(folder)/host", arguments: ["run", "counter"])
+func hostPipe(lines: Int, isolation: String = "none") throws -> Double {
+  var process = ChildProcess("\(folder)/host", arguments: ["run", "counter", "--isolation", isolation])
   process.standardInput = .bytes(Array(String(repeating: "increment\n", count: lines).utf8))
   return try timedProcess(process) * 1e9 / Double(lines)
 }
@@ -122,7 +122,9 @@ func timedProcess(_ template: ChildProcess) throws -> Double {
 
 let rounds = 5
 let actions = 200_000
-if wanted("counter.dispatch") && !selected.contains("counter.dispatch.direct") {
+if wanted("counter.dispatch") && !selected.contains("counter.dispatch.direct")
+  && !selected.contains("counter.dispatch.isolated")
+{
   report("counter.dispatch", median(try (0..<rounds).map { _ in try counterDispatch(actions: actions) }), "ns/action")
 }
 if wanted("counter.dispatch.direct") {
@@ -151,8 +153,22 @@ if wanted("journal.append") {
 if wanted("session.restore") {
   report("session.restore", median((0..<3).map { _ in sessionRestore(actions: 1_000_000) }), "ms")
 }
+if wanted("counter.dispatch.isolated") {
+  report(
+    "counter.dispatch.isolated", median(try (0..<rounds).map { _ in try counterDispatchIsolated(actions: actions) }),
+    "ns/action")
+}
+if wanted("isolated.roundtrip") {
+  report("isolated.roundtrip", median(try (0..<rounds).map { _ in try isolatedRoundtrip(actions: 20_000) }), "ns/call")
+}
 if wanted("host.pipe") {
-  report("host.pipe", median(try (0..<rounds).map { _ in try hostPipe(lines: 100_000) }), "ns/line")
+  // In process and isolated alternate within each round, so both see the same machine load.
+  let pairs = try (0..<rounds).map { _ in
+    (try hostPipe(lines: 100_000), try hostPipeIsolated(lines: 100_000))
+  }
+  report("host.pipe", median(pairs.map(\.0)), "ns/line")
+  report("host.pipe.isolated", median(pairs.map(\.1)), "ns/line")
+  report("host.pipe.isolated.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
 }
 if wanted("host.list") {
   report("host.list", median(try (0..<rounds * 2).map { _ in try hostList() }), "ms")

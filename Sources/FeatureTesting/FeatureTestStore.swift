@@ -39,6 +39,22 @@ public final class FeatureTestStore: Sendable {
   /// The state after the lifecycle action.
   public let initialState: JSONValue
 
+  /// Where the plugin under test runs.
+  public enum Isolation: Sendable, Equatable {
+    /// In the test's process: fastest; a crash ends the test run.
+    case none
+    /// In a worker process of the built host, as `host run` runs it by default; a call that
+    /// takes longer than `callTimeout` seconds kills the worker.
+    case process(callTimeout: Double = 10)
+
+    var instances: InstanceFactory {
+      switch self {
+      case .none: .inProcess
+      case .process(let callTimeout): .worker(executable: HostProcess.executable, callTimeout: callTimeout)
+      }
+    }
+  }
+
   private let store: Store
   private let log: ActionLog
   private struct Progress {
@@ -61,12 +77,14 @@ public final class FeatureTestStore: Sendable {
   ///   - exhaustivity: `.off` to assert only part of what happens.
   ///   - timeout: the bound on every wait.
   ///   - maxFeedbackSteps: the runaway guard's bound, as `host run --max-feedback-steps`.
+  ///   - isolation: where the plugin runs: in this process (the default), or in a worker process
+  ///     as `host run` runs it.
   /// - Throws: `PluginLoadError` when the library cannot be loaded, `HostError` when the plugin
   ///   refuses the config or the restored state.
   public init(
     plugin: String, config: JSONValue = [:], restoring state: JSONValue? = nil,
     exhaustivity: Exhaustivity = .on, timeout: Duration = .seconds(10), maxFeedbackSteps: Int = 10_000,
-    clock: Store.Clock = .real,
+    clock: Store.Clock = .real, isolation: Isolation = .none,
     fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
   ) async throws {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
@@ -78,8 +96,10 @@ public final class FeatureTestStore: Sendable {
     let log = ActionLog()
     let store = try Store(
       plugin: self.plugin, config: config.serialized(),
-      options: Store.Options(maxFeedbackSteps: maxFeedbackSteps, rendersViews: false, clock: clock),
-      observer: log.observer)
+      // The log snapshots the state after every action, which a batch sent ahead would not allow.
+      options: Store.Options(
+        maxFeedbackSteps: maxFeedbackSteps, rendersViews: false, clock: clock, batchesDispatches: false),
+      instances: isolation.instances, observer: log.observer)
     // The state before the lifecycle action: the restored one, or the fresh one.
     log.attach(store, state: state ?? ((try? JSONValue.parse(store.state())) ?? .null))
     self.log = log

@@ -15,6 +15,8 @@ struct CheckCommand {
     let paths = arguments.positionals
     let update = arguments.has(CommandTable.Check.update)
     let timeout = arguments.duration(CommandTable.Check.timeout) ?? .seconds(30)
+    // The hosts it runs inherit the choice; a section that sets the variable itself wins.
+    setenv(Isolation.variable, try Isolation.chosen(arguments).rawValue, 1)
     let runner = TranscriptRunner(
       hostExecutable: try Self.ownExecutable(), pluginDirectories: global.pluginDirectories, stepTimeout: timeout)
     var passed = 0

@@ -15,6 +15,8 @@ final class RunSession {
     var configGiven = false
     /// Writes `will navigate` / `did navigate` lines to stderr.
     var logsNavigation = false
+    /// Where each feature's instance runs (`--isolation`).
+    var instances: InstanceFactory = .inProcess
   }
 
   private let console: Console
@@ -39,6 +41,7 @@ final class RunSession {
     engine.session = settings.session
     engine.configGiven = settings.configGiven
     engine.logsNavigation = settings.logsNavigation
+    engine.instances = settings.instances
     let plugins = self.plugins
     let config = self.config
     let runtime = SessionRuntime(

@@ -28,11 +28,14 @@ struct ValidateCommand {
     let plugin = try Self.absolute(path)
     let settings = ConformanceSuite.Settings(config: JSONValue.object(config).serialized(), timeout: timeout)
     if let child { Self.runChild(child, plugin: plugin, settings: settings) }
-    return try validate(plugin, settings: settings)
+    return try validate(plugin, settings: settings, isolation: try Isolation.chosen(arguments))
   }
 
   /// Runs every check in a child process, printing each line as it is known; the exit code.
-  private func validate(_ plugin: String, settings: ConformanceSuite.Settings) throws(HostError) -> Int32 {
+  /// Each check already runs in a child process of its own; `isolation` is passed on to them.
+  private func validate(_ plugin: String, settings: ConformanceSuite.Settings, isolation: Isolation)
+    throws(HostError) -> Int32
+  {
     let executable = try Self.ownExecutable()
     var passed = 0
     var failed = 0
@@ -43,7 +46,8 @@ struct ValidateCommand {
         verdict = .fail("not run: '\(blocker.name)' failed")
       } else {
         let arguments = [
-          "validate", "--check", check.name, "--config", settings.config, "--timeout", "\(settings.timeout)", plugin,
+          "validate", "--check", check.name, "--config", settings.config, "--timeout", "\(settings.timeout)",
+          "--isolation", isolation.rawValue, plugin,
         ]
         verdict = try CheckProcess.run(executable: executable, arguments: arguments, timeout: settings.timeout)
           .verdict(timeout: settings.timeout)

@@ -17,6 +17,7 @@
 // FIXTURE_SMALL_STRUCT (struct_size 24), FIXTURE_STRUCT_END=<field> (struct_size ends where that
 // field begins), FIXTURE_LONGER_STRUCT (fields a later 1.x would add follow the descriptor).
 // Scanner macros (crash or hang while loading): see the marked block before the entry function.
+// FIXTURE_HANG_IN_DISPATCH (fixture only): {"type":"hang"} never returns, for call timeouts.
 //
 // Config, for either feature: "refuse" anywhere refuses it; {"destroy_log": "/path"} (or, without it,
 // the environment variable FIXTURE_DESTROY_LOG) makes destroy append "destroy <n>\n" to that file,
@@ -272,6 +273,11 @@ static void *burst_thread(void *argument) {
 }
 
 static fh_status feature_dispatch(fh_instance *instance, const char *action, uint32_t *flags) {
+#ifdef FIXTURE_HANG_IN_DISPATCH
+    // ---- FIXTURE_HANG_IN_DISPATCH: {"type":"hang"} never returns (the worker's call timeout) ----
+    if (strstr(action, "\"hang\"")) for (;;) pause();
+    // ---- end FIXTURE_HANG_IN_DISPATCH ----
+#endif
     if (instance->in_dispatch) instance->reentered = 1;
     instance->in_dispatch = 1;
     fh_status status = FH_OK;

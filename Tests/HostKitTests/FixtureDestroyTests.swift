@@ -35,7 +35,11 @@ struct FixtureDestroyTests {
     // The loader refuses group- or other-writable plugins, whatever the umask made.
     #expect(chmod(library, 0o755) == 0)
     let log = "\(plugins)/destroy.log"
-    let host = try LiveHost(["--plugins", plugins, "run", "counter"], environment: ["FIXTURE_DESTROY_LOG": log])
+    let host = try LiveHost(
+      ["--plugins", plugins, "run", "counter"],
+      environment: [
+        "FIXTURE_DESTROY_LOG": log, "FEATUREHOST_WORKER_ENV": "FIXTURE_DESTROY_LOG",
+      ])
     // when the fixture is opened over the counter, then popped, with stdin still open
     host.send(":open fixture\n")
     try host.read(through: "fixture ")

@@ -10,6 +10,10 @@ public protocol PluginInstance: AnyObject {
   func start() throws(PluginCallError)
   /// Reduces one action; returns whether the plugin reports the state as changed.
   func dispatch(_ json: String) throws(PluginCallError) -> Bool
+  /// Reduces several actions in order, as `dispatch` would one by one, handing each result to
+  /// `handle` in order. An instance in another process sends them together. `handle` may call
+  /// this instance again only for the last result.
+  func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void)
   /// Reduces one action without effects or feedbacks (replay, time travel); returns whether the
   /// state changed.
   func reduce(_ json: String) throws(PluginCallError) -> Bool
@@ -20,6 +24,19 @@ public protocol PluginInstance: AnyObject {
   /// Destroys the plugin's instance and frees its callbacks; idempotent. Every call after it
   /// fails with `FH_ERR_LIFECYCLE`. Call it after `stop` (or instead of it for an unstarted one).
   func destroy()
+}
+
+extension PluginInstance {
+  /// One `dispatch` after the other.
+  public func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void) {
+    for action in actions {
+      do throws(PluginCallError) {
+        handle(.success(try dispatch(action)))
+      } catch {
+        handle(.failure(error))
+      }
+    }
+  }
 }
 
 /// Makes instances: in this process today; worker processes and reloaders are other factories.

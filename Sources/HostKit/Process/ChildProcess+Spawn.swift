@@ -54,10 +54,18 @@ struct SpawnPlan {
     for descriptor in process.extraOutputs {
       try direct(.capture, to: descriptor, actions: &actions)
     }
+    for (descriptor, given) in process.passedDescriptors.sorted(by: { $0.key < $1.key }) {
+      // A copy numbered 10 or above, so no other dup2 onto 3...9 meets it; closed after the spawn.
+      let copy = fcntl(given, F_DUPFD_CLOEXEC, 10)
+      guard copy >= 0 else { throw .cannotCreatePipe(reason: String(cString: strerror(errno))) }
+      childEnds.append(copy)
+      posix_spawn_file_actions_adddup2(&actions, copy, descriptor)
+    }
     // The child gets the descriptors named here and no other: a socket or file another thread
     // opened without close-on-exec (a library's, a test server's) must not outlive its owner's
     // close in a child that runs on.
-    let kept = Set([STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] + process.extraOutputs)
+    let kept = Set(
+      [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] + process.extraOutputs + Array(process.passedDescriptors.keys))
     let highest = kept.max() ?? STDERR_FILENO
     for descriptor in stride(from: STDERR_FILENO + 1, to: highest, by: 1) where !kept.contains(descriptor) {
       posix_spawn_file_actions_addclose(&actions, descriptor)

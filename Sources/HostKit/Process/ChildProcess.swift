@@ -51,6 +51,9 @@ public struct ChildProcess: Sendable {
   public var errorIntoOutput = false
   /// Descriptors from 3 to 9 that each get a pipe of their own, captured in full (a verdict pipe).
   public var extraOutputs: [Int32] = []
+  /// Descriptors of this process handed to the child, by the number (3 to 9) it sees them as: a
+  /// socket end for a worker. This process keeps its own; close it once the child has started.
+  public var passedDescriptors: [Int32: Int32] = [:]
 
   public init(
     _ executable: String, arguments: [String] = [], environment: [String: String] = ChildProcess.currentEnvironment
@@ -87,7 +90,8 @@ public struct ChildProcess: Sendable {
   /// `RunningChild` dropped before that kills the child's group and reaps it.
   public func start() throws(ChildProcessFailure) -> RunningChild {
     var seen: Set<Int32> = []
-    for descriptor in extraOutputs where !(3...9).contains(descriptor) || !seen.insert(descriptor).inserted {
+    for descriptor in extraOutputs + passedDescriptors.keys.sorted()
+    where !(3...9).contains(descriptor) || !seen.insert(descriptor).inserted {
       throw .descriptorNotAllowed(descriptor)
     }
     var spawn = SpawnPlan(self)
@@ -146,7 +150,7 @@ public enum ChildProcessFailure: EngineFailure, Equatable {
   case cannotEnterFolder(String, reason: String)
   /// The system refused a pipe (too many open files).
   case cannotCreatePipe(reason: String)
-  /// An extra output descriptor outside 3...9, or given twice.
+  /// An extra output or passed descriptor outside 3...9, or given twice.
   case descriptorNotAllowed(Int32)
   /// This C library cannot start a child in another folder.
   case workingDirectoryUnsupported(String)
@@ -157,7 +161,7 @@ public enum ChildProcessFailure: EngineFailure, Equatable {
     case .cannotEnterFolder(let folder, let reason): "cannot start a child process in '\(folder)': \(reason)"
     case .cannotCreatePipe(let reason): "cannot create a pipe for a child process: \(reason)"
     case .descriptorNotAllowed(let descriptor):
-      "descriptor \(descriptor) cannot be an extra output of a child process"
+      "descriptor \(descriptor) cannot be an extra output or passed descriptor of a child process"
     case .workingDirectoryUnsupported(let folder):
       "cannot start a child process in '\(folder)': this C library has no posix_spawn_file_actions_addchdir_np"
     }

@@ -21,6 +21,18 @@ enum GNUExtensions {
   /// posix_spawn_file_actions_addclosefrom_np, glibc 2.34 and later.
   static let addCloseFrom: AddCloseFrom? = function("posix_spawn_file_actions_addclosefrom_np")
 
+  typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
+
+  /// prctl(2), which Swift cannot import (it is variadic): every argument given as an integer.
+  static let prctl: Prctl? = function("prctl")
+
+  /// Asks the kernel to send `signal` to this process when the thread that started it ends
+  /// (PR_SET_PDEATHSIG). False when it could not.
+  static func killWhenParentEnds(signal: Int32) -> Bool {
+    guard let prctl else { return false }
+    return prctl(1, UInt(signal), 0, 0, 0) == 0
+  }
+
   /// A close-on-exec pipe: (read end, write end), or errno's text.
   static func closeOnExecPipe() -> Result<(read: Int32, write: Int32), ChildProcessFailure> {
     guard let pipe2 else { return .failure(.cannotCreatePipe(reason: "this C library has no pipe2")) }

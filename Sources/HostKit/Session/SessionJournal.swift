@@ -82,6 +82,11 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     return seq
   }
 
+  public var actionsBeforeSnapshot: Int {
+    let every = writer.snapshotPolicy.everyActions
+    return every > 0 ? max(1, every - writer.actionsSinceState) : .max
+  }
+
   public func commit() throws(HostError) { try writer.commit() }
 
   public func recordCrash(call: String, action: String?, loss: InstanceLoss) throws(HostError) {

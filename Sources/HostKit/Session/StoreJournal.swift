@@ -20,9 +20,16 @@ public protocol StoreJournal: AnyObject {
   /// What rebuilds the last recorded state on a new instance: how a store restarts a lost one.
   /// Nil when this journal cannot tell (the store then closes instead of restarting).
   func restorePointForRestart() throws(HostError) -> JournalRestorePoint?
+
+  /// How many actions may be applied before recording them, at most: a snapshot can be due only
+  /// after the last of them (the store sends that many to an instance together).
+  var actionsBeforeSnapshot: Int { get }
 }
 
 extension StoreJournal {
+  /// A journal that does not say takes actions one at a time.
+  public var actionsBeforeSnapshot: Int { 1 }
+
   /// A journal that keeps no crash lines.
   public func recordCrash(call: String, action: String?, loss: InstanceLoss) throws(HostError) {}
 

@@ -28,15 +28,20 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     public var clock: Clock = .real
     /// Whether a lost instance (see `InstanceLoss`) is restarted or its feature closed.
     public var recovery: RecoveryPolicy = .standard
+    /// Whether a run of queued actions goes to the instance together (a worker process answers
+    /// them in one exchange). An observer that calls the instance at each `.applied` (a test's
+    /// snapshot after every action) needs false: the later actions are already in the worker.
+    public var batchesDispatches: Bool = true
 
     public init(
       maxFeedbackSteps: Int = 10_000, rendersViews: Bool = true, clock: Clock = .real,
-      recovery: RecoveryPolicy = .standard
+      recovery: RecoveryPolicy = .standard, batchesDispatches: Bool = true
     ) {
       self.maxFeedbackSteps = maxFeedbackSteps
       self.rendersViews = rendersViews
       self.clock = clock
       self.recovery = recovery
+      self.batchesDispatches = batchesDispatches
     }
   }
 
@@ -473,8 +478,16 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       var index = 0
       while index < batch.count {
         let item = batch[index]
-        index += 1
-        if process(item) == .pause {
+        let outcome: Outcome
+        if case .action = item, let run = actionRun(in: batch, from: index) {
+          let applied = apply(run)
+          outcome = applied.outcome
+          index += applied.handled
+        } else {
+          outcome = process(item)
+          index += 1
+        }
+        if outcome == .pause {
           condition.lock()
           queue.insert(contentsOf: batch[index...], at: 0)
           condition.unlock()
@@ -509,39 +522,101 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       commitJournal()
       return runJob(body)
     case .action(let json, let source):
-      do {
-        let changed = try instance.dispatch(json)
-        appliedCount += 1
-        var lost: (loss: InstanceLoss, call: String)?
-        if let journal {
-          do {
-            appliedCount = try journal.recordApplied(action: json, source: source, instance: instance)
-          } catch {
-            if let loss = Self.lostInstance(error) { lost = loss } else { dropJournal(error) }
-          }
-        }
-        if changed { viewIsStale = true }
-        observer(.applied(sequence: appliedCount, action: json, source: source, changed: changed))
-        // The action is applied and recorded; the instance was lost taking a snapshot after it.
-        if let lost { return instanceLost(lost.loss, call: lost.call, action: nil) }
+      let result: Result<Bool, PluginCallError>
+      do throws(PluginCallError) {
+        result = .success(try instance.dispatch(json))
       } catch {
-        if let loss = error.loss { return instanceLost(loss, call: error.call, action: json) }
-        observer(.rejected(action: json, source: source, error: error))
+        result = .failure(error)
       }
-      guard source == .feedback else {
-        if source != .effect { feedbackRun = 0 }
-        return .next
+      switch applied(json, source: source, result) {
+      case .outcome(let outcome): return outcome
+      case .lost(let loss, let call, let action): return instanceLost(loss, call: call, action: action)
       }
-      feedbackRun += 1
-      guard feedbackRun >= options.maxFeedbackSteps else { return .next }
-      feedbackRun = 0
-      condition.lock()
-      paused = true
-      condition.unlock()
-      renderIfStale()
-      observer(.paused(HostError(StoreFailure.runaway(feature: plugin.id, steps: options.maxFeedbackSteps))))
-      return .pause
     }
+  }
+
+  /// Two or more actions in a row at `index` that can go to the instance together, keeping what
+  /// one at a time would do: none past the one after which the journal wants a snapshot or the
+  /// runaway guard pauses. Nil when only one can.
+  private func actionRun(in batch: [Item], from index: Int) -> [(json: String, source: ActionSource)]? {
+    guard options.batchesDispatches else { return nil }
+    let limit = journal?.actionsBeforeSnapshot ?? .max
+    var run: [(json: String, source: ActionSource)] = []
+    var feedbacks = feedbackRun
+    for item in batch[index...] {
+      guard run.count < limit, case .action(let json, let source) = item else { break }
+      run.append((json, source))
+      if source == .feedback {
+        feedbacks += 1
+        if feedbacks >= options.maxFeedbackSteps { break }
+      } else if source != .effect {
+        feedbacks = 0
+      }
+    }
+    return run.count > 1 ? run : nil
+  }
+
+  /// Sends `run` to the instance together, handling each result as `process` would; returns how
+  /// many actions of the run were handled (fewer when the instance was lost: the rest go to its
+  /// successor).
+  private func apply(_ run: [(json: String, source: ActionSource)]) -> (outcome: Outcome, handled: Int) {
+    var last = Applied.outcome(.next)
+    var handled = 0
+    instance.dispatch(run.map(\.json)) { result in
+      // After a loss the remaining results are the lost instance's: not this store's to apply.
+      if case .lost = last { return }
+      // The run ends where a pause can come, so only its last result may say pause.
+      last = applied(run[handled].json, source: run[handled].source, result)
+      handled += 1
+    }
+    switch last {
+    case .outcome(let outcome): return (outcome, handled)
+    // Handled once the lost instance's call returned: restarting replaces that instance.
+    case .lost(let loss, let call, let action): return (instanceLost(loss, call: call, action: action), handled)
+    }
+  }
+
+  /// What one action's dispatch led to.
+  private enum Applied {
+    case outcome(Outcome)
+    /// The instance was lost: applying `action` (not applied), or after it (`action` nil).
+    case lost(InstanceLoss, call: String, action: String?)
+  }
+
+  /// What follows one action's dispatch: the journal, the observer, the runaway guard.
+  private func applied(_ json: String, source: ActionSource, _ result: Result<Bool, PluginCallError>) -> Applied {
+    switch result {
+    case .success(let changed):
+      appliedCount += 1
+      var lost: (loss: InstanceLoss, call: String)?
+      if let journal {
+        do {
+          appliedCount = try journal.recordApplied(action: json, source: source, instance: instance)
+        } catch {
+          if let loss = Self.lostInstance(error) { lost = loss } else { dropJournal(error) }
+        }
+      }
+      if changed { viewIsStale = true }
+      observer(.applied(sequence: appliedCount, action: json, source: source, changed: changed))
+      // The action is applied and recorded; the instance was lost taking a snapshot after it.
+      if let lost { return .lost(lost.loss, call: lost.call, action: nil) }
+    case .failure(let error):
+      if let loss = error.loss { return .lost(loss, call: error.call, action: json) }
+      observer(.rejected(action: json, source: source, error: error))
+    }
+    guard source == .feedback else {
+      if source != .effect { feedbackRun = 0 }
+      return .outcome(.next)
+    }
+    feedbackRun += 1
+    guard feedbackRun >= options.maxFeedbackSteps else { return .outcome(.next) }
+    feedbackRun = 0
+    condition.lock()
+    paused = true
+    condition.unlock()
+    renderIfStale()
+    observer(.paused(HostError(StoreFailure.runaway(feature: plugin.id, steps: options.maxFeedbackSteps))))
+    return .outcome(.pause)
   }
 
   private func commitJournal() {

@@ -7,7 +7,7 @@ enum CommandTable {
   static let commands: [CommandSpec] = [list, run, validate, check, new, sessions, replay, help]
 
   /// Commands the host runs itself in child processes: accepted, never listed or suggested.
-  static let hiddenCommands: [CommandSpec] = [scan]
+  static let hiddenCommands: [CommandSpec] = [scan, worker]
 
   /// The command called `word`, hidden ones included.
   static func command(named word: String) -> CommandSpec? {
@@ -86,6 +86,19 @@ enum CommandTable {
       help: "how long to wait for effects at end of input or :settle (default 10)")
   }
 
+  /// Where instances run, for run, the main flow, validate and check.
+  enum Isolation {
+    static let isolation = OptionSpec(
+      name: "--isolation", kind: .choice(["process", "none"], noun: "an isolation"), valueName: "process|none",
+      help: "process (the default): each feature in a worker process of its own, so a crash or hang costs only "
+        + "that worker; none: in the host's process, faster, for trusted plugins. FEATUREHOST_ISOLATION sets "
+        + "the default")
+    static let callTimeout = OptionSpec(
+      name: "--call-timeout", kind: .seconds(minimum: 0, allowsMinimum: true, maximum: nil), valueName: "SECONDS",
+      help: "how long one call into an isolated feature may take before its worker is killed (default 10; "
+        + "0 waits forever)")
+  }
+
   static let run = CommandSpec(
     name: "run",
     summary: "run one feature: type actions, see its view",
@@ -100,7 +113,10 @@ enum CommandTable {
       `set left=3 right=9`) or as raw JSON ({"type":"increment"}). Host commands start with ':'.
       """,
     positionals: [PositionalSpec(name: "ID", noun: "feature id", orElse: Run.flow, example: "counter")],
-    options: [Run.flow, Run.logNavigation, Run.config, Run.session, Run.maxFeedbackSteps, Run.settleTimeout],
+    options: [
+      Run.flow, Run.logNavigation, Run.config, Run.session, Run.maxFeedbackSteps, Run.settleTimeout,
+      Isolation.isolation, Isolation.callTimeout,
+    ],
     epilogue: """
       commands while running:
         :help      the feature's actions and these commands
@@ -150,7 +166,7 @@ enum CommandTable {
       Exits 0 when every check passes, 1 when one fails, 64 for a usage error.
       """,
     positionals: [PositionalSpec(name: "PLUGIN.so", noun: "plugin file", example: "libCounter.so")],
-    options: [Validate.config, Validate.timeout, Validate.check],
+    options: [Validate.config, Validate.timeout, Isolation.isolation, Validate.check],
     epilogue: "checks:\n" + checkList)
 
   private static var checkList: String {
@@ -186,7 +202,7 @@ enum CommandTable {
       PositionalSpec(
         name: "FILE|DIR", noun: "transcript file or folder", isRepeatable: true, example: "counter.transcript")
     ],
-    options: [Check.update, Check.timeout],
+    options: [Check.update, Check.timeout, Isolation.isolation],
     epilogue: """
       transcript format:
         # comment              blank lines are ignored too
@@ -279,6 +295,14 @@ enum CommandTable {
     name: "__scan",
     summary: "inspect one plugin file for the registry (the host's child processes)",
     positionals: [PositionalSpec(name: "PLUGIN.so", noun: "plugin file", example: "libCounter.so")])
+
+  // MARK: - __worker
+
+  /// The worker process a feature runs in under `--isolation process`: the host re-run with a
+  /// socket on descriptor 3. Hidden: only the host starts it.
+  static let worker = CommandSpec(
+    name: "__worker", summary: "serve one feature instance for a host process (internal)",
+    positionals: [PositionalSpec(name: "PARENT-PID", noun: "parent process id", example: "1")])
 
   // MARK: - help
 

@@ -1,0 +1,354 @@
+import FeatureABI
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The host's end of one worker: its process, its socket, and the callbacks coming back.
+///
+/// Whoever reads the socket holds `role`: a caller for the length of its exchange (it delivers
+/// the callbacks that arrive meanwhile itself, so a reply costs no thread hop), otherwise the
+/// listener thread, which wakes when bytes arrive outside a call (an effect's emit, a timer).
+// @unchecked: every mutable field is used under `role`, by a caller or the listener thread.
+final class WorkerConnection: @unchecked Sendable {
+  let feature: String
+  let pid: pid_t
+  private let role = NSLock()
+  private let socket: Int32
+  private let child: RunningChild
+  private weak var target: (any InstanceCallbackTarget)?
+  private let callTimeout: Double
+  private var reader = FrameReader()
+  /// Set once the worker is gone; every later call throws it.
+  private var loss: InstanceLoss?
+  /// The worker's timer ids to the target's.
+  private var timers: [UInt64: UInt64] = [:]
+  /// Set by `destroy`: the listener leaves, calls are refused.
+  private var closed = false
+  private var listener: pthread_t?
+  /// The thread inside `exchange` (0: none), read without `role` to refuse a re-entrant call.
+  private let caller = Atomic<UInt>(0)
+
+  private init(
+    feature: String, child: RunningChild, socket: Int32, target: any InstanceCallbackTarget, callTimeout: Double
+  ) {
+    self.feature = feature
+    self.child = child
+    self.pid = child.pid
+    self.socket = socket
+    self.target = target
+    self.callTimeout = callTimeout
+  }
+
+  /// Spawns a worker with a socketpair end on its descriptor 3, and the listener thread.
+  static func start(feature: String, target: any InstanceCallbackTarget, settings: WorkerSettings)
+    throws(HostError) -> WorkerConnection
+  {
+    var ends: [Int32] = [-1, -1]
+    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+      throw HostError(
+        "cannot create a socket for a worker process: \(String(cString: strerror(errno)))",
+        help: "close some files, or raise the limit on open files (ulimit -n)")
+    }
+    var process = ChildProcess(
+      settings.executable, arguments: ["__worker", "\(getpid())"],
+      environment: WorkerEnvironment.cleaned(ChildProcess.currentEnvironment, extra: settings.passedEnvironment))
+    process.standardInput = .null
+    process.standardOutput = .inherit
+    process.standardError = .inherit
+    process.passedDescriptors = [3: ends[1]]
+    let started = WorkerSpawner.shared.spawn(process)
+    close(ends[1])
+    let child: RunningChild
+    switch started {
+    case .success(let running): child = running.child
+    case .failure(let failure):
+      close(ends[0])
+      throw HostError(failure)
+    }
+    _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+    let connection = WorkerConnection(
+      feature: feature, child: child, socket: ends[0], target: target, callTimeout: settings.callTimeout)
+    connection.startListener()
+    return connection
+  }
+
+  // MARK: - Calls
+
+  /// Sends `bytes` (one or more requests) and reads until `replies` answers came, delivering
+  /// callbacks as they arrive; `each` sees every reply, and the last is returned. Each answer
+  /// is awaited at most the call timeout.
+  func exchange(_ bytes: [UInt8], call: String, replies: Int, each: (WorkerReply) -> Void)
+    throws(PluginCallError) -> WorkerReply
+  {
+    let me = UInt(pthread_self())
+    guard caller.load(ordering: .acquiring) != me else {
+      // A batch's result handler calling back in would wait for itself.
+      throw PluginCallError(
+        call: call, status: fh_status(FH_ERR_LIFECYCLE),
+        message: "\(call) on '\(feature)' from inside a batch of dispatches, before its last answer")
+    }
+    role.lock()
+    caller.store(me, ordering: .releasing)
+    defer {
+      caller.store(0, ordering: .releasing)
+      role.unlock()
+    }
+    // Destroyed first: a worker that left after destroy is no loss.
+    guard !closed else {
+      throw PluginCallError(
+        call: call, status: fh_status(FH_ERR_LIFECYCLE), message: "\(call) on an instance that was destroyed")
+    }
+    if let loss { throw error(call, loss) }
+    var written = 0
+    var answered = 0
+    var last: WorkerReply?
+    var deadline = callTimeout > 0 ? ContinuousClock.now + .milliseconds(Int64(callTimeout * 1000)) : nil
+    while answered < replies {
+      // Whole frames already read first: a burst's answers often come in one read.
+      while answered < replies, let reply = nextReply() {
+        answered += 1
+        each(reply)
+        last = reply
+        if callTimeout > 0 { deadline = ContinuousClock.now + .milliseconds(Int64(callTimeout * 1000)) }
+      }
+      if answered == replies { break }
+      var descriptor = pollfd(
+        fd: socket, events: Int16(POLLIN) | (written < bytes.count ? Int16(POLLOUT) : 0), revents: 0)
+      let ready = poll(&descriptor, 1, Self.milliseconds(until: deadline))
+      if ready < 0 {
+        if errno == EINTR { continue }
+        throw error(call, lose(.exited(-1)))
+      }
+      if ready == 0 {
+        if let deadline, ContinuousClock.now < deadline { continue }
+        child.signalGroup(SIGKILL)
+        _ = child.finish(until: nil)
+        throw error(call, lose(.unresponsive(call: call, seconds: callTimeout)))
+      }
+      if descriptor.revents & Int16(POLLOUT) != 0 && written < bytes.count {
+        let count = bytes.withUnsafeBytes {
+          send(socket, $0.baseAddress.map { $0 + written }, bytes.count - written, Int32(MSG_NOSIGNAL))
+        }
+        if count > 0 {
+          written += count
+        } else if count < 0 && errno != EAGAIN && errno != EINTR {
+          // The worker is gone; its reading end says how.
+          throw error(call, lose(reap()))
+        }
+      }
+      if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+        if !readAvailable() { throw error(call, lose(reap())) }
+      }
+    }
+    // Callbacks read after the answers are delivered now, not left for the listener.
+    deliverCallbacks()
+    guard let last else { throw error(call, lose(.exited(-1))) }
+    return last
+  }
+
+  /// Destroys the worker's instance (waiting at most the call timeout), ends the worker and
+  /// reaps it, and stops the listener. Idempotent.
+  func destroy() {
+    role.lock()
+    if closed {
+      role.unlock()
+      return
+    }
+    if loss == nil {
+      var writer = FrameWriter()
+      writer.frame(WorkerFrame.Request.destroy.rawValue)
+      role.unlock()
+      _ = try? exchange(writer.bytes, call: "destroy", replies: 1) { _ in }
+      role.lock()
+    }
+    closed = true
+    // Wakes the listener; the worker sees end of file and leaves if it has not already.
+    shutdown(socket, Int32(SHUT_RDWR))
+    if !child.hasExited || loss == nil {
+      _ = child.finish(until: ContinuousClock.now + .seconds(max(1, min(callTimeout, 5))))
+    }
+    let listener = self.listener
+    self.listener = nil
+    role.unlock()
+    if let listener { pthread_join(listener, nil) }
+    close(socket)
+  }
+
+  // MARK: - Reading (under `role`)
+
+  /// Reads what is there without blocking and delivers the callbacks among it. False at end of
+  /// file or on an error: the worker is gone.
+  private func readAvailable() -> Bool {
+    while true {
+      let count = reader.fill { recv(socket, $0, $1, Int32(MSG_DONTWAIT)) }
+      if count > 0 { continue }
+      if count < 0 && errno == EINTR { continue }
+      if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return true }
+      return false
+    }
+  }
+
+  /// The next reply, delivering the callbacks before it; nil when no whole reply is read yet.
+  private func nextReply() -> WorkerReply? {
+    while let (kind, fields) = reader.next() {
+      var fields = fields
+      guard kind == WorkerFrame.Message.reply.rawValue else {
+        deliver(kind, &fields)
+        continue
+      }
+      return WorkerReply(
+        status: fields.int32(), changed: fields.byte() != 0, text: fields.string(), extra: fields.string())
+    }
+    return nil
+  }
+
+  /// Delivers every whole callback frame read; a reply nobody waits for is dropped.
+  private func deliverCallbacks() {
+    while let (kind, fields) = reader.next() {
+      var fields = fields
+      deliver(kind, &fields)
+    }
+  }
+
+  private func deliver(_ kind: UInt8, _ fields: inout FrameFields) {
+    guard let message = WorkerFrame.Message(rawValue: kind), let target else { return }
+    switch message {
+    case .reply: break
+    case .emit:
+      let origin: EmitOrigin = fields.byte() == 1 ? .feedback : .effect
+      target.instanceEmitted(fields.string(), origin: origin)
+    case .log:
+      let level = LogLevel(rawValue: Int(fields.byte())) ?? .error
+      target.instanceLogged(level: level, message: fields.string())
+    case .effectBegan: target.instanceEffectBegan()
+    case .effectEnded: target.instanceEffectEnded()
+    case .step: target.instanceEmittedStep(fields.string())
+    case .schedule:
+      let id = fields.uint64()
+      let delay = fields.uint64()
+      let origin: EmitOrigin = fields.byte() == 1 ? .feedback : .effect
+      let hostID = target.instanceScheduled(after: delay, actions: fields.string(), origin: origin)
+      if hostID != 0 { timers[id] = hostID }
+    case .cancel:
+      if let hostID = timers.removeValue(forKey: fields.uint64()) { target.instanceCancelledTimer(hostID) }
+    }
+  }
+
+  /// Records how the worker was lost (the first account stands) and returns it.
+  private func lose(_ how: InstanceLoss) -> InstanceLoss {
+    if loss == nil { loss = how }
+    return loss ?? how
+  }
+
+  /// Waits for a worker whose socket closed, killing it if it lingers; how it ended.
+  private func reap() -> InstanceLoss {
+    switch child.finish(until: ContinuousClock.now + .seconds(2)).termination {
+    case .exited(let status): .exited(status)
+    case .signalled(let signal): .signalled(signal)
+    case .timedOut: .signalled(SIGKILL)
+    }
+  }
+
+  private func error(_ call: String, _ loss: InstanceLoss) -> PluginCallError {
+    PluginCallError(call: call, status: fh_status(FH_ERR_INTERNAL), message: "feature '\(feature)' \(loss)", loss: loss)
+  }
+
+  private static func milliseconds(until deadline: ContinuousClock.Instant?) -> Int32 {
+    guard let deadline else { return -1 }
+    let left = deadline - ContinuousClock.now
+    guard left > .zero else { return 0 }
+    return Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+  }
+
+  // MARK: - The listener thread
+
+  private func startListener() {
+    let retained = Unmanaged.passRetained(self)
+    var thread = pthread_t()
+    let started = pthread_create(
+      &thread, nil,
+      { raw in
+        guard let raw else { return nil }
+        let connection = Unmanaged<WorkerConnection>.fromOpaque(raw).takeRetainedValue()
+        connection.listen()
+        return nil
+      }, retained.toOpaque())
+    if started == 0 {
+      listener = thread
+    } else {
+      // Without a listener, callbacks outside calls wait for the next call.
+      retained.release()
+    }
+  }
+
+  /// Waits for bytes outside calls and delivers their callbacks, until destroyed or lost.
+  private func listen() {
+    while true {
+      var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+      if poll(&descriptor, 1, -1) < 0 && errno == EINTR { continue }
+      role.lock()
+      if closed || loss != nil {
+        role.unlock()
+        return
+      }
+      let open = readAvailable()
+      deliverCallbacks()
+      if !open { _ = lose(reap()) }
+      role.unlock()
+    }
+  }
+}
+
+/// Starts worker processes from one thread that lives as long as the host: a worker asks to be
+/// killed when the thread that started it ends (PR_SET_PDEATHSIG follows the thread, not the
+/// process), so a worker started from a short-lived thread would die with that thread.
+final class WorkerSpawner: Sendable {
+  static let shared = WorkerSpawner()
+
+  /// A started child, handed from the spawner thread to the caller.
+  // @unchecked: made on the spawner thread and used only by the caller after the handoff.
+  struct Started: @unchecked Sendable {
+    let child: RunningChild
+  }
+
+  private let jobs = Mutex<[@Sendable () -> Void]>([])
+  private let waiting = DispatchSemaphore(value: 0)
+
+  private init() {
+    let thread = Thread { [self] in
+      while true {
+        waiting.wait()
+        let job = jobs.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        job?()
+      }
+    }
+    thread.name = "featurehost.worker-spawner"
+    thread.start()
+  }
+
+  /// Starts `process` on the spawner thread and waits for it.
+  func spawn(_ process: ChildProcess) -> Result<Started, ChildProcessFailure> {
+    let done = DispatchSemaphore(value: 0)
+    final class Slot: Sendable { let result = Mutex<Result<Started, ChildProcessFailure>?>(nil) }
+    let slot = Slot()
+    jobs.withLock {
+      $0.append {
+        let started: Result<Started, ChildProcessFailure>
+        do throws(ChildProcessFailure) {
+          started = .success(Started(child: try process.start()))
+        } catch {
+          started = .failure(error)
+        }
+        slot.result.withLock { $0 = started }
+        done.signal()
+      }
+    }
+    waiting.signal()
+    done.wait()
+    return slot.result.withLock { $0 }
+      ?? .failure(.cannotStart(executable: process.executable, reason: "the spawner did not answer"))
+  }
+}

@@ -1,0 +1,179 @@
+/// The frames between the host and a worker process: a little-endian `UInt32` length, then a kind
+/// byte and its fields. Strings are a `UInt32` byte count and their UTF-8 bytes, integers
+/// fixed-width little-endian. One stream each way over a socketpair, in order.
+enum WorkerFrame {
+  /// Host to worker: the ABI's calls, and `probe` (tests: what the worker process sees).
+  enum Request: UInt8 {
+    case create = 1
+    case start, dispatch, reduce, snapshot, restore, render, stop, destroy, probe
+
+    /// The call's name in errors: `dispatch`.
+    var name: String {
+      switch self {
+      case .create: "create"
+      case .start: "start"
+      case .dispatch: "dispatch"
+      case .reduce: "reduce"
+      case .snapshot: "snapshot"
+      case .restore: "restore"
+      case .render: "render"
+      case .stop: "stop"
+      case .destroy: "destroy"
+      case .probe: "probe"
+      }
+    }
+  }
+
+  /// Worker to host: the answer to the oldest unanswered request, and the plugin's callbacks.
+  enum Message: UInt8 {
+    /// status (Int32), changed (UInt8), text: the result, or the plugin's last_error.
+    case reply = 20
+    /// origin (UInt8), action.
+    case emit
+    /// level (UInt8), message.
+    case log
+    case effectBegan
+    case effectEnded
+    /// step.
+    case step
+    /// id (UInt64, the worker's), delay in nanoseconds (UInt64), origin (UInt8), actions.
+    case schedule
+    /// id (UInt64, the worker's).
+    case cancel
+  }
+
+  /// The status a reply to `create` carries when the worker could not load the plugin at all;
+  /// its text is the error's message and a second string its help.
+  static let loadFailed = Int32.min
+}
+
+/// Builds frames into one byte buffer, so several go out in one write.
+struct FrameWriter {
+  var bytes: [UInt8] = []
+
+  /// Starts a frame of `kind`; `end(at:)` fills in its length.
+  mutating func begin(_ kind: UInt8) -> Int {
+    let start = bytes.count
+    bytes.append(contentsOf: [0, 0, 0, 0, kind])
+    return start
+  }
+
+  mutating func end(at start: Int) {
+    let length = UInt32(bytes.count - start - 4)
+    bytes[start] = UInt8(truncatingIfNeeded: length)
+    bytes[start + 1] = UInt8(truncatingIfNeeded: length >> 8)
+    bytes[start + 2] = UInt8(truncatingIfNeeded: length >> 16)
+    bytes[start + 3] = UInt8(truncatingIfNeeded: length >> 24)
+  }
+
+  mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+  mutating func int32(_ value: Int32) { uint64(UInt64(UInt32(bitPattern: value)), width: 4) }
+
+  mutating func uint64(_ value: UInt64, width: Int = 8) {
+    for shift in 0..<width { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(shift)))) }
+  }
+
+  mutating func string(_ text: String) {
+    var text = text
+    text.withUTF8 { utf8 in
+      uint64(UInt64(utf8.count), width: 4)
+      bytes.append(contentsOf: utf8)
+    }
+  }
+
+  /// A whole frame of `kind` with one string field (or none).
+  mutating func frame(_ kind: UInt8, _ text: String? = nil) {
+    let start = begin(kind)
+    if let text { string(text) }
+    end(at: start)
+  }
+}
+
+/// Reads the fields of one frame, in order; a frame too short for its fields reads as zeros and
+/// empty strings (the peer is our own executable, so that is a bug, not an attack surface).
+struct FrameFields {
+  private let bytes: ArraySlice<UInt8>
+  private var offset: Int
+
+  init(_ bytes: ArraySlice<UInt8>) {
+    self.bytes = bytes
+    offset = bytes.startIndex
+  }
+
+  mutating func byte() -> UInt8 {
+    guard offset < bytes.endIndex else { return 0 }
+    defer { offset += 1 }
+    return bytes[offset]
+  }
+
+  mutating func uint64(width: Int = 8) -> UInt64 {
+    guard offset + width <= bytes.endIndex else {
+      offset = bytes.endIndex
+      return 0
+    }
+    var value: UInt64 = 0
+    for index in 0..<width { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+    offset += width
+    return value
+  }
+
+  mutating func int32() -> Int32 { Int32(bitPattern: UInt32(truncatingIfNeeded: uint64(width: 4))) }
+
+  mutating func string() -> String {
+    let count = Int(uint64(width: 4))
+    let end = min(offset + count, bytes.endIndex)
+    defer { offset = end }
+    return String(decoding: bytes[offset..<end], as: UTF8.self)
+  }
+}
+
+/// Collects bytes from a stream and cuts whole frames off its front.
+struct FrameReader {
+  /// Bytes `start..<end` are unread; the rest is room for the next read.
+  private var storage = [UInt8](repeating: 0, count: 65_536)
+  private var start = 0
+  private var end = 0
+
+  /// Reads once into the free room with `read` (given the address and room), returning its result.
+  mutating func fill(_ read: (UnsafeMutableRawPointer, Int) -> Int) -> Int {
+    if start == end {
+      start = 0
+      end = 0
+    } else if start > 0 && storage.count - end < 16_384 {
+      storage.replaceSubrange(0..<(end - start), with: storage[start..<end])
+      end -= start
+      start = 0
+    }
+    if storage.count - end < 16_384 { storage.append(contentsOf: repeatElement(0, count: storage.count)) }
+    let offset = end
+    let count = storage.withUnsafeMutableBytes { buffer -> Int in
+      guard let base = buffer.baseAddress else { return -1 }
+      return read(base + offset, buffer.count - offset)
+    }
+    if count > 0 { end += count }
+    return count
+  }
+
+  private var pendingLength: Int? {
+    guard end - start >= 4 else { return nil }
+    return Int(storage[start]) | Int(storage[start + 1]) << 8 | Int(storage[start + 2]) << 16
+      | Int(storage[start + 3]) << 24
+  }
+
+  /// Whether a whole frame is waiting.
+  var hasFrame: Bool {
+    guard let length = pendingLength else { return false }
+    return end - start >= 4 + length
+  }
+
+  /// The next whole frame: its kind and fields; nil when none is complete yet. Drop the fields
+  /// before the next `fill` (they share its storage).
+  mutating func next() -> (kind: UInt8, fields: FrameFields)? {
+    guard let length = pendingLength, length >= 1, end - start >= 4 + length else { return nil }
+    let kind = storage[start + 4]
+    let fields = FrameFields(storage[(start + 5)..<(start + 4 + length)])
+    start += 4 + length
+    return (kind, fields)
+  }
+}

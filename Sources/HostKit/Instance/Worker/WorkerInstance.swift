@@ -1,0 +1,180 @@
+import FeatureABI
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// How worker processes are started: the executable that serves as one, and how long a call may
+/// take.
+public struct WorkerSettings: Sendable {
+  /// The host executable, run as `EXECUTABLE __worker PARENT-PID` with the socket on descriptor 3.
+  public var executable: String
+  /// Seconds one call may take before the worker is killed; 0 waits forever.
+  public var callTimeout: Double
+  /// Environment variables passed on beyond `WorkerEnvironment.passed` (tests: a fixture's).
+  public var passedEnvironment: [String]
+
+  public init(executable: String, callTimeout: Double = 10, passedEnvironment: [String] = []) {
+    self.executable = executable
+    self.callTimeout = callTimeout
+    self.passedEnvironment = passedEnvironment
+  }
+}
+
+/// The environment a worker starts with: none of the host's, except these.
+public enum WorkerEnvironment {
+  /// Passed on when set: what finding programs, files, the locale and the dynamic loader needs,
+  /// and the variables the shipped features read (kittens' endpoint, levels' interval).
+  public static let passed = [
+    "PATH", "HOME", "LANG", "TMPDIR", "TZ", "LD_LIBRARY_PATH", "SWIFT_BACKTRACE", "KITTENS_ENDPOINT",
+    "LEVELS_INTERVAL",
+  ]
+  /// Passed on when set, by prefix: locale categories and the XDG folders.
+  public static let passedPrefixes = ["LC_", "XDG_"]
+
+  /// Names more variables to pass on, colon-separated: for a plugin that reads its own.
+  public static let moreVariable = "FEATUREHOST_WORKER_ENV"
+
+  /// `environment` cut down to what a worker gets, plus `extra` names and those `moreVariable`
+  /// names.
+  public static func cleaned(_ environment: [String: String], extra: [String] = []) -> [String: String] {
+    let more = environment[moreVariable].map { $0.split(separator: ":").map(String.init) } ?? []
+    let names = Set(passed + extra + more + [moreVariable])
+    return environment.filter { name, _ in
+      names.contains(name) || passedPrefixes.contains { name.hasPrefix($0) }
+    }
+  }
+}
+
+extension InstanceFactory {
+  /// Each instance in a worker process of its own: a crash or a hang costs that worker, which
+  /// the call reports as `PluginCallError.loss`, never the host.
+  public static func worker(_ settings: WorkerSettings) -> InstanceFactory {
+    InstanceFactory { plugin, config, target throws(HostError) in
+      try WorkerInstance(plugin: plugin, config: config, target: target, settings: settings)
+    }
+  }
+
+  /// `worker(WorkerSettings(...))` spelled out.
+  public static func worker(executable: String, callTimeout: Double = 10, passedEnvironment: [String] = [])
+    -> InstanceFactory
+  {
+    worker(WorkerSettings(executable: executable, callTimeout: callTimeout, passedEnvironment: passedEnvironment))
+  }
+}
+
+/// An instance whose plugin runs in a worker process (the host executable re-run in worker mode),
+/// reached over a socketpair with `WorkerFrame`s.
+///
+/// Calls are serialized by the owner, as for every instance. A call that does not answer within
+/// the call timeout kills the worker; a worker that dies makes the call throw with `loss` set, and
+/// every later call throws the same. `destroy` ends the worker and reaps it.
+public final class WorkerInstance: PluginInstance {
+  public let plugin: LoadedPlugin
+  private let connection: WorkerConnection
+
+  /// Starts a worker and creates the instance in it with `config`.
+  public init(
+    plugin: LoadedPlugin, config: String, target: any InstanceCallbackTarget, settings: WorkerSettings
+  ) throws(HostError) {
+    self.plugin = plugin
+    connection = try WorkerConnection.start(feature: plugin.id, target: target, settings: settings)
+    var writer = FrameWriter()
+    let start = writer.begin(WorkerFrame.Request.create.rawValue)
+    writer.string(plugin.path)
+    writer.string(config)
+    writer.end(at: start)
+    let reply: WorkerReply
+    do throws(PluginCallError) {
+      reply = try connection.exchange(writer.bytes, call: "create", replies: 1) { _ in }
+    } catch {
+      connection.destroy()
+      throw HostError("cannot start a worker process for '\(plugin.id)': \(error)")
+    }
+    if reply.status == WorkerFrame.loadFailed {
+      connection.destroy()
+      throw HostError(reply.text, help: reply.extra.isEmpty ? nil : reply.extra)
+    }
+    if reply.status != fh_status(FH_OK) {
+      connection.destroy()
+      throw HostError(
+        StoreFailure.configRefused(
+          feature: plugin.id, config: config,
+          PluginCallError(call: "create", status: reply.status, message: reply.text)))
+    }
+  }
+
+  deinit {
+    destroy()
+  }
+
+  /// The worker's process id (also its process group's).
+  public var workerProcessID: pid_t { connection.pid }
+
+  public func start() throws(PluginCallError) { _ = try call(.start) }
+
+  public func dispatch(_ json: String) throws(PluginCallError) -> Bool { try call(.dispatch, json).changed }
+
+  /// Sends every action at once and reads the answers as they come: one write and a few reads
+  /// for the whole run. `handle` gets each result in order; only for the last may it call this
+  /// instance again (the others are answered while later actions are still in the worker).
+  public func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void) {
+    guard !actions.isEmpty else { return }
+    var writer = FrameWriter()
+    for action in actions { writer.frame(WorkerFrame.Request.dispatch.rawValue, action) }
+    var answered = 0
+    var last: Result<Bool, PluginCallError>?
+    do throws(PluginCallError) {
+      _ = try connection.exchange(writer.bytes, call: "dispatch", replies: actions.count) { reply in
+        let result = reply.result(call: "dispatch").map(\.changed)
+        answered += 1
+        if answered == actions.count { last = result } else { handle(result) }
+      }
+    } catch {
+      while answered < actions.count {
+        answered += 1
+        handle(.failure(error))
+      }
+      return
+    }
+    if let last { handle(last) }
+  }
+
+  public func reduce(_ json: String) throws(PluginCallError) -> Bool { try call(.reduce, json).changed }
+
+  public func snapshot() throws(PluginCallError) -> String { try call(.snapshot).text }
+
+  public func restore(_ json: String) throws(PluginCallError) { _ = try call(.restore, json) }
+
+  public func render() throws(PluginCallError) -> String { try call(.render).text }
+
+  public func stop() throws(PluginCallError) { _ = try call(.stop) }
+
+  /// Destroys the instance and ends the worker, reaping it; idempotent. Waits at most the call
+  /// timeout for the worker's answer, then kills it.
+  public func destroy() {
+    connection.destroy()
+  }
+
+  /// What the worker process sees (tests): `{"pid":N,"fds":[...],"env":[NAMES]}`.
+  public func probe() throws(PluginCallError) -> String { try call(.probe).text }
+
+  private func call(_ request: WorkerFrame.Request, _ text: String? = nil) throws(PluginCallError) -> WorkerReply {
+    var writer = FrameWriter()
+    writer.frame(request.rawValue, text)
+    return try connection.exchange(writer.bytes, call: request.name, replies: 1) { _ in }.result(call: request.name)
+      .get()
+  }
+}
+
+/// One answer from the worker.
+struct WorkerReply {
+  var status: fh_status
+  var changed: Bool
+  var text: String
+  var extra: String
+
+  func result(call: String) -> Result<WorkerReply, PluginCallError> {
+    status == fh_status(FH_OK) ? .success(self) : .failure(PluginCallError(call: call, status: status, message: text))
+  }
+}

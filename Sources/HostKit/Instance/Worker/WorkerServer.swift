@@ -1,0 +1,235 @@
+import FeatureABI
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The worker process's side: serves one instance's calls read from a socket, in order, and
+/// sends the plugin's callbacks back on the same socket, from whatever thread makes them.
+///
+/// Replies are written when no further request is already waiting, so a burst of dispatches
+/// costs one write each way. A callback made on another thread is written at once.
+public enum WorkerServer {
+  /// Serves the socket on `descriptor` until the host closes it or destroys the instance, then
+  /// leaves the process with `_exit` (the plugin's threads and destructors are not waited for).
+  ///
+  /// `parent` is the host's process id: the worker asks the kernel to kill it when its parent
+  /// goes (PR_SET_PDEATHSIG), then leaves at once if the parent is already gone.
+  public static func serve(descriptor: Int32, parent: pid_t) -> Never {
+    // A parent that died before the call is caught by getppid.
+    guard GNUExtensions.killWhenParentEnds(signal: SIGKILL), getppid() == parent else { _exit(70) }
+    let channel = WorkerOutput(descriptor: descriptor)
+    let target = WorkerTarget(channel)
+    var instance: InProcessInstance?
+    var input = FrameReader()
+    while true {
+      var count: Int
+      repeat {
+        count = input.fill { Glibc.read(descriptor, $0, $1) }
+      } while count < 0 && errno == EINTR
+      if count <= 0 {
+        // The host closed the socket (or died): nothing more to serve.
+        instance?.destroy()
+        _exit(0)
+      }
+      while let (kind, fields) = input.next() {
+        guard let request = WorkerFrame.Request(rawValue: kind) else {
+          channel.reply(status: fh_status(FH_ERR_INTERNAL), text: "unknown request kind \(kind)")
+          continue
+        }
+        var fields = fields
+        if request == .create {
+          instance = create(path: fields.string(), config: fields.string(), target: target, channel: channel)
+        } else if request == .probe {
+          channel.reply(status: fh_status(FH_OK), text: probe())
+        } else if let instance {
+          serve(request, fields: &fields, instance: instance, channel: channel)
+          if request == .destroy {
+            channel.flush()
+            _exit(0)
+          }
+        } else {
+          channel.reply(
+            status: fh_status(FH_ERR_LIFECYCLE), text: "\(request.name) before the worker created an instance")
+        }
+      }
+      // Everything read is answered: the replies go out together.
+      channel.flush()
+    }
+  }
+
+  private static func create(
+    path: String, config: String, target: WorkerTarget, channel: WorkerOutput
+  ) -> InProcessInstance? {
+    let plugin: LoadedPlugin
+    do {
+      plugin = try PluginLoader.load(path)
+    } catch {
+      channel.reply(status: WorkerFrame.loadFailed, text: error.message, extra: error.help ?? "")
+      return nil
+    }
+    do {
+      let instance = try InProcessInstance(plugin: plugin, config: config, target: target)
+      channel.reply(status: fh_status(FH_OK), text: "")
+      return instance
+    } catch {
+      if case .configRefused(_, _, let refusal) = error.failure as? StoreFailure {
+        channel.reply(status: refusal.status, text: refusal.message)
+      } else {
+        channel.reply(status: WorkerFrame.loadFailed, text: error.message, extra: error.help ?? "")
+      }
+      return nil
+    }
+  }
+
+  private static func serve(
+    _ request: WorkerFrame.Request, fields: inout FrameFields, instance: InProcessInstance, channel: WorkerOutput
+  ) {
+    do throws(PluginCallError) {
+      switch request {
+      case .start: try instance.start()
+      case .dispatch:
+        let changed = try instance.dispatch(fields.string())
+        return channel.reply(status: fh_status(FH_OK), changed: changed, text: "")
+      case .reduce:
+        let changed = try instance.reduce(fields.string())
+        return channel.reply(status: fh_status(FH_OK), changed: changed, text: "")
+      case .snapshot: return channel.reply(status: fh_status(FH_OK), text: try instance.snapshot())
+      case .restore: try instance.restore(fields.string())
+      case .render: return channel.reply(status: fh_status(FH_OK), text: try instance.render())
+      case .stop: try instance.stop()
+      case .destroy: instance.destroy()
+      case .create, .probe: break
+      }
+      channel.reply(status: fh_status(FH_OK), text: "")
+    } catch {
+      channel.reply(status: error.status, text: error.message)
+    }
+  }
+
+  /// What this process sees, for tests: its open descriptors and environment variable names.
+  private static func probe() -> String {
+    var descriptors: [Int] = []
+    if let folder = opendir("/proc/self/fd") {
+      let own = dirfd(folder)
+      while let entry = readdir(folder) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if let number = Int(name), number != own { descriptors.append(number) }
+      }
+      closedir(folder)
+    }
+    let names = ChildProcess.currentEnvironment.keys.sorted()
+    let quoted = names.map { "\"\($0)\"" }.joined(separator: ",")
+    return
+      #"{"pid":\#(getpid()),"fds":[\#(descriptors.sorted().map(String.init).joined(separator: ","))],"env":[\#(quoted)]}"#
+  }
+}
+
+/// The worker's end of the socket: frames from any thread, written in order under one lock.
+final class WorkerOutput: Sendable {
+  private struct Pending {
+    var writer = FrameWriter()
+  }
+
+  private let descriptor: Int32
+  private let pending = Mutex(Pending())
+  /// The thread serving requests: its frames wait for the reply's flush; other threads' go at once.
+  private let server = pthread_self()
+
+  init(descriptor: Int32) { self.descriptor = descriptor }
+
+  func reply(status: fh_status, changed: Bool = false, text: String, extra: String? = nil) {
+    pending.withLock { pending in
+      let start = pending.writer.begin(WorkerFrame.Message.reply.rawValue)
+      pending.writer.int32(status)
+      pending.writer.byte(changed ? 1 : 0)
+      pending.writer.string(text)
+      if let extra { pending.writer.string(extra) }
+      pending.writer.end(at: start)
+    }
+  }
+
+  /// Queues a callback frame; written at once unless made on the serving thread during a call.
+  func send(_ build: (inout FrameWriter) -> Void) {
+    let immediate = pthread_equal(server, pthread_self()) == 0
+    pending.withLock { pending in
+      build(&pending.writer)
+      if immediate { write(&pending.writer) }
+    }
+  }
+
+  func flush() {
+    pending.withLock { write(&$0.writer) }
+  }
+
+  /// Writes everything queued. A host that is gone ends this process (SIGPIPE, or the exit below).
+  private func write(_ writer: inout FrameWriter) {
+    var offset = 0
+    let count = writer.bytes.count
+    while offset < count {
+      let written = writer.bytes.withUnsafeBytes {
+        Glibc.write(descriptor, $0.baseAddress.map { $0 + offset }, count - offset)
+      }
+      if written < 0 && errno == EINTR { continue }
+      guard written > 0 else { _exit(0) }
+      offset += written
+    }
+    writer.bytes.removeAll(keepingCapacity: true)
+  }
+}
+
+/// The instance's callbacks inside the worker, sent to the host as frames. Timer ids are made
+/// here, so `schedule` answers at once; the host maps them to its own.
+final class WorkerTarget: InstanceCallbackTarget {
+  private let output: WorkerOutput
+  private let nextTimer = Atomic<UInt64>(1)
+
+  init(_ output: WorkerOutput) { self.output = output }
+
+  func instanceEmitted(_ json: String, origin: EmitOrigin) {
+    output.send { writer in
+      let start = writer.begin(WorkerFrame.Message.emit.rawValue)
+      writer.byte(origin == .feedback ? 1 : 0)
+      writer.string(json)
+      writer.end(at: start)
+    }
+  }
+
+  func instanceLogged(level: LogLevel, message: String) {
+    output.send { writer in
+      let start = writer.begin(WorkerFrame.Message.log.rawValue)
+      writer.byte(UInt8(level.rawValue))
+      writer.string(message)
+      writer.end(at: start)
+    }
+  }
+
+  func instanceEffectBegan() { output.send { $0.frame(WorkerFrame.Message.effectBegan.rawValue) } }
+
+  func instanceEffectEnded() { output.send { $0.frame(WorkerFrame.Message.effectEnded.rawValue) } }
+
+  func instanceEmittedStep(_ json: String) { output.send { $0.frame(WorkerFrame.Message.step.rawValue, json) } }
+
+  func instanceScheduled(after nanoseconds: UInt64, actions: String, origin: EmitOrigin) -> UInt64 {
+    let id = nextTimer.add(1, ordering: .relaxed).oldValue
+    output.send { writer in
+      let start = writer.begin(WorkerFrame.Message.schedule.rawValue)
+      writer.uint64(id)
+      writer.uint64(nanoseconds)
+      writer.byte(origin == .feedback ? 1 : 0)
+      writer.string(actions)
+      writer.end(at: start)
+    }
+    return id
+  }
+
+  func instanceCancelledTimer(_ id: UInt64) {
+    output.send { writer in
+      let start = writer.begin(WorkerFrame.Message.cancel.rawValue)
+      writer.uint64(id)
+      writer.end(at: start)
+    }
+  }
+}

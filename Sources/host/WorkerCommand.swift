@@ -1,0 +1,63 @@
+import HostKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `host __worker PARENT-PID`: a worker process, serving one feature instance over the socket on
+/// descriptor 3 (see `WorkerServer`). Started by the host, never by a person.
+struct WorkerCommand {
+  let console: Console
+
+  func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
+    guard let parent = arguments.positionals.first.flatMap({ pid_t($0) }), parent > 1, fcntl(3, F_GETFD) >= 0 else {
+      throw .usage(
+        "'host __worker' serves a feature for a host process and is not run by hand",
+        help: "run a feature with 'host run ID'")
+    }
+    WorkerServer.serve(descriptor: 3, parent: parent)
+  }
+}
+
+/// `--isolation process|none` and `--call-timeout`, as run, the main flow, validate and check read
+/// them.
+enum Isolation: String {
+  case process, none
+
+  /// The environment variable that sets the default; the flag wins.
+  static let variable = "FEATUREHOST_ISOLATION"
+
+  /// The flag's value, else the environment's, else `process`.
+  static func chosen(_ arguments: ParsedArguments) throws(HostError) -> Isolation {
+    if let flag = arguments.text(CommandTable.Isolation.isolation), let isolation = Isolation(rawValue: flag) {
+      return isolation
+    }
+    guard let raw = getenv(variable) else { return .process }
+    let value = String(cString: raw)
+    guard let isolation = Isolation(rawValue: value) else {
+      throw .usage(
+        "\(variable)='\(value)' is not an isolation", help: "set it to 'process' or 'none', or unset it")
+    }
+    return isolation
+  }
+
+  /// Where the instances of a run go.
+  static func factory(_ arguments: ParsedArguments) throws(HostError) -> InstanceFactory {
+    switch try chosen(arguments) {
+    case .none: return .inProcess
+    case .process:
+      let timeout = arguments.seconds(CommandTable.Isolation.callTimeout) ?? 10
+      return .worker(executable: try ownExecutable(), callTimeout: timeout)
+    }
+  }
+
+  /// The running host executable, which workers and children run again.
+  static func ownExecutable() throws(HostError) -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard count > 0 else {
+      throw HostError("cannot find the host executable (/proc/self/exe) to run a worker process")
+    }
+    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}
