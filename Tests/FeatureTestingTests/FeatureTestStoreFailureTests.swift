@@ -292,7 +292,7 @@ struct FeatureTestStoreFailureTests {
       id: "receive-timed-out",
       run: {
         let store = try await FeatureTestStore(
-          plugin: "Levels", config: ["interval": 60_000], timeout: .milliseconds(300))
+          plugin: "Levels", config: ["interval": 60_000], timeout: .milliseconds(300), clock: .manual)
         let line = #line + 1
         await store.receive("increaseLeft")
         await store.stop()
@@ -330,7 +330,7 @@ struct FeatureTestStoreFailureTests {
     FailureCase(
       id: "effect-in-flight-at-the-end",
       run: {
-        let store = try await FeatureTestStore(plugin: "Levels", config: ["interval": 60_000])
+        let store = try await FeatureTestStore(plugin: "Levels", config: ["interval": 60_000], clock: .manual)
         let line = #line + 1
         await store.finish(timeout: .milliseconds(200))
         return [line]

@@ -119,7 +119,7 @@ struct FeatureTestStoreTests {
 
   @Test func stopCancelsAPacedStepAndFinishAcceptsIt() async throws {
     // given a step that waits a minute
-    let store = try await FeatureTestStore(plugin: "Levels", config: ["interval": 60_000])
+    let store = try await FeatureTestStore(plugin: "Levels", config: ["interval": 60_000], clock: .manual)
     #expect(store.effectsInFlight == 1)
     // when
     let report = await store.stop()

@@ -96,7 +96,7 @@ struct LevelsPluginTests {
   }
 
   @Test func stoppingMidRegulationCancelsThePacedStep() async throws {
-    let store = try await FeatureTestStore(plugin: "Levels", config: ["interval": 60_000])
+    let store = try await FeatureTestStore(plugin: "Levels", config: ["interval": 60_000], clock: .manual)
     // Once `created` is applied the first step waits a minute; stop must not wait for it.
     #expect(store.effectsInFlight == 1)
     let started = ContinuousClock.now

@@ -149,6 +149,13 @@ final class WorkerConnection: @unchecked Sendable {
     return last
   }
 
+  /// Kills the worker when a call is waiting on it (any thread): the call then throws the loss,
+  /// as for a crash. Does nothing between calls.
+  func interruptCall() {
+    guard caller.load(ordering: .acquiring) != 0 else { return }
+    kill(-child.pid, SIGKILL)
+  }
+
   /// Destroys the worker's instance (waiting at most the call timeout), ends the worker and
   /// reaps it, and stops the listener. Idempotent.
   func destroy() {

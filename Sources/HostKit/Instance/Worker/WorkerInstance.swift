@@ -69,7 +69,7 @@ extension InstanceFactory {
 /// Calls are serialized by the owner, as for every instance. A call that does not answer within
 /// the call timeout kills the worker; a worker that dies makes the call throw with `loss` set, and
 /// every later call throws the same. `destroy` ends the worker and reaps it.
-public final class WorkerInstance: PluginInstance {
+public final class WorkerInstance: InterruptibleInstance {
   public let plugin: LoadedPlugin
   private let connection: WorkerConnection
 
@@ -152,6 +152,9 @@ public final class WorkerInstance: PluginInstance {
 
   /// Destroys the instance and ends the worker, reaping it; idempotent. Waits at most the call
   /// timeout for the worker's answer, then kills it.
+  /// Ends a stuck call by killing the worker: the call reads as `crashed (signal 9, Killed)`.
+  public func interrupt() { connection.interruptCall() }
+
   public func destroy() {
     connection.destroy()
   }
