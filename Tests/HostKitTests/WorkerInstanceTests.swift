@@ -275,12 +275,18 @@ struct WorkerInstanceTests {
   @Test(
     "the environment a worker gets",
     arguments: [
-      ("kept", ["PATH": "/bin", "LC_ALL": "C", "XDG_STATE_HOME": "/s", "KITTENS_ENDPOINT": "file:///k"], 4),
-      ("dropped", ["SECRET_TOKEN": "x", "PWD": "/", "SSH_AUTH_SOCK": "/tmp/a"], 0),
-      ("asked-for", ["FEATUREHOST_WORKER_ENV": "MY_A:MY_B", "MY_A": "1", "MY_B": "2", "MY_C": "3"], 3),
+      ("kept", ["PATH": "/bin", "LC_ALL": "C", "XDG_STATE_HOME": "/s", "KITTENS_ENDPOINT": "file:///k"], 5),
+      ("dropped", ["SECRET_TOKEN": "x", "PWD": "/", "SSH_AUTH_SOCK": "/tmp/a"], 1),
+      ("asked-for", ["FEATUREHOST_WORKER_ENV": "MY_A:MY_B", "MY_A": "1", "MY_B": "2", "MY_C": "3"], 4),
     ])
   func workerEnvironment(_ id: String, _ environment: [String: String], _ kept: Int) {
+    // (the count includes SWIFT_BACKTRACE, which a worker always gets)
     #expect(WorkerEnvironment.cleaned(environment).count == kept, "\(id)")
+  }
+
+  @Test func aWorkersCrashPrintsNoRuntimeBacktraceUnlessAskedFor() {
+    #expect(WorkerEnvironment.cleaned([:])["SWIFT_BACKTRACE"] == "enable=no")
+    #expect(WorkerEnvironment.cleaned(["SWIFT_BACKTRACE": "enable=yes"])["SWIFT_BACKTRACE"] == "enable=yes")
   }
 
   @Test func aWorkerDiesWithItsHost() throws {

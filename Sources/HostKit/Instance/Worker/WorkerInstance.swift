@@ -40,9 +40,13 @@ public enum WorkerEnvironment {
   public static func cleaned(_ environment: [String: String], extra: [String] = []) -> [String: String] {
     let more = environment[moreVariable].map { $0.split(separator: ":").map(String.init) } ?? []
     let names = Set(passed + extra + more + [moreVariable])
-    return environment.filter { name, _ in
+    var cleaned = environment.filter { name, _ in
       names.contains(name) || passedPrefixes.contains { name.hasPrefix($0) }
     }
+    // A crash is one line from the host, not the Swift runtime's backtrace on the user's
+    // terminal; set SWIFT_BACKTRACE to get it back.
+    if cleaned["SWIFT_BACKTRACE"] == nil { cleaned["SWIFT_BACKTRACE"] = "enable=no" }
+    return cleaned
   }
 }
 
