@@ -22,6 +22,19 @@ struct SessionRuntimeTests {
     let temporaryRoot: String
   }
 
+  /// An opened runtime of the counter alone, and its feature; the caller closes the runtime.
+  static func openCounter(live: Bool = false) throws -> (Harness, SessionRuntime, PresentedFeature) {
+    let harness = try harness(live: live)
+    let runtime = harness.runtime
+    do {
+      try runtime.open()
+      return (harness, runtime, try #require(runtime.focused))
+    } catch {
+      runtime.close()
+      throw error
+    }
+  }
+
   /// A runtime for `flow` over the counter and levels, with a line renderer writing to a recording.
   static func harness(
     _ flow: Flow = .single("counter"), live: Bool = false, session: String? = nil, sessions: String? = nil,
@@ -44,11 +57,8 @@ struct SessionRuntimeTests {
 
   @Test func aCounterLaunchedThroughTheRuntimeIsDrawnAtTheEndOfAPipedRun() throws {
     // given a runtime drawing as in a pipe
-    let harness = try Self.harness()
-    let runtime = harness.runtime
+    let (harness, runtime, counter) = try Self.openCounter()
     defer { runtime.close() }
-    try runtime.open()
-    let counter = try #require(runtime.focused)
     // when two actions are typed and the input ends
     try runtime.send("increment", to: counter)
     try runtime.send("increment", to: counter)
@@ -60,11 +70,8 @@ struct SessionRuntimeTests {
   }
 
   @Test func liveTheViewIsDrawnAsItChanges() throws {
-    let harness = try Self.harness(live: true)
-    let runtime = harness.runtime
+    let (harness, runtime, counter) = try Self.openCounter(live: true)
     defer { runtime.close() }
-    try runtime.open()
-    let counter = try #require(runtime.focused)
     try runtime.send("increment", to: counter)
     runtime.settle()
     let last = try #require(runtime.view(of: counter))
@@ -74,11 +81,8 @@ struct SessionRuntimeTests {
 
   @Test func timeTravelMovesTheStateThroughTheJournal() throws {
     // given a counter incremented twice
-    let harness = try Self.harness()
-    let runtime = harness.runtime
+    let (_, runtime, counter) = try Self.openCounter()
     defer { runtime.close() }
-    try runtime.open()
-    let counter = try #require(runtime.focused)
     try runtime.send("increment", to: counter)
     try runtime.send("increment", to: counter)
     runtime.settle()
@@ -98,11 +102,8 @@ struct SessionRuntimeTests {
   }
 
   @Test func aSavedStateLoadsBack() throws {
-    let harness = try Self.harness()
-    let runtime = harness.runtime
+    let (harness, runtime, counter) = try Self.openCounter()
     defer { runtime.close() }
-    try runtime.open()
-    let counter = try #require(runtime.focused)
     try runtime.send("increment", to: counter)
     let file = "\(harness.temporaryRoot)/state.json"
     try runtime.save(counter, to: file)
@@ -138,11 +139,8 @@ struct SessionRuntimeTests {
 
   @Test("a call the runtime cannot do throws its failure, naming the value", arguments: badCalls)
   func badCallThrows(_ bad: BadCall) throws {
-    let harness = try Self.harness()
-    let runtime = harness.runtime
+    let (_, runtime, counter) = try Self.openCounter()
     defer { runtime.close() }
-    try runtime.open()
-    let counter = try #require(runtime.focused)
     let error = #expect(throws: HostError.self) { try bad.call(runtime, counter) }
     let failure = try #require(error?.failure as? RuntimeFailure)
     // The system's wording of a file error is not ours to pin: compare the case and the path.
@@ -156,11 +154,8 @@ struct SessionRuntimeTests {
   }
 
   @Test func anActionTheFeatureRefusesIsReportedAndLeavesTheStateAsItWas() throws {
-    let harness = try Self.harness()
-    let runtime = harness.runtime
+    let (harness, runtime, counter) = try Self.openCounter()
     defer { runtime.close() }
-    try runtime.open()
-    let counter = try #require(runtime.focused)
     let before = try runtime.state(of: counter)
     try runtime.send(#"{"type":"bogus"}"#, to: counter)
     runtime.settle()
