@@ -11,6 +11,8 @@ import HostKit
 public final class LiveHost {
   public let child: RunningChild
   private var buffer: [UInt8] = []
+  /// All of stderr read so far.
+  private var errorBytes: [UInt8] = []
   private let deadline: Duration
 
   /// Starts `host arguments...` in `HostProcess.environment(adding: environment)`, stdin a pipe;
@@ -59,7 +61,24 @@ public final class LiveHost {
   /// What the host wrote on stderr so far.
   public var errors: String {
     child.pumpAvailable()
-    return String(decoding: child.take(STDERR_FILENO), as: UTF8.self)
+    errorBytes += child.take(STDERR_FILENO)
+    return String(decoding: errorBytes, as: UTF8.self)
+  }
+
+  /// Waits until stderr holds `marker`; returns all of stderr so far.
+  @discardableResult
+  public func waitForErrors(containing marker: String) throws -> String {
+    let until = ContinuousClock.now + deadline
+    while true {
+      let text = errors
+      if text.contains(marker) { return text }
+      guard !child.outputEnded(STDERR_FILENO) else {
+        throw FixtureError("the host closed stderr before printing '\(marker)'; stderr: \(text)")
+      }
+      guard child.pump(until: until) else {
+        throw FixtureError("the host printed no '\(marker)' on stderr within \(deadline); stderr: \(text)")
+      }
+    }
   }
 
   /// Whether the host is still running.

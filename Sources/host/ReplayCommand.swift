@@ -12,8 +12,9 @@ struct ReplayCommand {
     // The reader has checked FILE is there.
     let file = arguments.positionals[0]
     let stop = arguments.count(CommandTable.Replay.to)
-    if Self.isNavigationJournal(file) { return try replayNavigation(file, stop: stop) }
-    let result = try replay(file, stop: stop, printsViews: true)
+    let instances = try Isolation.factory(arguments)
+    if Self.isNavigationJournal(file) { return try replayNavigation(file, stop: stop, instances: instances) }
+    let result = try replay(file, stop: stop, printsViews: true, instances: instances)
     console.note("replayed \(result.applied) action(s) of \(file); \(result.checked) snapshot(s) matched byte for byte")
     return 0
   }
@@ -28,7 +29,7 @@ struct ReplayCommand {
 
   /// Replays where a session went: each navigation, then the features it ended on, each from its
   /// own journal (snapshots checked), drawn as the user last saw them.
-  private func replayNavigation(_ file: String, stop: Int?) throws(HostError) -> Int32 {
+  private func replayNavigation(_ file: String, stop: Int?, instances: InstanceFactory) throws(HostError) -> Int32 {
     let (flow, records, torn) = try NavigationJournal.read(at: file)
     if torn { console.warn("navigation journal '\(file)': the last line was torn by a crash and is ignored") }
     var last: NavigationJournal.Record?
@@ -47,7 +48,7 @@ struct ReplayCommand {
     var applied = 0
     for feature in top.features {
       if top.features.count > 1 { console.out("── \(feature.id) ──") }
-      let result = try replay("\(root)/\(feature.journal)", stop: nil, printsViews: false)
+      let result = try replay("\(root)/\(feature.journal)", stop: nil, printsViews: false, instances: instances)
       console.out(result.view)
       applied += result.applied
     }
@@ -57,7 +58,7 @@ struct ReplayCommand {
 
   /// Replays one feature's journal; prints each changed view when `printsViews`.
   private func replay(
-    _ file: String, stop: Int?, printsViews: Bool
+    _ file: String, stop: Int?, printsViews: Bool, instances: InstanceFactory
   ) throws(HostError) -> (view: String, applied: Int, checked: Int) {
     let journal = try Journal.read(path: file)
     if let torn = journal.tornTail { console.warn("\(torn)") }
@@ -73,18 +74,18 @@ struct ReplayCommand {
         "journal '\(file)' was recorded with \(plugin.id) \(journal.header.featureVersion); replaying with \(plugin.manifest.version)"
       )
     }
-    let instance = try InstanceFactory.inProcess.makeInstance(
+    let instance = try instances.makeInstance(
       of: plugin, config: journal.header.config ?? "{}", target: SilentTarget())
     defer { instance.destroy() }
     var lastView: String?
     var applied = 0
     var checked = 0
-    func show() throws(HostError) {
+    func show(after seq: Int? = nil) throws(HostError) {
       let view: String
       do {
         view = try instance.render()
       } catch {
-        throw HostError("journal '\(file)': \(plugin.id) could not render: \(error)")
+        throw HostError("journal '\(file)'\(seq.map { " seq \($0)" } ?? ""): \(plugin.id) could not render: \(error)")
       }
       if printsViews && view != lastView { console.out(view) }
       lastView = view
@@ -96,12 +97,19 @@ struct ReplayCommand {
         do {
           _ = try instance.reduce(action.json)
         } catch {
+          if let loss = error.loss {
+            throw HostError(
+              "journal '\(file)' seq \(action.seq): \(plugin.id) \(loss) while replaying \(action.json)",
+              help:
+                "replay with a build of \(plugin.id) that does not crash, or with --to \(action.seq - 1) for the state before"
+            )
+          }
           throw HostError(
             "journal '\(file)' seq \(action.seq): \(plugin.id) refused \(action.json): \(error)",
             help: "the journal may come from another version of the feature")
         }
         applied += 1
-        try show()
+        try show(after: action.seq)
       case .snapshot(let seq, let state):
         let actual: String
         do {
@@ -125,7 +133,8 @@ struct ReplayCommand {
         try show()
       case .crash(let crash):
         // Nothing to apply: the host restarted from the state replayed so far.
-        let applying = crash.action.map { "while applying \($0)" } ?? "during \(crash.call)"
+        let applying =
+          crash.action.map { "while applying \($0)" } ?? (crash.call.isEmpty ? "between calls" : "during \(crash.call)")
         console.note("journal '\(file)' seq \(crash.seq): \(plugin.id) was lost (\(crash.loss)) \(applying)")
       }
     }

@@ -11,6 +11,12 @@
 //   reads JSON with the C example's flat_json.c. State {"pongs": n, "total": n}. add amount=<1 to 9>,
 //   reset, ping (an effect: a thread emits {"type":"pong"}). Each BREAK_* macro breaks one rule, so
 //   each check can be seen failing alone (RESET_NEEDS_A_TOTAL breaks none).
+// - FIXTURE_FAULTS (with FIXTURE_TALLY): a tally that fails on demand, for the worker-process tests.
+//   Actions segv, abort, exit (exit(0)), hang (never returns) and garbage (emits `{"type":"pong",`,
+//   not JSON) fail in dispatch; render, snapshot and restore segfault on a state whose total is 13
+//   (config {"fault_in": "render"} picks one of them).
+//   With config {"fault_once": "/path"} a fault fires only while that file does not exist, and
+//   creates it first, so a restarted worker does not fail again.
 //
 // Descriptor macros, for either feature: FIXTURE_NO_ENTRY, FIXTURE_ENTRY_NULL, FIXTURE_WRONG_MAJOR,
 // FIXTURE_NEWER_MINOR, FIXTURE_MISSING_DISPATCH, FIXTURE_BAD_MANIFEST, FIXTURE_MANIFEST_NO_NAME,
@@ -63,6 +69,8 @@ struct fh_instance {
     // tally
     long total, pongs, serial;
     int restored;
+    char fault_once[1024];
+    char fault_in[16];
 };
 
 static long instances_made;
@@ -108,6 +116,37 @@ static void *ping_effect(void *argument) {
     return NULL;
 }
 
+#ifdef FIXTURE_FAULTS
+static int *volatile fault_nowhere = NULL;
+
+/* Whether a fault may fire now: always, or once per marker file (config "fault_once"). */
+static int fault_fires(const fh_instance *instance) {
+    if (!instance->fault_once[0]) return 1;
+    if (access(instance->fault_once, F_OK) == 0) return 0;
+    FILE *marker = fopen(instance->fault_once, "w");
+    if (marker) fclose(marker);
+    return 1;
+}
+
+static int fault_action(const char *type) {
+    return !strcmp(type, "segv") || !strcmp(type, "abort") || !strcmp(type, "exit") || !strcmp(type, "hang")
+           || !strcmp(type, "garbage");
+}
+
+static void run_fault(fh_instance *instance, const char *type) {
+    if (!strcmp(type, "segv")) *fault_nowhere = 1;
+    if (!strcmp(type, "abort")) abort();
+    if (!strcmp(type, "exit")) exit(0);
+    if (!strcmp(type, "hang")) for (;;) pause();
+    if (!strcmp(type, "garbage")) instance->host->emit("{\"type\":\"pong\",", FH_ORIGIN_FEEDBACK);
+}
+
+static void fault_if_13(const fh_instance *instance, long total, const char *function) {
+    int chosen = !instance->fault_in[0] || strcmp(instance->fault_in, function) == 0;
+    if (total == 13 && chosen && fault_fires(instance)) *fault_nowhere = 1;
+}
+#endif
+
 static fh_status apply(fh_instance *instance, const char *json, uint32_t *flags, int effects) {
     flat_object action;
     char reason[200];
@@ -146,6 +185,11 @@ static fh_status apply(fh_instance *instance, const char *json, uint32_t *flags,
 #endif
         total = 0;
     } else if (strcmp(type->text, "ping") == 0) {
+#ifdef FIXTURE_FAULTS
+    } else if (fault_action(type->text)) {
+        /* Faults are side effects: replay (reduce) applies them as no-ops. */
+        if (effects) run_fault(instance, type->text);
+#endif
     } else if (strcmp(type->text, "pong") == 0) {
 #ifdef BREAK_REFUSE_EMITTED
         return refuse_action(instance, "pong is refused in this build");
@@ -183,6 +227,9 @@ static fh_status feature_reduce(fh_instance *instance, const char *json, uint32_
 }
 
 static void feature_snapshot(fh_instance *instance) {
+#ifdef FIXTURE_FAULTS
+    fault_if_13(instance, instance->total, "snapshot");
+#endif
 #ifdef BREAK_NONDETERMINISTIC
     snprintf(instance->output, sizeof instance->output, "{\"pongs\":%ld,\"serial\":%ld,\"total\":%ld}",
              instance->pongs, instance->serial, instance->total);
@@ -217,6 +264,9 @@ static fh_status feature_restore(fh_instance *instance, const char *json) {
 #endif
         return fail(instance, FH_ERR_BAD_STATE, "a state is {\"pongs\": n, \"total\": n}");
     }
+#ifdef FIXTURE_FAULTS
+    fault_if_13(instance, total->integer, "restore");
+#endif
     instance->total = total->integer;
     instance->pongs = pongs->integer;
     if (serial) instance->serial = serial->integer;
@@ -225,6 +275,9 @@ static fh_status feature_restore(fh_instance *instance, const char *json) {
 }
 
 static void feature_render(fh_instance *instance) {
+#ifdef FIXTURE_FAULTS
+    fault_if_13(instance, instance->total, "render");
+#endif
 #ifdef BREAK_RENDER_ESCAPES
     const char *title = "\x1b[1mTally\x1b[0m";
 #else
@@ -244,8 +297,16 @@ static void feature_render(fh_instance *instance) {
     "\"actions\":[{\"type\":\"add\",\"help\":\"Add to the total.\",\"arguments\":[{\"name\":"          \
     "\"amount\",\"type\":\"integer\",\"help\":\"how much, 1 to 9\"}]},"                                \
     "{\"type\":\"reset\",\"help\":\"Start again from 0.\"},"                                           \
-    "{\"type\":\"ping\",\"help\":\"Start an effect that answers pong.\"}]}"
+    "{\"type\":\"ping\",\"help\":\"Start an effect that answers pong.\"}" FAULT_ACTIONS "]}"
 #define IDENTITY "\"name\":\"" NAME "\",\"version\":\"1.0.0\",\"description\":\"Counts.\","
+#ifdef FIXTURE_FAULTS
+#define FAULT_ACTIONS                                                                                  \
+    ",{\"type\":\"segv\",\"help\":\"Segfault.\"},{\"type\":\"abort\",\"help\":\"Call abort().\"},"  \
+    "{\"type\":\"exit\",\"help\":\"Call exit(0).\"},{\"type\":\"hang\",\"help\":\"Never return.\"},"  \
+    "{\"type\":\"garbage\",\"help\":\"Emit an action that is not JSON.\"}"
+#else
+#define FAULT_ACTIONS ""
+#endif
 
 #else
 // ---- fixture -------------------------------------------------------------------------------
@@ -272,6 +333,17 @@ static void *burst_thread(void *argument) {
     return NULL;
 }
 
+static void apply_tick(fh_instance *instance, const char *action) {
+    char tag[40];
+    snprintf(tag, sizeof tag, "\"tag\":\"%s\"", instance->tag);
+    if (strstr(action, tag)) instance->count++; else instance->foreign++;
+    long thread = number_after(action, "\"thread\"", -1), n = number_after(action, "\"n\"", -1);
+    if (thread >= 0 && thread < MAX_THREADS) {
+        if (n != instance->last[thread] + 1) instance->disorder++;
+        instance->last[thread] = n;
+    }
+}
+
 static fh_status feature_dispatch(fh_instance *instance, const char *action, uint32_t *flags) {
 #ifdef FIXTURE_HANG_IN_DISPATCH
     // ---- FIXTURE_HANG_IN_DISPATCH: {"type":"hang"} never returns (the worker's call timeout) ----
@@ -285,14 +357,7 @@ static fh_status feature_dispatch(fh_instance *instance, const char *action, uin
     if (action[0] != '{' || !strstr(action, "\"type\"")) {
         status = fail(instance, FH_ERR_BAD_ACTION, "action is not a JSON object with a type");
     } else if (strstr(action, "\"tick\"")) {
-        char tag[40];
-        snprintf(tag, sizeof tag, "\"tag\":\"%s\"", instance->tag);
-        if (strstr(action, tag)) instance->count++; else instance->foreign++;
-        long thread = number_after(action, "\"thread\"", -1), n = number_after(action, "\"n\"", -1);
-        if (thread >= 0 && thread < MAX_THREADS) {
-            if (n != instance->last[thread] + 1) instance->disorder++;
-            instance->last[thread] = n;
-        }
+        apply_tick(instance, action);
     } else if (strstr(action, "\"burst\"")) {
         long threads = number_after(action, "\"threads\"", 1), per = number_after(action, "\"per\"", 1);
         for (long t = 0; t < threads && instance->effect_count < MAX_THREADS; t++) {
@@ -328,9 +393,14 @@ static fh_status feature_dispatch(fh_instance *instance, const char *action, uin
 }
 
 static fh_status feature_reduce(fh_instance *instance, const char *action, uint32_t *flags) {
-    // Replay: only ticks change this fixture's state without effects.
+    // Replay: ticks change this fixture's state as in dispatch; lifecycle actions change nothing;
+    // the others are effects only.
+    if (strstr(action, "\"created\"") || strstr(action, "\"restored\"")) {
+        if (flags) *flags = 0;
+        return FH_OK;
+    }
     if (!strstr(action, "\"tick\"")) return fail(instance, FH_ERR_BAD_ACTION, "reduce only replays ticks");
-    instance->count++;
+    apply_tick(instance, action);
     if (flags) *flags = FH_DISPATCH_STATE_CHANGED;
     return FH_OK;
 }
@@ -373,6 +443,10 @@ static fh_status create(const fh_host *host, const char *config, fh_instance **o
     instance->number = __atomic_add_fetch(&instances_made, 1, __ATOMIC_SEQ_CST);
     config_string(config, "tag", instance->tag, sizeof instance->tag);
     config_string(config, "destroy_log", instance->destroy_log, sizeof instance->destroy_log);
+#ifdef FIXTURE_FAULTS
+    config_string(config, "fault_once", instance->fault_once, sizeof instance->fault_once);
+    config_string(config, "fault_in", instance->fault_in, sizeof instance->fault_in);
+#endif
     const char *log = getenv("FIXTURE_DESTROY_LOG");
     if (!instance->destroy_log[0] && log) snprintf(instance->destroy_log, sizeof instance->destroy_log, "%s", log);
     if (config && strstr(config, "\"refuse\"")) return fail(instance, FH_ERR_BAD_CONFIG, "config 'refuse' is set");

@@ -25,10 +25,18 @@ final class FaultPlan: Sendable {
   /// The action type whose dispatch hangs until the instance is interrupted (then lost, killed).
   let hangsOn: String?
 
+  /// Whether a run of dispatches lost in its middle reports the unanswered ones as a worker
+  /// does (`LossAttribution.unknown`: its answers died in its buffer), not one by one.
+  let batchesLikeAWorker: Bool
+
   /// `decide` answers, for each call, whether the instance is lost in it (and how).
-  init(hangingOn type: String? = nil, _ decide: @escaping @Sendable (Call) -> InstanceLoss? = { _ in nil }) {
+  init(
+    hangingOn type: String? = nil, batchesLikeAWorker: Bool = false,
+    _ decide: @escaping @Sendable (Call) -> InstanceLoss? = { _ in nil }
+  ) {
     self.decide = decide
     hangsOn = type
+    self.batchesLikeAWorker = batchesLikeAWorker
   }
 
   /// Loses the instance (by `loss`) in every dispatch of an action of type `type`.
@@ -71,9 +79,13 @@ private final class FaultyInstance: InterruptibleInstance {
 
   var plugin: LoadedPlugin { base.plugin }
 
-  /// Throws the loss when the instance is lost already, or is lost in this call.
+  /// Throws the loss when the instance is lost already (a call that never reached it), or is
+  /// lost in this call.
   private func check(_ name: String, _ json: String? = nil) throws(PluginCallError) {
-    if let lost { throw PluginCallError(call: name, status: lost.status, message: lost.message, loss: lost.loss) }
+    if let lost {
+      throw PluginCallError(
+        call: name, status: lost.status, message: lost.message, loss: lost.loss, attribution: .notThisCall)
+    }
     guard let loss = plan.loss(in: name, json: json) else { return }
     try lose(name, loss)
   }
@@ -99,6 +111,30 @@ private final class FaultyInstance: InterruptibleInstance {
       try lose("dispatch", .signalled(9))
     }
     return try base.dispatch(json)
+  }
+
+  func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void) {
+    guard plan.batchesLikeAWorker else {
+      for action in actions { handle(Result { () throws(PluginCallError) in try dispatch(action) }) }
+      return
+    }
+    // A worker answers a run at its end: lost in it, it answers none of it, and which action
+    // it was running is unknown.
+    var results: [Result<Bool, PluginCallError>] = []
+    for action in actions {
+      do throws(PluginCallError) {
+        results.append(.success(try dispatch(action)))
+      } catch {
+        guard error.loss != nil else {
+          results.append(.failure(error))
+          continue
+        }
+        let owed = actions.count > 1 ? error.attributed(.unknown) : error
+        results = Array(repeating: .failure(owed), count: actions.count)
+        break
+      }
+    }
+    results.forEach(handle)
   }
 
   func interrupt() { interrupted.signal() }

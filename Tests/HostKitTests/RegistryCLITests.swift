@@ -65,12 +65,23 @@ struct RegistryCLITests {
     let rejected = lines.filter { $0.hasPrefix("rejected  \(folder)/\(bad.name)  ") }
     #expect(rejected.count == 1)
     #expect(rejected.first?.contains(bad.reason) == true)
-    // and the good one runs
+    // and the good one runs, in a session that restores and replays
+    let state = ["XDG_STATE_HOME": try FixturePlugin.temporaryFolder()]
     let run = try HostProcess.run(
-      ["--scan-timeout", "1", "--plugins", folder, "run", "fixture"], input: "tick tag=T\n:state\n",
-      environment: environment, timeout: .seconds(60))
+      ["--scan-timeout", "1", "--plugins", folder, "run", "fixture", "--session", "s"], input: "tick tag=T\n:state\n",
+      environment: environment.merging(state) { $1 }, timeout: .seconds(60))
     #expect(run.status == 0)
     #expect(run.stdout.hasPrefix(#"{"count":0,"disorder":0,"foreign":1,"pings":0,"reentered":0}"#))
+    let restored = try HostProcess.run(
+      ["--scan-timeout", "1", "--plugins", folder, "run", "fixture", "--session", "s"], input: ":state\n",
+      environment: environment.merging(state) { $1 }, timeout: .seconds(60))
+    #expect(
+      restored.stdout.hasPrefix(#"{"count":0,"disorder":0,"foreign":1,"pings":0,"reentered":0}"#),
+      "\(restored.stdout) \(restored.stderr)")
+    let replay = try HostProcess.run(
+      ["--scan-timeout", "1", "--plugins", folder, "replay", "\(state["XDG_STATE_HOME"]!)/featurehost/s.jsonl"],
+      environment: environment, timeout: .seconds(60))
+    #expect(replay.status == 0, "\(replay.stderr)")
   }
 
   @Test func allBadCandidatesTogetherCostNoMoreThanTheirScans() throws {

@@ -1,3 +1,4 @@
+import Dispatch
 import FeatureTesting
 import HostKit
 import Testing
@@ -99,10 +100,13 @@ struct StoreRecoveryTests {
         == .closed(HostError(StoreFailure.crashedTooOften(feature: "counter", crashes: 3, window: .seconds(60)))))
     #expect(losses.last.map { "\($0)" }?.contains("counter crashed 3 times within 60 s; it is closed") == true)
     #expect(store.isClosed)
-    #expect(plan.made == 3)
+    // (the fourth instance only restored the journal's last state to draw it: nothing was drawn)
+    #expect(plan.made == 4)
     // and the actions behind it were never applied
     let report = store.stop()
     #expect(report.unapplied + report.late == 2)
+    // and what is left to show is the view of the last state the journal holds
+    #expect(store.perform { try? $0.render() }?.contains("count:  0") == true)
     #expect(harness.events.appliedTypes == ["created", "restored", "restored"])
   }
 
@@ -166,7 +170,8 @@ struct StoreRecoveryTests {
         .instanceLost(.exited(3), call: "restore", action: nil),
         .closed(HostError(StoreFailure.crashedTooOften(feature: "counter", crashes: 3, window: .seconds(60)))),
       ])
-    #expect(plan.made == 3)
+    // (the fourth only tried to restore the last state to draw it)
+    #expect(plan.made == 4)
     harness.store.stop()
   }
 
@@ -227,5 +232,66 @@ struct StoreRecoveryTests {
     store.stop()
     // and a stopped store has no call to interrupt
     #expect(!store.interruptCall())
+  }
+
+  /// Queues `actions` while the store is busy, so it takes them as one run.
+  static func queueTogether(_ actions: [String], on store: Store) {
+    let inside = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      store.perform { _ in
+        inside.signal()
+        release.wait()
+      }
+    }
+    inside.wait()
+    for action in actions { store.send(action, source: .user) }
+    release.signal()
+  }
+
+  @Test func anActionThatCrashesInARunIsFoundByDispatchingTheRunAgainOneAtATime() throws {
+    // given a counter whose instances, like workers, answer a run of dispatches at its end
+    let plan = FaultPlan(batchesLikeAWorker: true) { call in
+      call.name == "dispatch" && call.json == Self.boom ? .signalled(11) : nil
+    }
+    let harness = try Self.harness(plan)
+    let store = harness.store
+    // when boom is in the middle of one run
+    Self.queueTogether([Self.increment, Self.increment, Self.boom, Self.increment, Self.decrement], on: store)
+    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
+    // then only boom is blamed, once: the run went again one action at a time on a new
+    // instance, and boom brought that one down too
+    #expect(
+      Self.losses(harness.events) == [
+        .instanceLost(.signalled(11), call: "dispatch", action: Self.boom), .instanceRestarted(sequence: 4),
+      ])
+    #expect(
+      harness.events.appliedTypes == [
+        "created", "restored", "increment", "increment", "restored", "increment", "decrement",
+      ])
+    #expect(try store.state() == #"{"clicks":4,"count":2}"#)
+    #expect(plan.made == 3)
+    store.stop()
+  }
+
+  @Test func aRunLostToSomethingElseIsAppliedWholeAndTheLossReportedAfterIt() throws {
+    // given a worker-like counter killed in the second dispatch of a run, once
+    let plan = FaultPlan(batchesLikeAWorker: true) { call in
+      call.name == "dispatch" && call.count == 2 ? .signalled(9) : nil
+    }
+    let harness = try Self.harness(plan)
+    let store = harness.store
+    // when a run of three increments meets it
+    Self.queueTogether([Self.increment, Self.increment, Self.increment], on: store)
+    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
+    // then nothing is lost: the three went again on a new instance, and the loss, blamed on
+    // none of them, is reported once
+    #expect(
+      Self.losses(harness.events) == [
+        .instanceLost(.signalled(9), call: "dispatch", action: nil), .instanceRestarted(sequence: 1),
+      ])
+    #expect(harness.events.appliedTypes == ["created", "restored", "increment", "increment", "increment"])
+    #expect(try store.state() == #"{"clicks":3,"count":3}"#)
+    store.stop()
   }
 }

@@ -13,12 +13,23 @@ public struct PluginCallError: Error, Sendable, Equatable, CustomStringConvertib
   /// Set when the instance is gone with its process (it crashed, exited or stopped answering):
   /// the call's outcome is unknown and the instance takes no more calls.
   public let loss: InstanceLoss?
+  /// For a loss: whether this call caused it, as far as the host can tell.
+  public let attribution: LossAttribution
 
-  public init(call: String, status: fh_status, message: String, loss: InstanceLoss? = nil) {
+  public init(
+    call: String, status: fh_status, message: String, loss: InstanceLoss? = nil,
+    attribution: LossAttribution = .thisCall
+  ) {
     self.call = call
     self.status = status
     self.message = message
     self.loss = loss
+    self.attribution = attribution
+  }
+
+  /// The same error, attributed otherwise.
+  public func attributed(_ attribution: LossAttribution) -> PluginCallError {
+    PluginCallError(call: call, status: status, message: message, loss: loss, attribution: attribution)
   }
 
   public var description: String { message.isEmpty ? "\(call) failed with status \(status)" : message }
@@ -31,6 +42,18 @@ public struct PluginCallError: Error, Sendable, Equatable, CustomStringConvertib
     status == fh_status(FH_ERR_BAD_ACTION) || status == fh_status(FH_ERR_BAD_STATE)
       || status == fh_status(FH_ERR_BAD_CONFIG)
   }
+}
+
+/// Whether a call that met a lost instance caused the loss: what decides if the action it
+/// carried is blamed and dropped, or sent again to the instance that replaces the lost one.
+public enum LossAttribution: Sendable, Equatable {
+  /// The instance was lost while it ran this call (or it is not in another process).
+  case thisCall
+  /// The instance was already gone when the call was sent: the call never reached it.
+  case notThisCall
+  /// The call was sent in a run with others and the instance was lost before answering them:
+  /// any of the unanswered calls may have caused it.
+  case unknown
 }
 
 /// How an instance living in another process was lost.

@@ -71,6 +71,8 @@ public enum JournalFailure: EngineFailure, Equatable {
   case snapshotFailed(feature: String, forJournal: Bool, detail: String)
   /// The feature refused a state loaded from outside; it keeps the state it had.
   case loadRefused(feature: String, detail: String)
+  /// The feature's worker was lost restoring a state loaded from outside.
+  case loadLost(feature: String, loss: InstanceLoss)
   /// The feature refused a state or an action of the journal while it was restored.
   case replayRefused(path: String, feature: String, what: String, detail: String)
 
@@ -130,6 +132,8 @@ public enum JournalFailure: EngineFailure, Equatable {
       "feature '\(feature)' could not snapshot its state\(forJournal ? " for the journal" : ""): \(detail)"
     case .loadRefused(let feature, let detail):
       "feature '\(feature)' refused the state: \(detail)"
+    case .loadLost(let feature, let loss):
+      "\(feature) \(loss) restoring the state given; it was restarted with the state it had"
     case .replayRefused(let path, let feature, let what, let detail):
       "journal '\(path)': feature '\(feature)' refused \(what): \(detail)"
     }
@@ -192,6 +196,8 @@ public enum JournalFailure: EngineFailure, Equatable {
       return nil
     case .loadRefused:
       return "the state is unchanged"
+    case .loadLost:
+      return "the feature cannot take that state; check it, or report the crash to the feature's author"
     case .replayRefused(_, let feature, _, _):
       return "the journal may come from another version of feature '\(feature)'; "
         + "replay it with that version, or remove the session"

@@ -279,7 +279,8 @@ enum JournalLineScanner {
     guard let loss = loss.stringValue, !loss.isEmpty else {
       throw LineProblem(message: "is not a journal record: its \"crash\" is not a text (how the instance was lost)")
     }
-    guard let call = members["call"]?.stringValue, !call.isEmpty else {
+    // Empty: the instance was lost between calls.
+    guard let call = members["call"]?.stringValue else {
       throw LineProblem(message: "is not a journal record: a crash has no \"call\" (the call that lost the instance)")
     }
     let action: String?

@@ -21,7 +21,12 @@ extension SessionRuntime {
   /// The state of `feature` as JSON, after everything queued before.
   public func state(of feature: PresentedFeature) throws(HostError) -> String {
     let id = feature.id
-    let result = feature.store.perform { instance in Result { () throws(PluginCallError) in try instance.snapshot() } }
+    let snapshot = {
+      feature.store.perform { instance in Result { () throws(PluginCallError) in try instance.snapshot() } }
+    }
+    var result = snapshot()
+    // A worker lost taking it was reported and replaced by the store: ask its successor.
+    if case .failure(let error) = result, error.loss != nil { result = snapshot() }
     do {
       return try result.get()
     } catch {
@@ -31,7 +36,13 @@ extension SessionRuntime {
 
   /// The view of `feature` now, if it renders one.
   public func view(of feature: PresentedFeature) -> String? {
-    feature.store.perform { try? $0.render() }
+    let render = {
+      feature.store.perform { instance in Result { () throws(PluginCallError) in try instance.render() } }
+    }
+    var result = render()
+    // A worker lost drawing it was reported and replaced by the store: ask its successor.
+    if case .failure(let error) = result, error.loss != nil { result = render() }
+    return try? result.get()
   }
 
   /// The actions that made `feature`'s current state, oldest first.

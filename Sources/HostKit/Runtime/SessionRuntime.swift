@@ -362,8 +362,9 @@ private final class RuntimeListener: StoreListener {
     case .instanceRestarted(let sequence):
       runtime.reporter.notice(.restarted(feature: id, sequence: sequence))
     case .closed(let error):
-      runtime.reporter.report(error)
+      // Marked closed before it is said: whoever reads the message and types finds it so.
       if let feature = origin.feature { runtime.closed(feature) }
+      runtime.reporter.report(error)
     case .applied, .viewChanged:
       break
     }

@@ -154,6 +154,7 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     do {
       try instance.restore(state)
     } catch {
+      if let loss = error.loss { throw HostError(JournalFailure.loadLost(feature: instance.plugin.id, loss: loss)) }
       throw HostError(JournalFailure.loadRefused(feature: instance.plugin.id, detail: "\(error)"))
     }
     try record(.load, to: nil, on: instance)

@@ -8,20 +8,33 @@
 /// reports `closed` and stops by itself. Everything here runs on the store thread, and only
 /// after a call failed with a `loss`: the in-process path pays nothing for it.
 extension Store {
-  /// Handles the loss of the instance during `call`, applying `action` (nil: none). Returns
-  /// `.next` when a new instance took over, `.pause` when the store is closing.
-  func instanceLost(_ loss: InstanceLoss, call: String, action: String?) -> Outcome {
+  /// Handles the loss of the instance during `call` (empty: between calls), applying `action`
+  /// (nil: none). Returns `.next` when a new instance took over, `.pause` when the store is
+  /// closing. Unless `reported`, the loss is neither reported nor counted now: the actions it
+  /// may have been running go again one at a time (`sendAlone`), and it is reported after them
+  /// unless one of them is lost again and blamed.
+  func instanceLost(_ loss: InstanceLoss, call: String, action: String?, reported: Bool = true) -> Outcome {
     assertOnStoreThread()
     var loss = loss
     var call = call
     var action = action
+    var reported = reported
+    if reported {
+      // A loss blamed on an action explains an earlier unblamed one; another unblamed one
+      // does not, and that is reported first.
+      if action == nil, let earlier = unattributedLoss { reportDeferredLoss(earlier, restarted: true) }
+      unattributedLoss = nil
+      sendAlone = 0
+    } else {
+      unattributedLoss = (loss, call, nil)
+    }
     condition.lock()
     interruptible = nil
     condition.unlock()
     while true {
       instance.destroy()
       endEffectsOfLostInstance()
-      observer(.instanceLost(loss, call: call, action: action))
+      if reported { observer(.instanceLost(loss, call: call, action: action)) }
       if let journal {
         do {
           try journal.recordCrash(call: call, action: action, loss: loss)
@@ -29,7 +42,7 @@ extension Store {
           dropJournal(error)
         }
       }
-      if case .close(let crashes) = recovery.crashed() {
+      if reported, case .close(let crashes) = recovery.crashed() {
         return close(StoreFailure.crashedTooOften(feature: plugin.id, crashes: crashes, window: recovery.window))
       }
       guard let journal else {
@@ -42,19 +55,48 @@ extension Store {
         interruptible = fresh as? any InterruptibleInstance
         condition.unlock()
         // Redraw even an unchanged view: the error lines came after the last one.
-        lastView = nil
+        redrawsUnchanged = true
         viewIsStale = true
-        observer(.instanceRestarted(sequence: journal.lastSequence))
+        if reported {
+          observer(.instanceRestarted(sequence: journal.lastSequence))
+        } else {
+          unattributedLoss?.restartedAt = journal.lastSequence
+        }
         // `restored` comes before anything queued behind the lost call.
-        return process(.action(#"{"type":"restored"}"#, .lifecycle))
+        var outcome: Outcome
+        repeat { outcome = process(.action(#"{"type":"restored"}"#, .lifecycle)) } while outcome == .again
+        return outcome
       case .lost(let fresh, let error):
         // The new instance was lost too: another crash, counted as such.
         instance = fresh
         (loss, call, action) = (error.loss ?? loss, error.call, nil)
+        if !reported, let earlier = unattributedLoss {
+          // The restart was lost too: the first loss is reported now, then this one.
+          reportDeferredLoss(earlier, restarted: false)
+          reported = true
+        }
       case .refused(let error):
         return close(StoreFailure.notRestarted(feature: plugin.id, reason: error.message))
       }
     }
+  }
+
+  /// Reports the loss deferred by `instanceLost(reported: false)` once the actions sent again
+  /// went through without blaming one: the worker died of something else (killed, or a fault
+  /// outside any call). Counted as a crash.
+  func reportUnattributedLoss() -> Outcome {
+    guard let earlier = unattributedLoss else { return .next }
+    reportDeferredLoss(earlier, restarted: true)
+    if case .close(let crashes) = recovery.crashed() {
+      return close(StoreFailure.crashedTooOften(feature: plugin.id, crashes: crashes, window: recovery.window))
+    }
+    return .next
+  }
+
+  private func reportDeferredLoss(_ earlier: (loss: InstanceLoss, call: String, restartedAt: Int?), restarted: Bool) {
+    unattributedLoss = nil
+    observer(.instanceLost(earlier.loss, call: earlier.call, action: nil))
+    if restarted, let sequence = earlier.restartedAt { observer(.instanceRestarted(sequence: sequence)) }
   }
 
   private enum Restart {
@@ -96,6 +138,21 @@ extension Store {
     return .started(fresh)
   }
 
+  /// The view of the journal's last state, drawn by a new instance that is never started; nil
+  /// when that fails too.
+  private func viewOfJournal(_ journal: any StoreJournal) -> String? {
+    guard let point = try? journal.restorePointForRestart(),
+      let fresh = try? instances.makeInstance(of: plugin, config: config, target: relay)
+    else { return nil }
+    defer { fresh.destroy() }
+    do {
+      try point.apply(to: fresh)
+      return try fresh.render()
+    } catch {
+      return nil
+    }
+  }
+
   /// The lost instance's effects and timers end with it: nothing will report them ended.
   private func endEffectsOfLostInstance() {
     condition.lock()
@@ -108,6 +165,9 @@ extension Store {
   /// Closes the feature: reports why, and stops the store from its own thread (what is queued is
   /// counted as unapplied, as at `stop`).
   private func close(_ failure: StoreFailure) -> Outcome {
+    // Nothing drawn yet (views are drawn at the end in a pipe): the last journaled state's view,
+    // from an instance that only restores and draws, is the one to end on.
+    if lastView == nil, let journal { lastView = viewOfJournal(journal) }
     isLost = true
     condition.lock()
     closedAfterLoss = true

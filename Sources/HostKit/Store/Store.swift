@@ -104,8 +104,15 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   var instance: any PluginInstance
   private var appliedCount = 0
   private var feedbackRun = 0
+  /// Actions still to send one at a time after a loss no single action could be blamed for.
+  var sendAlone = 0
+  /// That loss, reported once the actions sent again are through without blaming one of them,
+  /// and the journal's sequence its successor was restored at.
+  var unattributedLoss: (loss: InstanceLoss, call: String, restartedAt: Int?)?
   var viewIsStale = true
   var lastView: String?
+  /// Set after a restart: the error lines came after the last view, which is drawn again.
+  var redrawsUnchanged = false
   /// Whether `start` succeeded: a loss before it is the launch's failure, not a crash to recover.
   var hasStarted = false
   /// Set when the instance was lost and not replaced: the store is closing.
@@ -485,7 +492,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
           index += applied.handled
         } else {
           outcome = process(item)
-          index += 1
+          // .again: the instance was lost before this item reached it; its successor takes it.
+          if outcome != .again { index += 1 }
         }
         if outcome == .pause {
           condition.lock()
@@ -509,8 +517,9 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     finish()
   }
 
-  /// What the loop does after an item: go on, or put the rest back (paused, or closing).
-  enum Outcome { case next, pause }
+  /// What the loop does after an item: go on, put the rest back (paused, or closing), or take
+  /// the same item again (a new instance replaced one lost before the item reached it).
+  enum Outcome { case next, pause, again }
 
   func process(_ item: Item) -> Outcome {
     switch item {
@@ -522,16 +531,30 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       commitJournal()
       return runJob(body)
     case .action(let json, let source):
-      let result: Result<Bool, PluginCallError>
-      do throws(PluginCallError) {
-        result = .success(try instance.dispatch(json))
-      } catch {
-        result = .failure(error)
+      let outcome = dispatchOne(json, source: source)
+      guard sendAlone > 0 else { return outcome }
+      sendAlone -= 1
+      // The last action sent again went through: the loss was none of theirs.
+      if sendAlone == 0, outcome == .next, unattributedLoss != nil { return reportUnattributedLoss() }
+      return outcome
+    }
+  }
+
+  private func dispatchOne(_ json: String, source: ActionSource) -> Outcome {
+    let result: Result<Bool, PluginCallError>
+    do throws(PluginCallError) {
+      result = .success(try instance.dispatch(json))
+    } catch {
+      result = .failure(error)
+    }
+    switch applied(json, source: source, result) {
+    case .outcome(let outcome): return outcome
+    case .lost(let loss, let call, let action, let attribution):
+      guard attribution == .thisCall else {
+        // The worker died before this action reached it: not its fault; its successor takes it.
+        return instanceLost(loss, call: "", action: nil) == .next ? .again : .pause
       }
-      switch applied(json, source: source, result) {
-      case .outcome(let outcome): return outcome
-      case .lost(let loss, let call, let action): return instanceLost(loss, call: call, action: action)
-      }
+      return instanceLost(loss, call: call, action: action)
     }
   }
 
@@ -539,7 +562,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// one at a time would do: none past the one after which the journal wants a snapshot or the
   /// runaway guard pauses. Nil when only one can.
   private func actionRun(in batch: [Item], from index: Int) -> [(json: String, source: ActionSource)]? {
-    guard options.batchesDispatches else { return nil }
+    guard options.batchesDispatches, sendAlone == 0 else { return nil }
     let limit = journal?.actionsBeforeSnapshot ?? .max
     var run: [(json: String, source: ActionSource)] = []
     var feedbacks = feedbackRun
@@ -572,7 +595,16 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     switch last {
     case .outcome(let outcome): return (outcome, handled)
     // Handled once the lost instance's call returned: restarting replaces that instance.
-    case .lost(let loss, let call, let action): return (instanceLost(loss, call: call, action: action), handled)
+    case .lost(let loss, let call, let action, let attribution):
+      guard attribution == .thisCall else {
+        // Which unanswered action it ran is unknown: they go again, one at a time, so the one
+        // that brings the instance down again is the one blamed.
+        handled -= 1
+        sendAlone = run.count - handled
+        let call = attribution == .notThisCall ? "" : call
+        return (instanceLost(loss, call: call, action: nil, reported: false), handled)
+      }
+      return (instanceLost(loss, call: call, action: action), handled)
     }
   }
 
@@ -580,7 +612,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   private enum Applied {
     case outcome(Outcome)
     /// The instance was lost: applying `action` (not applied), or after it (`action` nil).
-    case lost(InstanceLoss, call: String, action: String?)
+    case lost(InstanceLoss, call: String, action: String?, LossAttribution)
   }
 
   /// What follows one action's dispatch: the journal, the observer, the runaway guard.
@@ -599,9 +631,9 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       if changed { viewIsStale = true }
       observer(.applied(sequence: appliedCount, action: json, source: source, changed: changed))
       // The action is applied and recorded; the instance was lost taking a snapshot after it.
-      if let lost { return .lost(lost.loss, call: lost.call, action: nil) }
+      if let lost { return .lost(lost.loss, call: lost.call, action: nil, .thisCall) }
     case .failure(let error):
-      if let loss = error.loss { return .lost(loss, call: error.call, action: json) }
+      if let loss = error.loss { return .lost(loss, call: error.call, action: json, error.attribution) }
       observer(.rejected(action: json, source: source, error: error))
     }
     guard source == .feedback else {
@@ -646,7 +678,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       if let loss = error.loss, instanceLost(loss, call: error.call, action: nil) == .next { renderIfStale() }
       return
     }
-    guard view != lastView else { return }
+    guard view != lastView || redrawsUnchanged else { return }
+    redrawsUnchanged = false
     lastView = view
     observer(.viewChanged(view))
   }

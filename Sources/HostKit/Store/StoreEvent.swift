@@ -20,7 +20,8 @@ public enum StoreEvent: Sendable, Equatable {
   /// The plugin logged a line.
   case log(level: LogLevel, message: String)
   /// The instance was lost (its process crashed, exited or stopped answering) during `call`,
-  /// applying `action` (nil: none). That action was not applied; its effects count as ended.
+  /// applying `action` (nil: none), or between calls (`call` empty). That action was not
+  /// applied; its effects count as ended.
   case instanceLost(InstanceLoss, call: String, action: String?)
   /// A new instance, restored to the state after `sequence`, took over; `restored` follows.
   case instanceRestarted(sequence: Int)

@@ -31,7 +31,8 @@ public enum StoreFailure: EngineFailure, Equatable {
     case .runaway(let feature, let steps):
       "feature '\(feature)' has not settled after \(steps) feedback steps; paused it"
     case .crashed(let feature, let loss, let call, let action):
-      "\(feature) \(loss) " + (action.map { "while applying \($0)" } ?? "during \(call)")
+      "\(feature) \(loss) "
+        + (action.map { "while applying \($0)" } ?? (call.isEmpty ? "between calls" : "during \(call)"))
     case .crashedTooOften(let feature, let crashes, let window):
       "\(feature) crashed \(crashes) times within \(window.components.seconds) s; it is closed"
     case .notRestarted(let feature, let reason):

@@ -282,10 +282,12 @@ enum CommandTable {
       Replays a journal (a session file, see 'host sessions') through its feature's plugin with
       effects off: no network, no timers, no feedbacks; the actions they produced are in the journal.
       Prints each view that changed. Every snapshot in the journal must be reproduced byte for
-      byte; a mismatch is an error naming the seq (exit 1).
+      byte; a mismatch is an error naming the seq (exit 1). The plugin runs in a worker process
+      unless --isolation none: a plugin that crashes on a recorded action is an error naming the
+      seq, not a crash of the host.
       """,
     positionals: [PositionalSpec(name: "FILE", noun: "journal file", example: "demo.jsonl")],
-    options: [Replay.to])
+    options: [Replay.to, Isolation.isolation, Isolation.callTimeout])
 
   // MARK: - __scan (hidden)
 

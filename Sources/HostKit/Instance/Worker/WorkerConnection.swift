@@ -101,7 +101,8 @@ final class WorkerConnection: @unchecked Sendable {
       throw PluginCallError(
         call: call, status: fh_status(FH_ERR_LIFECYCLE), message: "\(call) on an instance that was destroyed")
     }
-    if let loss { throw error(call, loss) }
+    // Lost between calls (the listener saw it go): this call never reached the worker.
+    if let loss { throw error(call, loss).attributed(.notThisCall) }
     var written = 0
     var answered = 0
     var last: WorkerReply?
@@ -135,12 +136,17 @@ final class WorkerConnection: @unchecked Sendable {
         if count > 0 {
           written += count
         } else if count < 0 && errno != EAGAIN && errno != EINTR {
-          // The worker is gone; its reading end says how.
-          throw error(call, lose(reap()))
+          // The worker is gone; its reading end says how. Gone before the first byte: this
+          // call never reached it.
+          let lost = error(call, lose(reap()))
+          throw written == 0 ? lost.attributed(.notThisCall) : lost
         }
       }
       if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-        if !readAvailable() { throw error(call, lose(reap())) }
+        if !readAvailable() {
+          let lost = error(call, lose(reap()))
+          throw written == 0 ? lost.attributed(.notThisCall) : lost
+        }
       }
     }
     // Callbacks read after the answers are delivered now, not left for the listener.

@@ -135,6 +135,9 @@ public final class WorkerInstance: InterruptibleInstance {
         if answered == actions.count { last = result } else { handle(result) }
       }
     } catch {
+      // With several unanswered, the worker's answers to the first of them may have died in its
+      // buffer: which one it was running is unknown.
+      let error = actions.count - answered > 1 && error.attribution == .thisCall ? error.attributed(.unknown) : error
       while answered < actions.count {
         answered += 1
         handle(.failure(error))
