@@ -6,7 +6,7 @@
 //   instance's tag (config {"tag": "..."}) and counts as disorder a tick whose n does not follow its
 //   thread's previous one; burst {threads, per} starts threads that each emit `per` numbered ticks;
 //   ping {limit} re-emits itself as feedback until `pings` reaches limit (0: forever); step {name}
-//   emits a navigation step.
+//   emits a navigation step; later schedules a tick 1 ms later on the host's clock (fh.clock/1).
 // - "tally" (-DFIXTURE_TALLY): for `host validate`'s tests; keeps every rule of feature_abi.h and
 //   reads JSON with the C example's flat_json.c. State {"pongs": n, "total": n}. add amount=<1 to 9>,
 //   reset, ping (an effect: a thread emits {"type":"pong"}). Each BREAK_* macro breaks one rule, so
@@ -373,6 +373,13 @@ static fh_status feature_dispatch(fh_instance *instance, const char *action, uin
         long limit = number_after(action, "\"limit\"", 0);
         instance->pings++;
         if (limit == 0 || instance->pings < limit) instance->host->emit(action, FH_ORIGIN_FEEDBACK);
+    } else if (strstr(action, "\"later\"")) {
+        // A tick one millisecond later, on the host's clock; never cancelled.
+        const fh_host_clock *clock = instance->host->get_extension(FH_EXT_CLOCK);
+        char tick[96];
+        snprintf(tick, sizeof tick, "{\"type\":\"tick\",\"tag\":\"%s\"}", instance->tag);
+        if (clock) clock->schedule(1000000, tick, FH_ORIGIN_EFFECT);
+        changed = 0;
     } else if (strstr(action, "\"step\"")) {
         // Emit the navigation step named by "name", when the host navigates.
         const fh_host_navigation *navigation = instance->host->get_extension(FH_EXT_NAVIGATION);
@@ -429,6 +436,7 @@ static void feature_render(fh_instance *instance) {
     "\"type\":\"integer\",\"help\":\"\"},{\"name\":\"per\",\"type\":\"integer\",\"help\":\"\"}]},"    \
     "{\"type\":\"ping\",\"help\":\"feedback loop\",\"arguments\":[{\"name\":\"limit\","            \
     "\"type\":\"integer\",\"help\":\"0 forever\",\"required\":false}]},"                    \
+    "{\"type\":\"later\",\"help\":\"a tick 1 ms later\"},"                                          \
     "{\"type\":\"step\",\"help\":\"emit a navigation step\",\"arguments\":[{\"name\":\"name\","     \
     "\"type\":\"string\",\"help\":\"\"}]}],\"steps\":[{\"step\":\"go\",\"help\":\"\"}]}"
 #endif

@@ -2,7 +2,7 @@ import FeatureABI
 import FeatureJSON
 import FeatureTesting
 import Foundation
-import HostKit
+@testable import HostKit
 import Synchronization
 import Testing
 
@@ -197,6 +197,24 @@ struct WorkerInstanceTests {
     #expect(store.perform { try? $0.snapshot() } == #"{"left":15,"right":15}"#)
     #expect(events.withLock { $0.count } > 2)
     #expect(store.pendingTimers == 0)
+    store.stop()
+  }
+
+  @Test func theIdsOfTimersThatFiredAreLetGo() throws {
+    // given the fixture in a worker through a Store
+    let store = try Store(
+      plugin: try PluginLoader.load(try FixturePlugin.path()), config: #"{"tag":"T"}"#,
+      instances: .worker(WorkerFixtures.settings), observer: { _ in })
+    try store.start()
+    // when it schedules 200 timers, one after the other fired, none cancelled
+    for _ in 0..<200 {
+      store.send(#"{"type":"later"}"#, source: .user)
+      #expect(store.waitUntilSettled(timeout: .seconds(60)) == .settled)
+    }
+    #expect(store.perform { try? $0.snapshot() }?.hasPrefix(#"{"count":200,"#) == true)
+    // then the worker's side keeps few timer ids: the fired ones were let go
+    let kept = store.perform { _ in (store.instance as? WorkerInstance)?.timersKept }
+    #expect(kept != nil && kept! <= 65, "\(String(describing: kept))")
     store.stop()
   }
 

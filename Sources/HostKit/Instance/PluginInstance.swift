@@ -99,6 +99,9 @@ public protocol InstanceCallbackTarget: AnyObject, Sendable {
   func instanceScheduled(after nanoseconds: UInt64, actions: String, origin: EmitOrigin) -> UInt64
   /// Cancels a timer through `fh.clock/1`.
   func instanceCancelledTimer(_ id: UInt64)
+  /// Whether a timer this target scheduled has neither fired nor been cancelled (what an
+  /// instance in another process keeps of its timers can then be let go).
+  func instanceTimerPending(_ id: UInt64) -> Bool
 }
 
 extension InstanceCallbackTarget {
@@ -107,4 +110,6 @@ extension InstanceCallbackTarget {
   /// Targets without a clock refuse timers.
   public func instanceScheduled(after nanoseconds: UInt64, actions: String, origin: EmitOrigin) -> UInt64 { 0 }
   public func instanceCancelledTimer(_ id: UInt64) {}
+  /// Targets without a clock have no timer pending.
+  public func instanceTimerPending(_ id: UInt64) -> Bool { false }
 }

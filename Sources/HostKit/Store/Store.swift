@@ -379,6 +379,13 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     return id
   }
 
+  /// Whether timer `id` has neither fired nor been cancelled.
+  public func instanceTimerPending(_ id: UInt64) -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return timers[id] != nil
+  }
+
   public func instanceCancelledTimer(_ id: UInt64) {
     condition.lock()
     defer { condition.unlock() }
@@ -762,4 +769,5 @@ final class CallbackRelay: InstanceCallbackTarget {
     store?.instanceScheduled(after: nanoseconds, actions: actions, origin: origin) ?? 0
   }
   func instanceCancelledTimer(_ id: UInt64) { store?.instanceCancelledTimer(id) }
+  func instanceTimerPending(_ id: UInt64) -> Bool { store?.instanceTimerPending(id) ?? false }
 }

@@ -25,6 +25,8 @@ final class WorkerConnection: @unchecked Sendable {
   private var loss: InstanceLoss?
   /// The worker's timer ids to the target's.
   private var timers: [UInt64: UInt64] = [:]
+  /// The size of `timers` at which the fired ones are dropped.
+  private var timersToPruneAt = 64
   /// Set by `destroy`: the listener leaves, calls are refused.
   private var closed = false
   private var listener: pthread_t?
@@ -155,6 +157,13 @@ final class WorkerConnection: @unchecked Sendable {
     return last
   }
 
+  /// How many of the worker's timer ids are kept for a cancel (tests).
+  var timersKept: Int {
+    role.lock()
+    defer { role.unlock() }
+    return timers.count
+  }
+
   /// Kills the worker when a call is waiting on it (any thread): the call then throws the loss,
   /// as for a crash. Does nothing between calls.
   func interruptCall() {
@@ -245,6 +254,12 @@ final class WorkerConnection: @unchecked Sendable {
       let origin: EmitOrigin = fields.byte() == 1 ? .feedback : .effect
       let hostID = target.instanceScheduled(after: delay, actions: fields.string(), origin: origin)
       if hostID != 0 { timers[id] = hostID }
+      // Fired timers are not reported back: let them go now and then, so the map stays as
+      // small as the timers pending.
+      if timers.count > timersToPruneAt {
+        timers = timers.filter { target.instanceTimerPending($0.value) }
+        timersToPruneAt = max(64, timers.count * 2)
+      }
     case .cancel:
       if let hostID = timers.removeValue(forKey: fields.uint64()) { target.instanceCancelledTimer(hostID) }
     }

@@ -115,6 +115,9 @@ public final class WorkerInstance: InterruptibleInstance {
   /// The worker's process id (also its process group's).
   public var workerProcessID: pid_t { connection.pid }
 
+  /// How many of the worker's timers this side keeps an id of (fired ones are let go in time).
+  public var timersKept: Int { connection.timersKept }
+
   public func start() throws(PluginCallError) { _ = try call(.start) }
 
   public func dispatch(_ json: String) throws(PluginCallError) -> Bool { try call(.dispatch, json).changed }
