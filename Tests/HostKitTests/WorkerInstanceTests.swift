@@ -2,9 +2,10 @@ import FeatureABI
 import FeatureJSON
 import FeatureTesting
 import Foundation
-@testable import HostKit
 import Synchronization
 import Testing
+
+@testable import HostKit
 
 #if canImport(Glibc)
   import Glibc
