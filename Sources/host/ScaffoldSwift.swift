@@ -120,7 +120,7 @@ enum ScaffoldSwift {
 
     /// The plugin's one exported symbol: the host looks it up by this name.
     @_cdecl("fh_plugin_entry_v1")
-    public func \#(s.typeName.prefix(1).lowercased() + s.typeName.dropFirst())PluginEntry() -> UnsafeRawPointer {
+    public func \#(s.typeName.prefix(1).lowercased() + s.typeName.dropFirst())PluginEntry() -> UnsafeRawPointer? {
       FeatureExport.plugin(\#(s.typeName)Feature.self)
     }
 

@@ -52,7 +52,7 @@ public struct HomeFeature: Feature {
 
   /// Config `entries`: `[{"id", "name", "description"}]`; the host fills it with the features found.
   public init(config: FeatureConfig) throws {
-    guard let list = config.values["entries"] else {
+    guard let list = config.value("entries") else {
       entries = []
       return
     }
