@@ -127,7 +127,7 @@ static fh_status contract_dispatch(fh_instance *instance, const char *json, uint
     fh_status status = dispatch(c->tally, json, flags);
 #ifdef CONTRACT_BREAK_APPLIES_REFUSED
     const flat_member *refused = flat_json_find(&action, "amount");
-    if (status == FH_ERR_BAD_ACTION && strcmp(type->text, "add") == 0 && refused && refused->kind == FLAT_INTEGER
+    if (status == FH_ERR_BAD_ACTION && strcmp(type->text, "add") == 0 && action.count == 2 && refused && refused->kind == FLAT_INTEGER
         && refused->integer > -1000 && refused->integer < 1000 && (refused->integer < 1 || refused->integer > 9)) {
         c->tally->total += refused->integer;
     }
