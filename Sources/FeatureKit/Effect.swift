@@ -7,7 +7,8 @@ public struct Effect<Action: Sendable>: Sendable {
   enum Operation: Sendable {
     case send([Action])
     /// `failure` turns an error the body threw into an action; nil: the error is logged.
-    case run(id: String?, body: @Sendable (Send<Action>) async throws -> Void, failure: (@Sendable (any Error) -> Action)?)
+    case run(
+      id: String?, body: @Sendable (Send<Action>) async throws -> Void, failure: (@Sendable (any Error) -> Action)?)
     case cancel(id: String)
     case step(JSONValue)
   }

@@ -31,7 +31,8 @@ public struct FeatureConfig: Sendable {
   public func unknownSettingProblem(feature: String) -> String? {
     let known = asked.keys
     guard let unknown = values.keys.sorted().first(where: { !known.contains($0) }) else { return nil }
-    let reads = known.isEmpty ? "\(feature) reads no settings" : "\(feature) reads " + known.sorted().joined(separator: ", ")
+    let reads =
+      known.isEmpty ? "\(feature) reads no settings" : "\(feature) reads " + known.sorted().joined(separator: ", ")
     return "unknown setting '\(unknown)'; \(reads)"
   }
 

@@ -55,7 +55,12 @@ public enum FeatureExport {
 
   /// Writes `line` to standard error the first time only: the host may call the entry again.
   private static func reportOnce(_ line: String) {
-    guard reported.withLock({ done in defer { done = true }; return !done }) else { return }
+    guard
+      reported.withLock({ done in
+        defer { done = true }
+        return !done
+      })
+    else { return }
     var bytes = Array(line.utf8)
     _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
   }

@@ -71,7 +71,8 @@ public enum DescriptorRules {
     if let cut = missing.cut {
       throw Problem(
         reason: .structTooSmall,
-        why: "the descriptor is \(size) bytes and ends before '\(cut)', a required field (sizeof(fh_plugin) is \(needed))",
+        why:
+          "the descriptor is \(size) bytes and ends before '\(cut)', a required field (sizeof(fh_plugin) is \(needed))",
         help: rebuild)
     }
     if let null = missing.null {

@@ -19,7 +19,8 @@ struct CounterFeatureTests {
     // The counter does not model them, so they do not decode: FeatureKit handles them.
     for type in ["created", "restored"] {
       #expect(throws: (any Error).self) {
-        try JSONValueDecoder().decodeTagged(CounterFeature.Action.self, from: try JSONValue.parse(#"{"type":"\#(type)"}"#))
+        try JSONValueDecoder().decodeTagged(
+          CounterFeature.Action.self, from: try JSONValue.parse(#"{"type":"\#(type)"}"#))
       }
     }
   }

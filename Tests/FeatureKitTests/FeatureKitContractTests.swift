@@ -87,7 +87,9 @@ struct FeatureKitContractTests {
 
   @Test func aCatalogueThatMatchesTheActionTypePasses() {
     let manifest = Self.manifest([
-      ActionSpec("set", help: "", arguments: [ArgumentSpec("left", .integer, help: ""), ArgumentSpec("right", .integer, help: "")]),
+      ActionSpec(
+        "set", help: "",
+        arguments: [ArgumentSpec("left", .integer, help: ""), ArgumentSpec("right", .integer, help: "")]),
       ActionSpec("reset", help: ""),
     ])
     #expect(manifest.catalogueMismatch(with: Probe.self) == nil)
@@ -109,7 +111,8 @@ struct FeatureKitContractTests {
       id: "a-misspelt-argument",
       actions: [
         ActionSpec(
-          "set", help: "", arguments: [ArgumentSpec("left", .integer, help: ""), ArgumentSpec("rigth", .integer, help: "")])
+          "set", help: "",
+          arguments: [ArgumentSpec("left", .integer, help: ""), ArgumentSpec("rigth", .integer, help: "")])
       ],
       problem: "the catalogue's action 'set' does not list the argument 'right' that Probe needs"),
     Mismatch(
@@ -134,8 +137,9 @@ struct FeatureKitContractTests {
     let config = FeatureConfig(values: ["interval": 5, "intervall": 6])
     _ = try config.integer("interval")
     #expect(config.unknownSettingProblem(feature: "levels") == "unknown setting 'intervall'; levels reads interval")
-    #expect(FeatureConfig(values: ["x": 1]).unknownSettingProblem(feature: "counter")
-      == "unknown setting 'x'; counter reads no settings")
+    #expect(
+      FeatureConfig(values: ["x": 1]).unknownSettingProblem(feature: "counter")
+        == "unknown setting 'x'; counter reads no settings")
     #expect(config.unknownSettingProblem(feature: "levels") != nil)
     let read = FeatureConfig(values: ["entries": []])
     _ = read.value("entries")

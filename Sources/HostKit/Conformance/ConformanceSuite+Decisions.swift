@@ -129,7 +129,8 @@ extension ConformanceSuite {
     func expectEmpty(after call: String) throws(CheckFailure) {
       let text = instance.lastError()
       guard text.isEmpty else {
-        throw CheckFailure("last_error() after a successful \(call) is \(ConformanceText.quote(bytes: text)), want \"\"")
+        throw CheckFailure(
+          "last_error() after a successful \(call) is \(ConformanceText.quote(bytes: text)), want \"\"")
       }
     }
     try expectEmpty(after: "create")

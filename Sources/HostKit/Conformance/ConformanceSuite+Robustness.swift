@@ -17,7 +17,8 @@ extension ConformanceSuite {
     case .number:
       values = ([-1_000_000, -1, -0.5, 0, 0.5, 1, 10, 1e9] + around).map { .number(.double($0)) }
     case .string:
-      values = (["", " ", "sample", "zz-unknown", String(repeating: "x", count: 300)] + ActionSamples.words(in: argument.help))
+      values =
+        (["", " ", "sample", "zz-unknown", String(repeating: "x", count: 300)] + ActionSamples.words(in: argument.help))
         .map { .string($0) }
     case .boolean:
       values = [true, false]
@@ -57,19 +58,17 @@ extension ConformanceSuite {
     }
   }
 
-  /// How deep the `deep-nesting` inputs nest: far past any stack a recursive reader has.
-  static let nestingDepth = 1_000_000
+  /// How deep the `deep-nesting` inputs nest: far past the stack of a recursive reader (a
+  /// frame of even 64 bytes per level needs 12 MB; threads get 8 MB).
+  static let nestingDepth = 200_000
 
   /// `[[[...]]]` or `{"a":{"a":...}}`, `depth` deep.
   static func nested(objects: Bool, depth: Int = nestingDepth) -> [UInt8] {
-    let open = Array((objects ? #"{"a":"# : "[").utf8)
-    let close = Array((objects ? "}" : "]").utf8)
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(depth * (open.count + close.count) + 1)
-    for _ in 0..<depth { bytes += open }
-    bytes += Array((objects ? "1" : "").utf8)
-    for _ in 0..<depth { bytes += close }
-    return bytes
+    let text =
+      objects
+      ? String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth)
+      : String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+    return Array(text.utf8)
   }
 
   /// `deep-nesting`: a deeply nested value inside a valid-looking state (in place of its first
@@ -139,7 +138,9 @@ extension ConformanceSuite {
         run.progress("restore before start")
         let state = try CatalogueWalk.state(of: instance, after: "create")
         let result = instance.restore(bytes: state)
-        guard result.isOK else { throw CheckFailure("restore of the plugin's own snapshot failed: \(result.described)") }
+        guard result.isOK else {
+          throw CheckFailure("restore of the plugin's own snapshot failed: \(result.described)")
+        }
       }
       run.progress("start")
       let started = instance.start()
