@@ -133,6 +133,22 @@ struct FeatureKitContractTests {
     #expect(Self.manifest(mismatch.actions).catalogueMismatch(with: Probe.self) == mismatch.problem)
   }
 
+  /// A feature whose catalogue names an action its `Action` type lacks.
+  struct Mislabelled: Feature {
+    typealias State = Int
+    typealias Action = Probe
+    static let manifest = FeatureKitContractTests.manifest([ActionSpec("rest", help: "")])
+    init(config: FeatureConfig) {}
+    func initialState() -> Int { 0 }
+    func reduce(into state: inout Int, action: Probe) -> Effect<Probe> { .none }
+    func render(_ state: Int) -> [String] { [] }
+  }
+
+  @Test func aPluginWhoseCatalogueDisagreesExportsNoDescriptor() {
+    // The entry then returns NULL: the host refuses the plugin at load, and stderr names 'rest'.
+    #expect(FeatureExport.plugin(Mislabelled.self) == nil)
+  }
+
   @Test func aConfigNamingASettingNeverReadIsRefusedNamingIt() throws {
     let config = FeatureConfig(values: ["interval": 5, "intervall": 6])
     _ = try config.integer("interval")
