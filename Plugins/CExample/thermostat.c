@@ -7,7 +7,10 @@
  * warmer, cooler; and the lifecycle actions created and restored, sent by the host.
  * Config: {} or {"target": N}, the target a fresh thermostat starts with (default 20).
  *
- * No effects: the reducer is the whole feature, and dispatch and reduce do the same thing.
+ * No effects: the reducer is the whole feature, and dispatch and reduce do the same thing, but
+ * for the lifecycle rule: dispatch takes created or restored first and once.
+ * Bad input is refused, never a crash: a NULL string, a member an action or a state does not
+ * have, a setting the config does not know (feature_abi.h, Conventions).
  *
  * Build it by hand from the package root, exporting only fh_plugin_entry_v1 (exports.map):
  *   cc -shared -fPIC -O2 -I Sources/FeatureABI/include
@@ -39,6 +42,7 @@ typedef enum { PHASE_BROKEN, PHASE_CREATED, PHASE_STARTED, PHASE_STOPPED } phase
 
 struct fh_instance {
     phase phase;
+    int lifecycle_sent; /* dispatch has taken created or restored: it comes first, and once */
     int initial_target;
     thermostat_state state;
     char output[256]; /* the last snapshot or view; owned by the instance, as the ABI says */
@@ -114,15 +118,25 @@ static fh_status refuse_unknown_members(fh_instance *instance, const flat_object
 }
 
 /* The reducer: applies action_json to the state, or refuses it and leaves the state as it was. */
-static fh_status apply(fh_instance *instance, const char *action_json, uint32_t *out_flags) {
+static fh_status apply(fh_instance *instance, const char *action_json, uint32_t *out_flags, int dispatching) {
     flat_object action;
     char reason[200];
+    if (!action_json) return fail(instance, FH_ERR_BAD_ACTION, "%s", "thermostat: the action JSON is NULL");
     if (flat_json_read(action_json, &action, reason, sizeof reason) < 0) {
         return fail(instance, FH_ERR_BAD_ACTION, "thermostat: the action is not a flat JSON object: %s", reason);
     }
     const flat_member *type = flat_json_find(&action, "type");
     if (!type || type->kind != FLAT_STRING) {
         return fail(instance, FH_ERR_BAD_ACTION, "%s", "thermostat: the action has no string \"type\"");
+    }
+    /* dispatch takes the lifecycle action first and once; reduce (a replay) takes any order. */
+    int lifecycle = strcmp(type->text, "created") == 0 || strcmp(type->text, "restored") == 0;
+    if (dispatching && lifecycle == instance->lifecycle_sent) {
+        char quoted[FLAT_MAX_TEXT * 2];
+        return fail(instance, FH_ERR_LIFECYCLE,
+                    lifecycle ? "thermostat: %s came after the lifecycle action; an instance takes one"
+                              : "thermostat: %s came before the lifecycle action (created or restored)",
+                    flat_json_quote(type->text, quoted, sizeof quoted));
     }
     thermostat_state next = instance->state;
     static const char *const no_arguments[] = {NULL};
@@ -168,6 +182,7 @@ static fh_status apply(fh_instance *instance, const char *action_json, uint32_t 
         *out_flags = changed ? FH_DISPATCH_STATE_CHANGED : 0;
     }
     instance->state = next;
+    if (dispatching && lifecycle) instance->lifecycle_sent = 1;
     return succeed(instance);
 }
 
@@ -178,6 +193,7 @@ static fh_status thermostat_create(const fh_host *host, const char *config_json,
     if (!instance) return FH_ERR_INTERNAL;
     flat_object config;
     char reason[200];
+    if (!config_json) return fail(instance, FH_ERR_BAD_CONFIG, "%s", "thermostat: the config JSON is NULL; pass {}");
     if (flat_json_read(config_json, &config, reason, sizeof reason) < 0) {
         return fail(instance, FH_ERR_BAD_CONFIG, "thermostat: the config is not a flat JSON object: %s", reason);
     }
@@ -207,14 +223,14 @@ static fh_status thermostat_start(fh_instance *instance) {
 
 static fh_status thermostat_dispatch(fh_instance *instance, const char *action_json, uint32_t *out_flags) {
     if (instance->phase != PHASE_STARTED) return lifecycle_error(instance, "dispatch");
-    return apply(instance, action_json, out_flags);
+    return apply(instance, action_json, out_flags, 1);
 }
 
 static fh_status thermostat_reduce(fh_instance *instance, const char *action_json, uint32_t *out_flags) {
     if (instance->phase != PHASE_CREATED && instance->phase != PHASE_STARTED) {
         return lifecycle_error(instance, "reduce");
     }
-    return apply(instance, action_json, out_flags);
+    return apply(instance, action_json, out_flags, 0);
 }
 
 static fh_status thermostat_snapshot(fh_instance *instance, const char **out_state_json) {
@@ -230,6 +246,7 @@ static fh_status thermostat_restore(fh_instance *instance, const char *state_jso
     }
     flat_object object;
     char reason[200];
+    if (!state_json) return fail(instance, FH_ERR_BAD_STATE, "%s", "thermostat: the state JSON is NULL");
     if (flat_json_read(state_json, &object, reason, sizeof reason) < 0) {
         return fail(instance, FH_ERR_BAD_STATE, "thermostat: the state is not a flat JSON object: %s", reason);
     }

@@ -6,7 +6,9 @@ public struct Effect<Action: Sendable>: Sendable {
   @usableFromInline
   enum Operation: Sendable {
     case send([Action])
-    case run(id: String?, body: @Sendable (Send<Action>) async -> Void)
+    /// `failure` turns an error the body threw into an action; nil: the error is logged.
+    case run(
+      id: String?, body: @Sendable (Send<Action>) async throws -> Void, failure: (@Sendable (any Error) -> Action)?)
     case cancel(id: String)
     case step(JSONValue)
   }
@@ -28,14 +30,19 @@ public struct Effect<Action: Sendable>: Sendable {
 
   /// Runs `body` asynchronously. With an `id`, a new run cancels the one still in flight under
   /// that id; what the cancelled run already sent may still be queued in the host, so a reducer
-  /// checks that a result is the one it asked for (kittens matches the page's offset). Stopping the instance cancels every run; `send` then drops what it is given, so a
-  /// late result never reaches the reducer. A thrown error ends the run silently: report failures
-  /// by sending an action.
+  /// checks that a result is the one it asked for (kittens matches the page's offset). Stopping
+  /// the instance cancels every run; `send` then drops what it is given, so a late result never
+  /// reaches the reducer.
+  ///
+  /// A plugin never fails silently: an error the body throws is sent as the action `failure`
+  /// makes of it, or, without `failure`, logged to the host as an error line naming the run.
+  /// Cancellation (stop, a newer run under the same id) is not a failure and is neither.
   public static func run(
     id: String? = nil,
-    _ body: @escaping @Sendable (Send<Action>) async throws -> Void
+    _ body: @escaping @Sendable (Send<Action>) async throws -> Void,
+    catch failure: (@Sendable (any Error) -> Action)? = nil
   ) -> Effect {
-    Effect(operations: [.run(id: id, body: { send in try? await body(send) })])
+    Effect(operations: [.run(id: id, body: body, failure: failure)])
   }
 
   /// Emits a navigation step: what happened (`"featurePicked"`), with fields the flow may read

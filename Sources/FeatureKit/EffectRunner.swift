@@ -48,7 +48,7 @@ final class EffectRunner<Action: Codable & Sendable>: Sendable {
     do {
       json = try JSONValue.array(actions.map { try encoder.encodeTagged($0) }).serialized()
     } catch {
-      host.log(fh_log_level(FH_LOG_ERROR), "cannot encode feedback actions: \(error)")
+      log(fh_log_level(FH_LOG_ERROR), "cannot encode feedback actions: \(error)")
       return true
     }
     let nanoseconds =
@@ -73,8 +73,8 @@ final class EffectRunner<Action: Codable & Sendable>: Sendable {
         running.withLock { running in
           if let key = running.keysByID.removeValue(forKey: id) { running.tasks[key]?.cancel() }
         }
-      case .run(let id, let body):
-        launch(id: id, origin: origin, body: body)
+      case .run(let id, let body, let failure):
+        launch(id: id, origin: origin, body: body, failure: failure)
       case .step(let step):
         let json = step.serialized()
         running.withLock { running in
@@ -84,7 +84,10 @@ final class EffectRunner<Action: Codable & Sendable>: Sendable {
     }
   }
 
-  private func launch(id: String?, origin: fh_origin, body: @escaping @Sendable (Send<Action>) async -> Void) {
+  private func launch(
+    id: String?, origin: fh_origin, body: @escaping @Sendable (Send<Action>) async throws -> Void,
+    failure: (@Sendable (any Error) -> Action)?
+  ) {
     running.withLock { running in
       guard running.open else { return }
       host.effectBegan()
@@ -96,10 +99,35 @@ final class EffectRunner<Action: Codable & Sendable>: Sendable {
         running.keysByID[id] = key
       }
       // Created under the lock, so the task cannot finish before it is recorded.
+      let send = Send<Action> { action in self.emit(action, origin: origin) }
       running.tasks[key] = Task(executorPreference: EffectExecutor.shared) { [self] in
-        await body(Send { action in self.emit(action, origin: origin) })
+        do {
+          try await body(send)
+        } catch {
+          self.report(error, of: id, failure: failure, send: send)
+        }
         self.finish(key)
       }
+    }
+  }
+
+  /// Reports an error a run threw: as the feature's action, else as an error log line. A
+  /// cancelled run reports nothing (its error is the cancellation, and `send` drops anyway).
+  private func report(
+    _ error: any Error, of id: String?, failure: (@Sendable (any Error) -> Action)?, send: Send<Action>
+  ) {
+    guard !(error is CancellationError), !Task.isCancelled else { return }
+    if let failure {
+      send(failure(error))
+    } else {
+      log(fh_log_level(FH_LOG_ERROR), "effect \(id.map { "'\($0)' " } ?? "")failed: \(error)")
+    }
+  }
+
+  /// Logs through the host while the gate is open: nothing reaches the host after stop.
+  private func log(_ level: fh_log_level, _ message: String) {
+    running.withLock { running in
+      if running.open { host.log(level, message) }
     }
   }
 
@@ -117,7 +145,7 @@ final class EffectRunner<Action: Codable & Sendable>: Sendable {
     do {
       json = try JSONValueEncoder().encodeTagged(action).serialized()
     } catch {
-      host.log(fh_log_level(FH_LOG_ERROR), "cannot encode action \(action): \(error)")
+      log(fh_log_level(FH_LOG_ERROR), "cannot encode action \(action): \(error)")
       return
     }
     running.withLock { running in

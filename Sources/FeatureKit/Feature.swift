@@ -4,8 +4,12 @@ import FeatureJSON
 ///
 /// State and Action are Codable; actions cross the plugin boundary as flat JSON objects
 /// (`{"type": "set", "left": 3}`), which FeatureKit maps onto an enum's synthesized Codable
-/// (`case set(left: Int)`). Include `case created` and `case restored` to react to the lifecycle
-/// actions the host sends after start; a feature without them simply ignores them.
+/// (`case set(left: Int)`).
+///
+/// The lifecycle actions the host sends after start are FeatureKit's unless the feature asks for
+/// them: without `case created` / `case restored` in `Action`, a fresh instance keeps
+/// `initialState()`, a restored one the state it was given, and feedback runs after either. Add
+/// the case to react (a first load, a reconnect). FeatureKit also keeps their order (first, once).
 ///
 /// Everything here runs on the store thread, one call at a time. `reduce` and `feedback` must be
 /// pure: side effects belong in the `Effect`s they return.

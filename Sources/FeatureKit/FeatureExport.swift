@@ -9,22 +9,31 @@ import Synchronization
 /// Exports a feature through the C ABI. A plugin needs exactly this:
 ///
 ///     @_cdecl("fh_plugin_entry_v1")
-///     public func entry() -> UnsafeRawPointer { FeatureExport.plugin(CounterFeature.self) }
+///     public func entry() -> UnsafeRawPointer? { FeatureExport.plugin(CounterFeature.self) }
 ///
 /// Each plugin image holds one feature; the descriptor is built once and lives for the process.
 public enum FeatureExport {
   /// The static descriptor for `F`. Thread-safe; every call returns the same pointer.
-  public static func plugin<F: Feature>(_ feature: F.Type) -> UnsafeRawPointer {
-    registration.withLock { registration in
+  ///
+  /// NULL, with one line on standard error naming the action, when the manifest's catalogue and
+  /// `F.Action` disagree: the host then refuses the plugin at load instead of offering actions
+  /// that cannot be decoded.
+  public static func plugin<F: Feature>(_ feature: F.Type) -> UnsafeRawPointer? {
+    registration.withLock { registration -> UnsafeRawPointer? in
       if let existing = registration {
         precondition(existing.featureType == ObjectIdentifier(F.self), "one plugin image exports one feature")
         return UnsafeRawPointer(existing.descriptor)
+      }
+      if let mismatch = F.manifest.catalogueMismatch(with: F.Action.self) {
+        reportOnce("featurekit: the plugin '\(F.manifest.id)' cannot be loaded: \(mismatch)\n")
+        return nil
       }
       let created = Registration(
         featureType: ObjectIdentifier(F.self),
         descriptor: makeDescriptor(manifest: F.manifest),
         factory: { host, config in
           let feature = try F(config: config)
+          if let problem = config.unknownSettingProblem(feature: F.manifest.id) { throw FeatureError(problem) }
           return FeatureInstance(feature: feature, host: HostConnection(host))
         }
       )
@@ -41,6 +50,20 @@ public enum FeatureExport {
   }
 
   fileprivate static let registration = Mutex<Registration?>(nil)
+
+  private static let reported = Mutex(false)
+
+  /// Writes `line` to standard error the first time only: the host may call the entry again.
+  private static func reportOnce(_ line: String) {
+    guard
+      reported.withLock({ done in
+        defer { done = true }
+        return !done
+      })
+    else { return }
+    var bytes = Array(line.utf8)
+    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+  }
 
   private static func makeDescriptor(manifest: Manifest) -> UnsafeMutablePointer<fh_plugin> {
     let descriptor = UnsafeMutablePointer<fh_plugin>.allocate(capacity: 1)
@@ -135,7 +158,7 @@ private let glueCreate:
         }
         config = object
       } else {
-        config = [:]
+        throw FeatureError("config JSON is NULL; pass \"{}\" for the defaults")
       }
       let created = try factory(host, FeatureConfig(values: config))
       out.pointee = OpaquePointer(Unmanaged.passRetained(created).toOpaque())

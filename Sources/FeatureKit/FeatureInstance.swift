@@ -37,6 +37,8 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   private let decoder = JSONValueDecoder()
   private let encoder = JSONValueEncoder()
   private var memo = ActionMemo<F.Action>()
+  /// Whether dispatch has taken the lifecycle action.
+  private var lifecycleSent = false
 
   init(feature: F, host: HostConnection) {
     self.feature = feature
@@ -71,6 +73,7 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   private func decodeAndApply(_ json: UnsafePointer<CChar>, flags: inout UInt32, runsEffects: Bool) -> fh_status {
     let key = ActionMemo<F.Action>.key(json)
     if let key, let known = memo.lookup(json, hash: key.hash, length: key.length) {
+      if let refused = lifecycleOrder(known.type, runsEffects: runsEffects) { return refused }
       return apply(known.action, type: known.type, flags: &flags, runsEffects: runsEffects)
     }
     let value: JSONValue
@@ -82,12 +85,19 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
     guard let type = value["type"]?.stringValue else {
       return fail(FH_ERR_BAD_ACTION, "action must be a JSON object with a string \"type\", got \(value.serialized())")
     }
+    if let refused = lifecycleOrder(type, runsEffects: runsEffects) { return refused }
     let action: F.Action
     do {
       action = try decoder.decodeTagged(F.Action.self, from: value)
+      if let extra = UnreadMember.find(in: value, comparedTo: try encoder.encodeTagged(action)) {
+        return fail(FH_ERR_BAD_ACTION, "action '\(type)' of \(F.manifest.id) has no member '\(extra)'")
+      }
     } catch {
       // A feature that does not model the lifecycle simply has nothing to do for it.
       if type == "created" || type == "restored" {
+        if let extra = value.objectValue?.keys.sorted().first(where: { $0 != "type" }) {
+          return fail(FH_ERR_BAD_ACTION, "the lifecycle action '\(type)' has no member '\(extra)'")
+        }
         flags = 0
         if runsEffects { runFeedback() }
         return succeed()
@@ -97,6 +107,22 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
     }
     if let key { memo.store(json, hash: key.hash, length: key.length, type: type, action: action) }
     return apply(action, type: type, flags: &flags, runsEffects: runsEffects)
+  }
+
+  /// feature_abi.h's order for dispatch: the lifecycle action first, then never again. The
+  /// refusal, or nil when `type` may come now. Replay (reduce) takes any order.
+  private func lifecycleOrder(_ type: String, runsEffects: Bool) -> fh_status? {
+    guard runsEffects else { return nil }
+    let isLifecycle = type == "created" || type == "restored"
+    guard isLifecycle == lifecycleSent else {
+      lifecycleSent = true
+      return nil
+    }
+    return fail(
+      FH_ERR_LIFECYCLE,
+      lifecycleSent
+        ? "'\(type)' came after the lifecycle action; an instance takes one"
+        : "'\(type)' came before the lifecycle action ('created' or 'restored'), which comes first")
   }
 
   /// Reduces a decoded action, then (unless replaying) starts its effects and the feedbacks of
@@ -163,6 +189,9 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
     do {
       let value = try JSONValue.parse(utf8CString: json)
       let restored = try decoder.decode(F.State.self, from: value)
+      if let extra = UnreadMember.find(in: value, comparedTo: try encoder.encode(restored)) {
+        return fail(FH_ERR_BAD_STATE, "state refused by \(F.manifest.id): it has no member '\(extra)'")
+      }
       try feature.validate(restored)
       state = restored
       return succeed()

@@ -28,6 +28,8 @@ public struct PluginLoadError: Error, Sendable, Equatable, CustomStringConvertib
   public enum Reason: Sendable, Equatable {
     case untrusted, notSharedLibrary, noEntrySymbol, entryReturnedNull, wrongMajor, newerMinor
     case structTooSmall, missingFunction, badManifest
+    /// reserved is not zero, or struct_size is implausibly large.
+    case badDescriptor
   }
 
   public let reason: Reason
@@ -64,9 +66,8 @@ public enum PluginLoader {
     }
   }
 
-  /// Opens `path` with RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE, finds `fh_plugin_entry_v1`, checks
-  /// the descriptor's version (`fh_abi_is_compatible`), reads it within its struct_size, checks its
-  /// required functions and its manifest. `entering` hears each phase before it starts (a scanner
+  /// Opens `path` with RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE, finds `fh_plugin_entry_v1`, and
+  /// checks the descriptor and its manifest by `DescriptorRules`, the validator's rules too. `entering` hears each phase before it starts (a scanner
   /// leaves it as a breadcrumb, so a crash can be placed).
   public static func load(
     _ path: String, entering: (Phase) -> Void = { _ in }
@@ -101,52 +102,17 @@ public enum PluginLoader {
         help: "the plugin refused to run in this process; check its own log output")
     }
     entering(.descriptor)
-    // Read only the leading fields until the size says the rest is there.
-    let base = UnsafeRawPointer(raw)
-    let structSize = base.load(as: UInt32.self)
-    guard structSize >= 12 else {
-      throw failure(
-        .structTooSmall, "the descriptor of '\(path)' is \(structSize) bytes, too small to hold its version",
-        help: "struct_size must be sizeof(fh_plugin)")
-    }
-    let major = base.load(fromByteOffset: 4, as: UInt32.self)
-    let minor = base.load(fromByteOffset: 8, as: UInt32.self)
-    guard fh_abi_is_compatible(major, minor) != 0 else {
-      guard major == FH_ABI_MAJOR else {
-        throw failure(
-          .wrongMajor, "'\(path)' was built for ABI \(major).\(minor); this host speaks ABI \(FH_ABI_MAJOR)",
-          help: "rebuild the plugin against this host's feature_abi.h")
-      }
-      throw failure(
-        .newerMinor,
-        "'\(path)' needs ABI \(major).\(minor); this host supports up to \(FH_ABI_MAJOR).\(FH_ABI_MINOR)",
-        help: "update the host, or rebuild the plugin against this host's feature_abi.h")
-    }
-    // A larger descriptor (a plugin knowing fields this host does not) is read up to this host's
-    // layout; a smaller one leaves the fields it does not reach zero.
-    let copy = DeclaredStruct(reading: base, empty: fh_plugin())
-    let plugin = copy.value
-    let missing = copy.missingRequiredField()
-    if let cut = missing.cut {
-      throw failure(
-        .structTooSmall,
-        "the descriptor of '\(path)' is \(structSize) bytes and ends before '\(cut)', a required field",
-        help: "set struct_size to sizeof(fh_plugin) and fill every field")
-    }
-    if let null = missing.null {
-      throw failure(
-        .missingFunction, "the descriptor of '\(path)' has no '\(null)' (NULL)",
-        help: "every field of fh_plugin except get_extension is required")
-    }
-    entering(.manifest)
+    let checked: DescriptorRules.Checked
     let manifest: PluginManifest
-    do {
-      manifest = try PluginManifest(json: String(cString: plugin.manifest_json))
+    do throws(DescriptorRules.Problem) {
+      checked = try DescriptorRules.check(raw)
+      entering(.manifest)
+      manifest = try DescriptorRules.manifest(checked.functions.manifest_json)
     } catch {
-      throw failure(
-        .badManifest, "'\(path)': \(error.message)",
-        help: "see the manifest_json comment in feature_abi.h for the fields it needs")
+      throw failure(error.reason, "'\(path)': \(error.why)", help: error.help)
     }
+    let plugin = checked.functions
+    let (major, minor, structSize) = (checked.abiMajor, checked.abiMinor, checked.structSize)
     return LoadedPlugin(
       path: path, manifest: manifest, abiMajor: major, abiMinor: minor, structSize: structSize, functions: plugin)
   }

@@ -35,7 +35,8 @@ public struct PluginManifest: Sendable, Equatable {
 
   public func action(named type: String) -> Action? { actions.first { $0.type == type } }
 
-  /// Parses and checks a manifest; the error says which field is wrong.
+  /// Parses and checks a manifest by the rules of feature_abi.h (manifest_json); the error says
+  /// which field is wrong. Help texts and the description are optional.
   public init(json: String) throws(ManifestError) {
     let value: JSONValue
     do {
@@ -79,6 +80,12 @@ public struct PluginManifest: Sendable, Equatable {
           throw ManifestError("manifest \(path)arguments[\(argumentIndex)] must be an object")
         }
         let name = try text("name", in: argument, at: argumentPath)
+        guard name != "type" else {
+          throw ManifestError("manifest action '\(type)' has an argument named 'type', the action's own tag")
+        }
+        guard !arguments.contains(where: { $0.name == name }) else {
+          throw ManifestError("manifest action '\(type)' lists the argument '\(name)' twice")
+        }
         let kindName = try text("type", in: argument, at: argumentPath)
         guard let kind = Argument.Kind(rawValue: kindName) else {
           throw ManifestError(

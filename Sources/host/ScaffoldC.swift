@@ -40,6 +40,7 @@ enum ScaffoldC {
     struct fh_instance {
         const fh_host *host; /* owned by the host, valid until destroy returns */
         enum phase phase;
+        int lifecycle_sent; /* dispatch took created or restored: it comes first, and once */
         long long total;
         char error[256];  /* last_error: "" after a call that succeeded */
         char output[128]; /* what snapshot and render return, valid until the next call */
@@ -217,7 +218,7 @@ enum ScaffoldC {
     }
 
     /* The reducer: applies one action to the total, or refuses it and changes nothing. */
-    static fh_status apply(fh_instance *instance, const char *json, uint32_t *out_flags) {
+    static fh_status apply(fh_instance *instance, const char *json, uint32_t *out_flags, int dispatching) {
         struct action action = {0};
         json_reader reader = {json, ""};
         if (json == NULL) return fail(instance, FH_ERR_BAD_ACTION, "action JSON is NULL");
@@ -225,6 +226,14 @@ enum ScaffoldC {
             return fail(instance, FH_ERR_BAD_ACTION, "action is not valid: %s", reader.error);
         }
         if (!action.has_type) return fail(instance, FH_ERR_BAD_ACTION, "action needs a string \"type\"");
+        /* dispatch takes the lifecycle action first and once; reduce (a replay) takes any order. */
+        int lifecycle = strcmp(action.type, "created") == 0 || strcmp(action.type, "restored") == 0;
+        if (dispatching && lifecycle == instance->lifecycle_sent) {
+            return fail(instance, FH_ERR_LIFECYCLE,
+                        lifecycle ? "'%s' came after the lifecycle action; an instance takes one"
+                                  : "'%s' came before the lifecycle action (created or restored)",
+                        action.type);
+        }
         long long before = instance->total;
         if (strcmp(action.type, "add") == 0) {
             if (!action.has_amount) return fail(instance, FH_ERR_BAD_ACTION, "'add' needs an integer \"amount\"");
@@ -242,6 +251,7 @@ enum ScaffoldC {
             return fail(instance, FH_ERR_BAD_ACTION, "unknown action type '%s' for \#(s.name)", action.type);
         }
         if (out_flags) *out_flags = instance->total != before ? FH_DISPATCH_STATE_CHANGED : 0u;
+        if (dispatching && lifecycle) instance->lifecycle_sent = 1;
         return succeed(instance);
     }
 
@@ -253,7 +263,11 @@ enum ScaffoldC {
         *out_instance = instance;
         if (instance == NULL) return FH_ERR_INTERNAL;
         instance->host = host;
-        json_reader reader = {config_json ? config_json : "{}", ""};
+        if (config_json == NULL) {
+            instance->phase = PHASE_FAILED;
+            return fail(instance, FH_ERR_BAD_CONFIG, "config JSON is NULL; pass {} for the defaults");
+        }
+        json_reader reader = {config_json, ""};
         if (!json_read_object(&reader, read_config_member, NULL)) {
             instance->phase = PHASE_FAILED;
             return fail(instance, FH_ERR_BAD_CONFIG, "config refused: %s", reader.error);
@@ -270,14 +284,14 @@ enum ScaffoldC {
 
     static fh_status plugin_dispatch(fh_instance *instance, const char *action_json, uint32_t *out_flags) {
         if (instance->phase != PHASE_STARTED) return lifecycle_error(instance, "dispatch");
-        return apply(instance, action_json, out_flags);
+        return apply(instance, action_json, out_flags, 1);
     }
 
     static fh_status plugin_reduce(fh_instance *instance, const char *action_json, uint32_t *out_flags) {
         if (instance->phase != PHASE_CREATED && instance->phase != PHASE_STARTED) {
             return lifecycle_error(instance, "reduce");
         }
-        return apply(instance, action_json, out_flags);
+        return apply(instance, action_json, out_flags, 0);
     }
 
     static fh_status plugin_snapshot(fh_instance *instance, const char **out_state_json) {

@@ -56,10 +56,9 @@ enum ScaffoldSwift {
         public init(total: Int = 0) { self.total = total }
       }
 
-      /// What happened. `created` and `restored` are the lifecycle actions the host sends at start.
+      /// What happened. The lifecycle actions the host sends at start (`created`, `restored`) are
+      /// FeatureKit's; add `case created` here to react to a fresh start.
       public enum Action: Codable, Sendable, Equatable {
-        case created
-        case restored
         /// The person added an amount.
         case add(amount: Int)
         /// The person asked for a fresh start.
@@ -89,10 +88,6 @@ enum ScaffoldSwift {
 
       public func reduce(into state: inout State, action: Action) throws -> Effect<Action> {
         switch action {
-        case .created:
-          state = State()
-        case .restored:
-          break
         case .add(let amount):
           let (sum, overflow) = state.total.addingReportingOverflow(amount)
           // A refused action leaves the state as it was; the message reaches the person.
@@ -120,7 +115,7 @@ enum ScaffoldSwift {
 
     /// The plugin's one exported symbol: the host looks it up by this name.
     @_cdecl("fh_plugin_entry_v1")
-    public func \#(s.typeName.prefix(1).lowercased() + s.typeName.dropFirst())PluginEntry() -> UnsafeRawPointer {
+    public func \#(s.typeName.prefix(1).lowercased() + s.typeName.dropFirst())PluginEntry() -> UnsafeRawPointer? {
       FeatureExport.plugin(\#(s.typeName)Feature.self)
     }
 

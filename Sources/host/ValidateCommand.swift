@@ -39,11 +39,13 @@ struct ValidateCommand {
     let executable = try Self.ownExecutable()
     var passed = 0
     var failed = 0
+    var skipped = 0
     var blocker: ConformanceCheck?
     for check in ConformanceCheck.allCases {
       let verdict: ConformanceVerdict
-      if let blocker {
-        verdict = .fail("not run: '\(blocker.name)' failed")
+      if blocker != nil {
+        // Cannot run without the structural step it needs: counted apart, not as a failure.
+        verdict = .skip(needs: check.needs ?? .loads)
       } else {
         let arguments = [
           "validate", "--check", check.name, "--config", settings.config, "--timeout", "\(settings.timeout)",
@@ -53,14 +55,15 @@ struct ValidateCommand {
           .verdict(timeout: settings.timeout)
       }
       console.out(verdict.reportLine(for: check))
-      if verdict.passed {
-        passed += 1
-      } else {
+      switch verdict {
+      case .pass: passed += 1
+      case .skip: skipped += 1
+      case .fail:
         failed += 1
         if check.isPrerequisite && blocker == nil { blocker = check }
       }
     }
-    console.out("\(passed) passed, \(failed) failed")
+    console.out("\(passed) passed, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped" : ""))
     return failed == 0 ? 0 : 1
   }
 

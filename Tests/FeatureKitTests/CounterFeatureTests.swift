@@ -9,18 +9,20 @@ struct CounterFeatureTests {
 
   @Test func incrementAndDecrementMoveCountAndAddClicks() {
     var state = feature.initialState()
-    for action: CounterFeature.Action in [.created, .increment, .increment, .decrement] {
+    for action: CounterFeature.Action in [.increment, .increment, .decrement] {
       _ = feature.reduce(into: &state, action: action)
     }
     #expect(state == CounterFeature.State(count: 1, clicks: 3))
   }
 
-  @Test func restoredKeepsTheStateCreatedResetsIt() {
-    var state = CounterFeature.State(count: 4, clicks: 6)
-    _ = feature.reduce(into: &state, action: .restored)
-    #expect(state == CounterFeature.State(count: 4, clicks: 6))
-    _ = feature.reduce(into: &state, action: .created)
-    #expect(state == CounterFeature.State(count: 0, clicks: 0))
+  @Test func theLifecycleActionsAreLeftToFeatureKit() throws {
+    // The counter does not model them, so they do not decode: FeatureKit handles them.
+    for type in ["created", "restored"] {
+      #expect(throws: (any Error).self) {
+        try JSONValueDecoder().decodeTagged(
+          CounterFeature.Action.self, from: try JSONValue.parse(#"{"type":"\#(type)"}"#))
+      }
+    }
   }
 
   @Test func actionsUseTheFlatTypeShape() throws {

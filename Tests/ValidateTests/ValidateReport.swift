@@ -21,6 +21,15 @@ struct ValidateReport {
 
   var passed: [String] { lines.filter { $0.hasPrefix("pass  ") }.map { String($0.dropFirst(6)) } }
 
+  /// Each `skip  NAME  needs: CHECK` line, in order.
+  var skipped: [(check: String, needs: String)] {
+    lines.filter { $0.hasPrefix("skip  ") }.map { line in
+      let rest = line.dropFirst(6)
+      let name = rest.prefix { $0 != " " }
+      return (String(name), String(rest.dropFirst(name.count + 2).dropFirst("needs: ".count)))
+    }
+  }
+
   /// The last non-empty line.
   var summary: String { lines.last { !$0.isEmpty } ?? "" }
 

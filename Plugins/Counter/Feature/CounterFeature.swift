@@ -14,8 +14,6 @@ public struct CounterFeature: Feature {
   }
 
   public enum Action: Codable, Sendable, Equatable {
-    case created
-    case restored
     case increment
     case decrement
   }
@@ -39,10 +37,6 @@ public struct CounterFeature: Feature {
 
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     switch action {
-    case .created:
-      state = State()
-    case .restored:
-      break
     case .increment:
       state.count += 1
       state.clicks += 1

@@ -3,6 +3,6 @@ import FeatureKit
 
 /// The plugin's one exported symbol.
 @_cdecl("fh_plugin_entry_v1")
-public func counterPluginEntry() -> UnsafeRawPointer {
+public func counterPluginEntry() -> UnsafeRawPointer? {
   FeatureExport.plugin(CounterFeature.self)
 }

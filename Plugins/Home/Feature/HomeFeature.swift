@@ -28,8 +28,6 @@ public struct HomeFeature: Feature {
   }
 
   public enum Action: Codable, Sendable, Equatable {
-    case created
-    case restored
     /// The person picked an entry, by number (`1`) or id (`counter`).
     case pick(entry: String)
   }
@@ -52,7 +50,7 @@ public struct HomeFeature: Feature {
 
   /// Config `entries`: `[{"id", "name", "description"}]`; the host fills it with the features found.
   public init(config: FeatureConfig) throws {
-    guard let list = config.values["entries"] else {
+    guard let list = config.value("entries") else {
       entries = []
       return
     }
@@ -76,10 +74,6 @@ public struct HomeFeature: Feature {
 
   public func reduce(into state: inout State, action: Action) throws -> Effect<Action> {
     switch action {
-    case .created:
-      state = initialState()
-    case .restored:
-      break
     case .pick(let entry):
       let found =
         Int(entry).flatMap { number in state.entries.indices.contains(number - 1) ? state.entries[number - 1] : nil }
@@ -92,7 +86,6 @@ public struct HomeFeature: Feature {
       state.picked = found.id
       return .navigate("featurePicked", ["feature": .string(found.id)])
     }
-    return .none
   }
 
   public func render(_ state: State) -> [String] {

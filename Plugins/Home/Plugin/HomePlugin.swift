@@ -3,6 +3,6 @@ import HomeFeature
 
 /// The plugin's one exported symbol.
 @_cdecl("fh_plugin_entry_v1")
-public func homePluginEntry() -> UnsafeRawPointer {
+public func homePluginEntry() -> UnsafeRawPointer? {
   FeatureExport.plugin(HomeFeature.self)
 }

@@ -17,8 +17,6 @@ public struct LevelsFeature: Feature {
   }
 
   public enum Action: Codable, Sendable, Equatable {
-    case created
-    case restored
     case increaseLeft
     case decreaseLeft
     case increaseRight
@@ -66,10 +64,6 @@ public struct LevelsFeature: Feature {
 
   public func reduce(into state: inout State, action: Action) throws -> Effect<Action> {
     switch action {
-    case .created:
-      state = initialState()
-    case .restored:
-      break
     case .set(let left, let right):
       guard left.magnitude <= Self.limit.magnitude, right.magnitude <= Self.limit.magnitude else {
         throw FeatureError("levels \(left) and \(right) must lie between -\(Self.limit) and \(Self.limit)")

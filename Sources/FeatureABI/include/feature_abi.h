@@ -12,6 +12,14 @@
  *   the next call on that instance (or until destroy). Never free() it: the host copies what it keeps.
  * - Errors: every fallible function returns an fh_status; on failure the instance's last_error()
  *   describes it in one line. A plugin never crashes on bad input and never fails silently.
+ * - NULL: the host passes NULL only where a parameter says it may (out_flags; destroy's instance);
+ *   an instance pointer is never NULL elsewhere. A plugin still treats a NULL string as bad input,
+ *   never a crash: create refuses a NULL config with FH_ERR_BAD_CONFIG, dispatch and reduce a NULL
+ *   action with FH_ERR_BAD_ACTION, restore a NULL state with FH_ERR_BAD_STATE.
+ * - Strict input: an action with a member its type does not take, a state with a member the
+ *   feature does not know, and a config with a setting the feature does not read are refused (with
+ *   FH_ERR_BAD_ACTION, FH_ERR_BAD_STATE, FH_ERR_BAD_CONFIG, naming the member), never ignored: a
+ *   dropped member is a silent failure (a typo in an argument, a state from a newer build).
  * - Structs begin with struct_size and only ever grow at their end. Readers must not read a field
  *   whose end lies beyond struct_size. Read a struct with fh_struct_read: a zeroed copy of what both
  *   sides know. A field the sender's struct_size does not reach is absent: an optional one reads as
@@ -28,16 +36,19 @@
  * - [any-thread]       may be called from any thread, concurrently.
  * - [store-thread]     calls on one instance are serialized by the host: never two at once, never
  *                      re-entered from a host callback. Different instances may be called in parallel.
- * - [callback]         host callbacks are thread-safe. They may be called from any thread, from
- *                      start until stop returns (and emit also during dispatch, see below). After
- *                      stop returns the plugin calls nothing on that instance's fh_host.
+ * - [callback]         host callbacks are thread-safe. They may be called from any thread once
+ *                      start has returned, until stop returns (and emit also during dispatch, see
+ *                      below); log also during create and start. Nothing else is called during
+ *                      create or start: an instance's first work comes from its lifecycle action.
+ *                      After stop returns the plugin calls nothing on that instance's fh_host.
  *
  * Lifecycle of an instance
  *   create -> [restore] -> start -> (dispatch | reduce | snapshot | restore | render)* -> stop -> destroy
  * snapshot, render and reduce are also allowed before start, and snapshot, render after stop.
  * A call out of this order returns FH_ERR_LIFECYCLE, never undefined behaviour. After start the host dispatches one
  * lifecycle action first: {"type":"created"} for a fresh instance, or {"type":"restored"} when
- * the state was set with restore before start.
+ * the state was set with restore before start. dispatch refuses with FH_ERR_LIFECYCLE any other
+ * action before it, and a second lifecycle action after it; reduce (replay) takes them anywhere.
  *
  * Memory: the plugin is never unloaded while the host runs (it is loaded with RTLD_NODELETE), so
  * the descriptor, its manifest and its function pointers stay valid for the life of the process.
@@ -49,6 +60,16 @@
  * - 1.0 (clarified, no layout change): how struct_size and abi_minor combine (see Conventions:
  *        a larger struct_size is accepted, a newer minor is not; a missing optional field is
  *        absent, a missing required one refuses the descriptor); fh_struct_read added.
+ * - 1.0 (decided, no layout change): a NULL string is refused, never a crash (Conventions);
+ *        unknown action members, state members and config settings are refused (Conventions,
+ *        FH_ERR_BAD_*); a refused argument value is never applied (FH_ERR_BAD_ACTION); dispatch
+ *        refuses actions before the lifecycle action and a second one (Lifecycle); callbacks
+ *        only after start returns, log also during create and start ([callback]); an effect
+ *        that stop cancels needs no effect_ended (effect_ended); last_error does not end the
+ *        life of a string returned before it (last_error); an emit outside dispatch comes from
+ *        an effect in flight (emit); origin names the cause, a paced feedback is FEEDBACK
+ *        (fh_origin); the manifest's required fields (manifest_json); reserved must be zero and
+ *        a descriptor where it is not is refused (fh_plugin).
  */
 #pragma once
 
@@ -76,12 +97,16 @@ extern "C" {
 typedef int32_t fh_status;
 enum {
     FH_OK = 0,
-    /* The action JSON is malformed, its "type" is unknown, or its arguments are invalid.
-     * The state is unchanged. */
+    /* The action JSON is NULL or malformed, its "type" is unknown, an argument is invalid (missing,
+     * of the wrong kind, out of range), or it has a member its type does not take. The state is
+     * exactly what it was: a refused argument value is never applied, not even in part. */
     FH_ERR_BAD_ACTION = 1,
-    /* restore: the state JSON is malformed or not a valid state. The state is unchanged. */
+    /* restore: the state JSON is NULL, malformed, not a valid state, or has a member the feature
+     * does not know. The state is unchanged. */
     FH_ERR_BAD_STATE = 2,
-    /* create: the config JSON is malformed or names an invalid setting. */
+    /* create: the config JSON is NULL or malformed, a setting has an invalid value, or it names a
+     * setting the feature does not read. The message names the setting and lists the ones the
+     * feature reads. */
     FH_ERR_BAD_CONFIG = 3,
     /* The call is not allowed in the instance's lifecycle phase (e.g. dispatch before start). */
     FH_ERR_LIFECYCLE = 4,
@@ -95,12 +120,14 @@ enum {
     FH_DISPATCH_STATE_CHANGED = 1u << 0,
 };
 
-/* Where an action emitted by the plugin comes from; recorded in journals. */
+/* Why an action emitted by the plugin exists; recorded in journals. The origin names the cause, not
+ * the means of delivery: an action a feedback rule sends through a timer (fh.clock/1, a paced step)
+ * is FH_ORIGIN_FEEDBACK; a timer an effect set is FH_ORIGIN_EFFECT. No other value is valid. */
 typedef int32_t fh_origin;
 enum {
-    /* The result of an effect (a network response, a timer). */
+    /* The result of an effect (a network response, a timer the effect set). */
     FH_ORIGIN_EFFECT = 1,
-    /* A feedback rule reacting to a new state (Spin-style). */
+    /* A feedback rule reacting to a new state (Spin-style), sent at once or paced by a timer. */
     FH_ORIGIN_FEEDBACK = 2,
 };
 
@@ -131,10 +158,13 @@ typedef struct fh_host {
      * string "type"; borrowed for the call. Never re-enters the plugin: an emit made during
      * dispatch (a feedback reacting synchronously) is queued and dispatched after the current
      * action. Allowed during dispatch and from any thread between start and stop; ignored (and
-     * counted by the host) otherwise. */
+     * counted by the host) otherwise. An emit outside dispatch comes from an effect in flight:
+     * between its effect_began and its effect_ended. origin is FH_ORIGIN_EFFECT or
+     * FH_ORIGIN_FEEDBACK. */
     void (*emit)(const char *action_json, fh_origin origin);
 
-    /* [callback] Log one line for this instance. message is borrowed for the call. */
+    /* [callback] Log one line for this instance. message is borrowed for the call. Allowed from
+     * the start of create (a config worth a warning) until stop returns. */
     void (*log)(fh_log_level level, const char *message);
 
     /* [callback] Tell the host an effect is now in flight. Call it before the dispatch that
@@ -143,7 +173,9 @@ typedef struct fh_host {
     void (*effect_began)(void);
 
     /* [callback] Tell the host an effect has finished. Call it after the effect's last emit.
-     * Each effect_began is matched by exactly one effect_ended, or by stop. */
+     * Each effect_began is matched by exactly one effect_ended, or by stop: an effect that stop
+     * cancels needs no effect_ended (the host counts every effect as ended when stop returns),
+     * and one made while stop runs is allowed. Never more effect_ended than effect_began. */
     void (*effect_ended)(void);
 
     /* [any-thread] Look up a host capability by versioned id ("fh.navigation/1").
@@ -163,7 +195,8 @@ typedef struct fh_plugin {
     uint32_t struct_size; /* sizeof(fh_plugin) as the plugin was built */
     uint32_t abi_major;   /* must equal the host's FH_ABI_MAJOR */
     uint32_t abi_minor;   /* must not exceed the host's FH_ABI_MINOR */
-    uint32_t reserved;    /* zero */
+    uint32_t reserved;    /* zero; a host refuses a descriptor where it is not (a later minor may
+                           * give it a meaning, and an older host cannot tell) */
 
     /* The manifest: a JSON object, static for the life of the process:
      *   {"id": "counter",                       lowercase letters, digits, '-' or '_'
@@ -173,23 +206,32 @@ typedef struct fh_plugin {
      *       "arguments": [{"name": "left", "type": "integer", "help": "...", "required": true}]}]}
      * Argument types: "integer", "number", "string", "boolean". The lifecycle actions "created" and
      * "restored" are sent by the host only and are not listed. Optional "steps": the navigation
-     * steps the feature emits, [{"step": "featurePicked", "help": "..."}] (see fh.navigation/1). */
+     * steps the feature emits, [{"step": "featurePicked", "help": "..."}] (see fh.navigation/1).
+     * Required: "id", "name", "version" (non-empty strings), "actions" (an array, may be empty),
+     * each action's "type", each argument's "name" (not "type", not twice in one action) and
+     * "type", each step's "step". Optional: "description", every "help" (shown by :help; empty when
+     * absent), "required" (default true), "steps". Unknown fields are ignored. A host refuses a
+     * manifest that breaks these rules, and list, run and validate apply the same rules. */
     const char *manifest_json;
 
     /* [any-thread] Create an instance from config_json (a JSON object, "{}" for defaults; borrowed).
-     * host is owned by the host and valid until destroy returns.
+     * host is owned by the host and valid until destroy returns. A setting the feature does not
+     * read, or a NULL config_json, fails with FH_ERR_BAD_CONFIG. Only log may be called back.
      * Returns FH_OK and sets *out_instance. On failure *out_instance is either NULL (no memory) or an
      * instance whose only valid calls are last_error and destroy. */
     fh_status (*create)(const fh_host *host, const char *config_json, fh_instance **out_instance);
 
-    /* [store-thread] Start the instance: from now on effects may run and callbacks may be made.
-     * Fails with FH_ERR_LIFECYCLE unless the instance was created and not yet started. */
+    /* [store-thread] Start the instance: once it returns, effects may run and callbacks may be made
+     * (during start only log). Fails with FH_ERR_LIFECYCLE unless the instance was created and not
+     * yet started. */
     fh_status (*start)(fh_instance *instance);
 
     /* [store-thread] Reduce one action (a JSON object with a string "type"; borrowed) into the
      * state, then start the effects and run the feedbacks it calls for. Only while started.
      * On FH_OK, *out_flags (if out_flags is not NULL) receives FH_DISPATCH_* flags.
-     * On FH_ERR_BAD_ACTION the state is exactly what it was before the call. */
+     * On FH_ERR_BAD_ACTION the state is exactly what it was before the call. Before the lifecycle
+     * action (see Lifecycle) any other action, and after it a second one, fail with
+     * FH_ERR_LIFECYCLE. */
     fh_status (*dispatch)(fh_instance *instance, const char *action_json, uint32_t *out_flags);
 
     /* [store-thread] Reduce one action into the state and nothing else: no effect starts, no
@@ -203,7 +245,8 @@ typedef struct fh_plugin {
     fh_status (*snapshot)(fh_instance *instance, const char **out_state_json);
 
     /* [store-thread] Replace the state with state_json (borrowed), checked by the plugin.
-     * Allowed before start and while started. On FH_ERR_BAD_STATE the state is unchanged.
+     * Allowed before start and while started. On FH_ERR_BAD_STATE the state is unchanged. Any
+     * input, however large or deeply nested, is refused or accepted, never a crash.
      * Restoring does not start effects; the host dispatches {"type":"restored"} when it applies. */
     fh_status (*restore)(fh_instance *instance, const char *state_json);
 
@@ -220,7 +263,9 @@ typedef struct fh_plugin {
     void (*destroy)(fh_instance *instance);
 
     /* [store-thread] One line describing why the last call on this instance failed, or "" if it
-     * did not. Owned by the instance, valid until the next call on it. */
+     * did not. Owned by the instance, valid until the next call on it other than last_error:
+     * last_error itself changes nothing, so it leaves the string of the call before it (a
+     * snapshot, a view) valid, and two calls in a row return the same text. */
     const char *(*last_error)(const fh_instance *instance);
 
     /* [any-thread] Look up an optional plugin capability by versioned id. May be NULL itself;

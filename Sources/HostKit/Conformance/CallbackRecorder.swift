@@ -1,6 +1,10 @@
 import FeatureABI
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The validator's end of one instance's host callbacks: queues what the plugin emits, counts the
 /// effects it reports in flight, and, once told the instance was stopped, records every callback
 /// as a breach of the contract. Thread-safe: the plugin may call from any thread.
@@ -12,11 +16,32 @@ final class CallbackRecorder: InstanceCallbackTarget, @unchecked Sendable {
   private var effectsInFlight = 0
   private var stopped = false
   private var late: [String] = []
+  private var phase = Phase.creating
+  /// The thread inside a dispatch call, if one runs: its own emits need no effect in flight.
+  private var dispatchingThread: pthread_t?
+  private var phaseBreaches: [String] = []
+  private var accountingBreaches: [String] = []
+
+  /// Where the instance is in its lifecycle, as far as callbacks go: before start returned only
+  /// log may be called.
+  enum Phase: String {
+    case creating = "during create"
+    case created = "between create and start"
+    case starting = "during start"
+    case running
+  }
 
   func instanceEmitted(_ json: String, origin: EmitOrigin) {
     let text = json
+    let thread = pthread_self()
     record { stopped in
-      if stopped { return "emit(\(ConformanceText.quote(text, limit: 60)))" }
+      let call = "emit(\(ConformanceText.quote(text, limit: 60)))"
+      if stopped { return call }
+      if phase != .running {
+        phaseBreaches.append("\(call) \(phase.rawValue)")
+      } else if effectsInFlight == 0 && !(dispatchingThread.map { pthread_equal($0, thread) != 0 } ?? false) {
+        accountingBreaches.append("\(call) outside dispatch with no effect in flight (no effect_began before it)")
+      }
       queued.append(text)
       return nil
     }
@@ -30,6 +55,7 @@ final class CallbackRecorder: InstanceCallbackTarget, @unchecked Sendable {
   func instanceEffectBegan() {
     record { stopped in
       if stopped { return "effect_began()" }
+      if phase != .running { phaseBreaches.append("effect_began() \(phase.rawValue)") }
       effectsInFlight += 1
       return nil
     }
@@ -38,9 +64,48 @@ final class CallbackRecorder: InstanceCallbackTarget, @unchecked Sendable {
   func instanceEffectEnded() {
     record { stopped in
       if stopped { return "effect_ended()" }
+      if phase != .running { phaseBreaches.append("effect_ended() \(phase.rawValue)") }
+      if effectsInFlight == 0 { accountingBreaches.append("effect_ended() with no effect in flight") }
       effectsInFlight = max(0, effectsInFlight - 1)
       return nil
     }
+  }
+
+  /// Steps `phase` on: the instance calls this around create and start.
+  func enter(_ phase: Phase) {
+    condition.lock()
+    self.phase = phase
+    condition.unlock()
+  }
+
+  /// Marks the calling thread as inside (or, with false, out of) a dispatch call.
+  func dispatching(_ inside: Bool) {
+    condition.lock()
+    dispatchingThread = inside ? pthread_self() : nil
+    condition.unlock()
+  }
+
+  /// Callbacks other than log made before start returned.
+  var callbacksOutOfPhase: [String] {
+    condition.lock()
+    defer { condition.unlock() }
+    return phaseBreaches
+  }
+
+  /// As `accountingErrors`, waiting until one arrives or `deadline` passes: a breaking plugin
+  /// answers at once, only a good one costs the whole window.
+  func accountingErrors(waitingUntil deadline: Date) -> [String] {
+    condition.lock()
+    defer { condition.unlock() }
+    while accountingBreaches.isEmpty && condition.wait(until: deadline) {}
+    return accountingBreaches
+  }
+
+  /// Emits outside dispatch without an effect in flight, and effect_ended without one.
+  var accountingErrors: [String] {
+    condition.lock()
+    defer { condition.unlock() }
+    return accountingBreaches
   }
 
   /// Runs `body` under the lock; a non-nil result is a callback made after stop returned.

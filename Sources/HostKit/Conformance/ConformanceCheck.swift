@@ -15,6 +15,15 @@ public enum ConformanceCheck: String, CaseIterable, Sendable {
   case noEmitAfterStop = "no-emit-after-stop"
   case deterministic
   case render
+  case nullArguments = "null-arguments"
+  case unknownSetting = "unknown-setting"
+  case extraMembers = "extra-members"
+  case lifecycleAction = "lifecycle-action"
+  case refusedArguments = "refused-arguments"
+  case deepNesting = "deep-nesting"
+  case effectAccounting = "effect-accounting"
+  case callbackPhases = "callback-phases"
+  case lastError = "last-error"
 
   /// The name printed in the report and accepted by `--check`.
   public var name: String { rawValue }
@@ -34,9 +43,29 @@ public enum ConformanceCheck: String, CaseIterable, Sendable {
     case .noEmitAfterStop: "no callback reaches the host after stop returns, even with effects in flight"
     case .deterministic: "the same actions on two fresh instances give the same states"
     case .render: "render gives UTF-8 text without control sequences for every state reached"
+    case .nullArguments: "a NULL config, action or state is refused with FH_ERR_BAD_CONFIG/ACTION/STATE, not a crash"
+    case .unknownSetting: "create refuses a config naming a setting the feature does not read, naming it"
+    case .extraMembers: "an action or a state with a member the feature does not know is refused, state unchanged"
+    case .lifecycleAction: "dispatch refuses actions before the lifecycle action and a second one (FH_ERR_LIFECYCLE)"
+    case .refusedArguments: "an argument value refused with FH_ERR_BAD_ACTION leaves the state exactly as it was"
+    case .deepNesting: "a deeply nested value inside a state, an action or a config is refused, not a crash"
+    case .effectAccounting:
+      "an emit outside dispatch comes from an effect in flight; never more effect_ended than effect_began"
+    case .callbackPhases: "nothing but log is called back during create and start"
+    case .lastError: "last_error is \"\" after success, and calling it leaves the last snapshot or view intact"
     }
   }
 
   /// Whether the checks after this one need it to pass: they cannot open the plugin otherwise.
   public var isPrerequisite: Bool { self == .loads || self == .entry || self == .descriptor }
+
+  /// The last structural check this one needs, named in a `skip` line; nil for `loads`.
+  public var needs: ConformanceCheck? {
+    switch self {
+    case .loads: nil
+    case .entry: .loads
+    case .descriptor: .entry
+    default: .descriptor
+    }
+  }
 }

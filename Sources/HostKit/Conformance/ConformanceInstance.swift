@@ -20,15 +20,10 @@ final class ConformanceInstance {
   init(subject: ConformanceSubject, config: String, keepAlive: (CallbackBinding) -> Void) throws(CheckFailure) {
     let functions = subject.functions
     self.functions = functions
-    let binding: CallbackBinding
-    do {
-      binding = try CallbackBinding(target: recorder, hostVersion: HostVersion.cString)
-    } catch {
-      throw CheckFailure("not run: \(error.message)")
-    }
-    keepAlive(binding)
+    let binding = try Self.bind(recorder, keepAlive: keepAlive)
     var created: OpaquePointer?
     let status = config.withCString { functions.create(binding.host, $0, &created) }
+    recorder.enter(.created)
     guard status == fh_status(FH_OK), let created else {
       var message = ""
       if let created {
@@ -43,7 +38,74 @@ final class ConformanceInstance {
 
   deinit { destroy() }
 
-  func start() -> CallResult { result(functions.start(handle)) }
+  private static func bind(
+    _ recorder: CallbackRecorder, keepAlive: (CallbackBinding) -> Void
+  ) throws(CheckFailure) -> CallbackBinding {
+    do {
+      let binding = try CallbackBinding(target: recorder, hostVersion: HostVersion.cString)
+      keepAlive(binding)
+      return binding
+    } catch {
+      throw CheckFailure("not run: \(error.message)")
+    }
+  }
+
+  /// Calls create with `config` (NULL when nil) and destroys what it made: the status, and
+  /// last_error of the instance it handed back (empty when it handed back none).
+  static func probeCreate(
+    subject: ConformanceSubject, config: String?, keepAlive: (CallbackBinding) -> Void
+  ) throws(CheckFailure) -> CallResult {
+    let functions = subject.functions
+    let binding = try bind(CallbackRecorder(), keepAlive: keepAlive)
+    var created: OpaquePointer?
+    let status: fh_status
+    if let config {
+      status = config.withCString { functions.create(binding.host, $0, &created) }
+    } else {
+      status = functions.create(binding.host, nil, &created)
+    }
+    var answer = CallResult(status: status)
+    if let created {
+      if status != fh_status(FH_OK) { answer.message = functions.last_error(created).map { String(cString: $0) } ?? "" }
+      functions.destroy(created)
+    }
+    return answer
+  }
+
+  func start() -> CallResult {
+    recorder.enter(.starting)
+    let status = functions.start(handle)
+    recorder.enter(status == fh_status(FH_OK) ? .running : .created)
+    return result(status)
+  }
+
+  /// dispatch, reduce and restore given a NULL string.
+  func dispatchNull() -> CallResult {
+    var flags: UInt32 = 0
+    recorder.dispatching(true)
+    defer { recorder.dispatching(false) }
+    return result(functions.dispatch(handle, nil, &flags))
+  }
+
+  func reduceNull() -> CallResult {
+    var flags: UInt32 = 0
+    return result(functions.reduce(handle, nil, &flags))
+  }
+
+  func restoreNull() -> CallResult { result(functions.restore(handle, nil)) }
+
+  /// last_error as raw bytes ("" when it returns NULL).
+  func lastError() -> [UInt8] { functions.last_error(handle).map(bytesOf) ?? [] }
+
+  /// Calls snapshot (or render) and hands back the very pointer it returned, for the last-error
+  /// check, which reads it again after last_error.
+  func rawOutput(render: Bool) -> (status: fh_status, pointer: UnsafePointer<CChar>?) {
+    var text: UnsafePointer<CChar>?
+    let status = render ? functions.render(handle, &text) : functions.snapshot(handle, &text)
+    return (status, text)
+  }
+
+  func bytes(at pointer: UnsafePointer<CChar>) -> [UInt8] { bytesOf(pointer) }
 
   func stop() -> CallResult {
     let status = functions.stop(handle)
@@ -56,7 +118,9 @@ final class ConformanceInstance {
   /// Dispatches raw bytes (NUL-terminated here), which need not be UTF-8.
   func dispatch(bytes: [UInt8]) -> CallResult {
     var flags: UInt32 = 0
+    recorder.dispatching(true)
     let status = withCString(bytes) { functions.dispatch(handle, $0, &flags) }
+    recorder.dispatching(false)
     var answer = result(status)
     answer.changed = flags & UInt32(FH_DISPATCH_STATE_CHANGED) != 0
     return answer

@@ -48,6 +48,11 @@ final class ConformanceRun {
     try ConformanceInstance(subject: subject, config: settings.config) { bindings.append($0) }
   }
 
+  /// create's answer to `config` (NULL when nil); what it made is destroyed.
+  func probeCreate(config: String?) throws(CheckFailure) -> CallResult {
+    try ConformanceInstance.probeCreate(subject: subject, config: config) { bindings.append($0) }
+  }
+
   /// A new instance, started and sent `created`.
   func startedInstance() throws(CheckFailure) -> ConformanceInstance {
     let instance = try makeInstance()

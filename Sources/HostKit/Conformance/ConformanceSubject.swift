@@ -6,8 +6,8 @@ import FeatureJSON
 #endif
 
 /// The plugin under test, opened as far as the structural checks (`loads`, `entry`,
-/// `descriptor`) go. Each step is its own function so each check can stop after its own step,
-/// and the reasons are finer than the loader's: the validator explains, the loader refuses.
+/// `descriptor`) go. Each step is its own function so each check can stop after its own step; the
+/// descriptor and manifest rules are the loader's (`DescriptorRules`).
 ///
 /// The library is never closed (RTLD_NODELETE), as the host does for Swift plugins.
 struct ConformanceSubject {
@@ -56,39 +56,16 @@ struct ConformanceSubject {
     return descriptor
   }
 
-  /// Generous: a descriptor of ABI 1.x is a few hundred bytes; anything this large is garbage.
-  static let largestPlausibleStructSize: UInt32 = 4096
-
-  /// `descriptor`: the leading fields first (never reading past struct_size), then the functions.
+  /// `descriptor`: `DescriptorRules`, the loader's own rules, so validate and list agree.
   static func checkDescriptor(
     _ descriptor: UnsafePointer<fh_plugin>, path: String
   ) throws(StepFailure) -> ConformanceSubject {
-    func failure(_ why: String) -> StepFailure { StepFailure(check: .descriptor, why: why) }
-    let base = UnsafeRawPointer(descriptor)
-    let size = base.load(as: UInt32.self)
-    guard size >= 12 else { throw failure("struct_size \(size) is too small to hold abi_major and abi_minor") }
-    let major = base.load(fromByteOffset: 4, as: UInt32.self)
-    let minor = base.load(fromByteOffset: 8, as: UInt32.self)
-    guard major == FH_ABI_MAJOR else { throw failure("abi_major \(major) is not this host's \(FH_ABI_MAJOR)") }
-    guard minor <= FH_ABI_MINOR else {
-      throw failure("abi_minor \(minor) is newer than this host's \(FH_ABI_MAJOR).\(FH_ABI_MINOR)")
+    do throws(DescriptorRules.Problem) {
+      let functions = try DescriptorRules.check(descriptor).functions
+      return ConformanceSubject(path: path, functions: functions, manifestJSON: functions.manifest_json)
+    } catch {
+      throw StepFailure(check: .descriptor, why: error.why)
     }
-    let needed = UInt32(MemoryLayout<fh_plugin>.size)
-    guard size <= largestPlausibleStructSize else {
-      throw failure("struct_size \(size) is implausibly large; set it to sizeof(fh_plugin), \(needed)")
-    }
-    // The header's size rule, as the loader reads it: a shorter (older) descriptor is fine while
-    // it reaches every required field; a longer one's tail is never read.
-    let declared = DeclaredStruct(reading: base, empty: fh_plugin())
-    let functions = declared.value
-    guard functions.reserved == 0 else { throw failure("reserved is \(functions.reserved), not 0") }
-    let missing = declared.missingRequiredField()
-    if let cut = missing.cut {
-      throw failure("struct_size \(size) ends before '\(cut)', a required field (sizeof(fh_plugin) is \(needed))")
-    }
-    if let null = missing.null { throw failure("\(null) is NULL") }
-    guard let manifestJSON = functions.manifest_json else { throw failure("manifest_json is NULL") }
-    return ConformanceSubject(path: path, functions: functions, manifestJSON: manifestJSON)
   }
 
   /// The catalogue of actions, read leniently: the manifest's identity fields are set aside so a

@@ -2,36 +2,13 @@ import FeatureJSON
 import Foundation
 
 extension ConformanceSuite {
-  /// `manifest`: UTF-8, the loader's rules (PluginManifest), and every text a person reads in
-  /// `:help` present: description, action help, argument names and help.
+  /// `manifest`: the loader's rules (`DescriptorRules.manifest`): what `list` and `run` load
+  /// passes, what they refuse fails, with the same reason.
   static func checkManifest(_ subject: ConformanceSubject) throws(CheckFailure) {
-    let bytes = UnsafeRawBufferPointer(start: subject.manifestJSON, count: strlen(subject.manifestJSON)).map { $0 }
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-      throw CheckFailure("manifest_json is not valid UTF-8: \(ConformanceText.quote(bytes: bytes))")
-    }
-    let manifest: PluginManifest
-    do {
-      manifest = try PluginManifest(json: text)
+    do throws(DescriptorRules.Problem) {
+      _ = try DescriptorRules.manifest(subject.manifestJSON)
     } catch {
-      throw CheckFailure(error.message)
-    }
-    guard !manifest.description.isEmpty else {
-      throw CheckFailure("manifest description is missing or empty; say in one line what the feature does")
-    }
-    for action in manifest.actions {
-      guard !action.help.isEmpty else { throw CheckFailure("manifest action '\(action.type)' has no help text") }
-      var names = Set<String>()
-      for argument in action.arguments {
-        guard argument.name != "type" else {
-          throw CheckFailure("manifest action '\(action.type)' has an argument named 'type', the action's own tag")
-        }
-        guard names.insert(argument.name).inserted else {
-          throw CheckFailure("manifest action '\(action.type)' lists the argument '\(argument.name)' twice")
-        }
-        guard !argument.help.isEmpty else {
-          throw CheckFailure("manifest argument '\(argument.name)' of '\(action.type)' has no help text")
-        }
-      }
+      throw CheckFailure(error.why)
     }
   }
 

@@ -42,19 +42,28 @@ extension ConformanceSuite {
     }
   }
 
-  private static func expectRefusal(
+  static func expectRefusal(
     _ result: CallResult, of input: BadInput, by call: String, want status: fh_status,
     on instance: ConformanceInstance, stateBefore before: [UInt8]
   ) throws(CheckFailure) {
     let shown = "'\(input.id)' \(ConformanceText.quote(bytes: input.bytes, limit: 50))"
+    try expectRefusal(result, of: shown, by: call, want: status, on: instance, stateBefore: before)
+  }
+
+  /// `result` must be a refusal with `status` (and a message, unless `requireMessage` is false),
+  /// and the state still `before`.
+  static func expectRefusal(
+    _ result: CallResult, of shown: String, by call: String, want status: fh_status,
+    on instance: ConformanceInstance, stateBefore before: [UInt8], requireMessage: Bool = true
+  ) throws(CheckFailure) {
     guard result.status == status else {
       throw CheckFailure(
         "\(call) of \(shown) returned \(result.described), want \(CallResult.statusName(status))")
     }
-    guard !result.message.trimmingWhitespace().isEmpty else {
+    guard !requireMessage || !result.message.trimmingWhitespace().isEmpty else {
       throw CheckFailure("\(call) refused \(shown) without a message: last_error() is empty")
     }
-    let after = try CatalogueWalk.state(of: instance, after: "\(call) of '\(input.id)'")
+    let after = try CatalogueWalk.state(of: instance, after: "\(call) of \(shown)")
     guard after == before else {
       throw CheckFailure(
         "\(call) refused \(shown) but changed the state from \(ConformanceText.quote(bytes: before)) "

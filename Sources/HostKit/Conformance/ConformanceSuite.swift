@@ -49,6 +49,15 @@ public enum ConformanceSuite {
     case .noEmitAfterStop: try checkNoEmitAfterStop(run)
     case .deterministic: try checkDeterministic(run)
     case .render: try checkRender(run)
+    case .nullArguments: try checkNullArguments(run)
+    case .unknownSetting: try checkUnknownSetting(run)
+    case .extraMembers: try checkExtraMembers(run)
+    case .lifecycleAction: try checkLifecycleAction(run)
+    case .refusedArguments: try checkRefusedArguments(run)
+    case .deepNesting: try checkDeepNesting(run)
+    case .effectAccounting: try checkEffectAccounting(run)
+    case .callbackPhases: try checkCallbackPhases(run)
+    case .lastError: try checkLastError(run)
     }
   }
 }

@@ -11,6 +11,7 @@ public enum VerdictLine: Sendable, Equatable {
     case .step(let text): "step \(ConformanceText.oneLine(text))"
     case .verdict(.pass): "pass"
     case .verdict(.fail(let why)): "fail \(ConformanceText.oneLine(why))"
+    case .verdict(.skip(let needs)): "skip \(needs.name)"
     }
   }
 
@@ -20,6 +21,8 @@ public enum VerdictLine: Sendable, Equatable {
       self = .verdict(.pass)
     } else if line.hasPrefix("fail ") {
       self = .verdict(.fail(String(line.dropFirst(5))))
+    } else if line.hasPrefix("skip "), let needs = ConformanceCheck(rawValue: String(line.dropFirst(5))) {
+      self = .verdict(.skip(needs: needs))
     } else if line.hasPrefix("step ") {
       self = .step(String(line.dropFirst(5)))
     } else {

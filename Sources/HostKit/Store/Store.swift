@@ -724,6 +724,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
         self.retired = retired
         // The thread ends now, and another thread may get its id.
         storeThread = nil
+        // feature_abi.h: once stop returned, every effect still in flight counts as ended.
+        effectsInFlight = 0
         stopped = true
         stopping = false
         condition.broadcast()

@@ -162,7 +162,8 @@ enum CommandTable {
       that check, not the validator. Prints one line per check, then a summary:
         pass  CHECK
         fail  CHECK  WHY
-        N passed, M failed
+        skip  CHECK  needs: CHECK   (not run: a check it needs failed; not counted as failed)
+        N passed, M failed[, K skipped]
       Exits 0 when every check passes, 1 when one fails, 64 for a usage error.
       """,
     positionals: [PositionalSpec(name: "PLUGIN.so", noun: "plugin file", example: "libCounter.so")],
