@@ -1,0 +1,129 @@
+/// Hot reload: the store's instance is replaced by one of a new build, with the state moved over.
+///
+/// On the store thread, after everything queued before it: the running instance gives its state
+/// (snapshot); an instance of the new build is made, restored to it and started; only then is
+/// the old one stopped (its effects in flight and timers are cancelled) and destroyed, the new one
+/// takes its place, the journal records the reload (and the state the new build holds), and the
+/// new instance gets `restored` before anything queued after the reload. Any failure before the
+/// swap destroys the new instance and leaves the old one running, its state untouched.
+extension Store {
+  /// Reloads the instance from `build`; `previousHash` is the hash of the build it replaces, for
+  /// the journal. `announce` hears the result on the store thread before the view is drawn
+  /// again (so a note about it comes before the new view).
+  @discardableResult
+  public func reload(
+    to build: PluginBuild, previousHash: String,
+    announce: @escaping @Sendable (Result<ReloadReport, HostError>) -> Void = { _ in }
+  ) -> Result<ReloadReport, HostError> {
+    perform { watched in
+      let result = self.swapInstance(to: build, previousHash: previousHash, running: watched)
+      announce(result)
+      if case .success = result {
+        // `restored` comes before anything queued behind the reload.
+        _ = self.process(.action(#"{"type":"restored"}"#, .lifecycle))
+      }
+      return result
+    }
+  }
+
+  private func swapInstance(
+    to build: PluginBuild, previousHash: String, running: any PluginInstance
+  ) -> Result<ReloadReport, HostError> {
+    let id = plugin.id
+    // Once the store has stopped, `perform` runs this off the store thread, on the retired instance.
+    guard isOnStoreThread, hasStarted, !isLost, !isClosed else {
+      return .failure(HostError(ReloadFailure.notRunning(feature: id)))
+    }
+    let old = instance
+    let version = build.version
+    let state: String
+    do throws(PluginCallError) {
+      // Through `running`: a loss here is a crash the store recovers from, as for any job.
+      state = try running.snapshot()
+    } catch {
+      return .failure(HostError(ReloadFailure.snapshotFailed(feature: id, error)))
+    }
+    let fresh: any PluginInstance
+    do throws(HostError) {
+      fresh = try instances.makeInstance(of: build.plugin, config: config, target: relay)
+    } catch {
+      return .failure(HostError(ReloadFailure.createFailed(feature: id, version: version, reason: error.message)))
+    }
+    do throws(PluginCallError) {
+      try fresh.restore(state)
+    } catch {
+      fresh.destroy()
+      return .failure(HostError(ReloadFailure.stateRefused(feature: id, version: version, error)))
+    }
+    do throws(PluginCallError) {
+      try fresh.start()
+    } catch {
+      fresh.destroy()
+      return .failure(HostError(ReloadFailure.startFailed(feature: id, version: version, error)))
+    }
+    // The new instance runs: stop the old one, whose effects and timers end with it.
+    condition.lock()
+    let cancelled = effectsInFlight
+    interruptible = nil
+    condition.unlock()
+    do throws(PluginCallError) {
+      try old.stop()
+    } catch {
+      if !error.isLifecycle && error.loss == nil {
+        observer(.log(level: .warning, message: "stop failed while reloading: \(error)"))
+      }
+    }
+    old.destroy()
+    condition.lock()
+    effectsInFlight = 0
+    dropTimers()
+    instance = fresh
+    interruptible = fresh as? any InterruptibleInstance
+    condition.broadcast()
+    condition.unlock()
+    let report = ReloadReport(
+      feature: id, from: old.plugin.manifest.version, to: version, cancelledEffects: cancelled,
+      sequence: journal?.lastSequence ?? 0)
+    if let journal {
+      do throws(HostError) {
+        let kept: String
+        do throws(PluginCallError) {
+          kept = try fresh.snapshot()
+        } catch {
+          throw HostError(JournalFailure.snapshotFailed(feature: id, forJournal: true, detail: "\(error)"))
+        }
+        try journal.recordReload(
+          JournalReload(
+            seq: journal.lastSequence, feature: id,
+            from: .init(version: report.from, hash: previousHash), to: .init(version: version, hash: build.hash)),
+          state: kept)
+      } catch {
+        dropJournal(error)
+      }
+    }
+    // Draw the view again even when it did not change: the note about the reload came after it.
+    lastView = nil
+    viewIsStale = true
+    return .success(report)
+  }
+}
+
+/// What a reload did.
+public struct ReloadReport: Sendable, Equatable {
+  public let feature: String
+  /// The version that ran before, and the new build's.
+  public let from: String
+  public let to: String
+  /// Effects and timers of the old instance that were in flight and were cancelled.
+  public let cancelledEffects: Int
+  /// The seq the reload happened at.
+  public let sequence: Int
+
+  public init(feature: String, from: String, to: String, cancelledEffects: Int, sequence: Int) {
+    self.feature = feature
+    self.from = from
+    self.to = to
+    self.cancelledEffects = cancelledEffects
+    self.sequence = sequence
+  }
+}
