@@ -4,7 +4,7 @@ import HostKit
 /// are derived from it (see `CommandSpec`).
 enum CommandTable {
   /// The commands, in the order `host --help` lists them.
-  static let commands: [CommandSpec] = [list, run, validate, check, new, sessions, replay, help]
+  static let commands: [CommandSpec] = [list, run, validate, check, new, dev, sessions, replay, help]
 
   /// Commands the host runs itself in child processes: accepted, never listed or suggested.
   static let hiddenCommands: [CommandSpec] = [scan, worker]
@@ -251,6 +251,21 @@ enum CommandTable {
       NAME: lowercase letters, digits, '-' and '_', starting with a letter. An existing folder is
       never overwritten.
       """)
+
+  // MARK: - dev
+
+  static let dev = CommandSpec(
+    name: "dev",
+    summary: "build a plugin folder, run its feature, rebuild and reload it on every change",
+    usesPluginFolders: true,
+    about: """
+      For a plugin folder made by 'host new' (DIR, default the current folder): builds it (swift
+      build, or make for C), runs its feature with --watch, and rebuilds after each change to its
+      sources. A build that fails prints its errors below the view and the feature keeps running;
+      one that succeeds is reloaded with the state kept. Ctrl-C (or :quit) ends it.
+      """,
+    positionals: [PositionalSpec(name: "DIR", noun: "plugin folder", isRequired: false, example: ".")],
+    options: [Run.config, Run.session, Isolation.isolation, Isolation.callTimeout])
 
   // MARK: - sessions
 
