@@ -87,6 +87,16 @@ public final class PluginBuilds: Sendable {
   /// Stages the plugin file `path` as it is now as a new build of `feature`: copied, checked and
   /// loaded as `loading` says. Does not make it current (`adopt` does, once an instance runs it).
   public func stage(_ path: String, feature: String) throws(HostError) -> PluginBuild {
+    // A hash no file has: always staged.
+    guard let build = try stage(path, feature: feature, unlessHash: "") else {
+      throw HostError(ReloadFailure.buildRejected(feature: feature, path: path, reason: "it did not change"))
+    }
+    return build
+  }
+
+  /// `stage`, or nil (having loaded nothing) when the file's bytes hash to `unchanged`: a save
+  /// that did not change the build.
+  public func stage(_ path: String, feature: String, unlessHash unchanged: String) throws(HostError) -> PluginBuild? {
     let number = builds.withLock { state in
       state.copies += 1
       return state.copies
@@ -102,6 +112,10 @@ public final class PluginBuilds: Sendable {
       throw HostError(
         ReloadFailure.buildRejected(
           feature: feature, path: path, reason: "cannot copy it to '\(copy)': \(String(cString: strerror(errno)))"))
+    }
+    if hash == unchanged {
+      unlink(copy)
+      return nil
     }
     do throws(HostError) {
       let loaded = try load(copy, feature: feature, original: path)

@@ -104,10 +104,10 @@ extension SessionRuntime {
       guard let first = running.first else { continue }
       let original = builds.original(of: first.plugin)
       let previous = builds.current(of: first.plugin)
-      if BuildFile.hash(path) == previous.hash { continue }
       let build: PluginBuild
       do {
-        build = try builds.stage(original, feature: first.id)
+        guard let staged = try builds.stage(original, feature: first.id, unlessHash: previous.hash) else { continue }
+        build = staged
       } catch {
         reporter.report(error)
         continue
