@@ -46,7 +46,8 @@ func reloadCounter(reloads: Int, workers: Bool) throws -> Double {
   settings.instances = workers ? workerFactory : .inProcess
   settings.reload.watches = true
   settings.reload.loading = workers ? .workers : .inProcess
-  settings.reload.scanner = ScannerProcess(executable: "\(folder)/host", timeout: .seconds(10)) { ["__scan", $0] }.scanner
+  settings.reload.scanner =
+    ScannerProcess(executable: "\(folder)/host", timeout: .seconds(10)) { ["__scan", $0] }.scanner
   let signal = ViewSignal()
   let runtime = SessionRuntime(
     plugins: [

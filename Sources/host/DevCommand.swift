@@ -36,7 +36,8 @@ struct DevCommand {
     /// The project in `folder`: a SwiftPM package with one dynamic library product, or a folder
     /// with a Makefile that names `LIB = lib<name>.so`.
     static func find(in folder: String) throws(HostError) -> Project {
-      let help = "run it in a folder made by 'host new NAME' (Swift: Package.swift; C: Makefile), or name one: 'host dev DIR'"
+      let help =
+        "run it in a folder made by 'host new NAME' (Swift: Package.swift; C: Makefile), or name one: 'host dev DIR'"
       if let package = try? String(contentsOfFile: "\(folder)/Package.swift", encoding: .utf8) {
         guard let product = firstMatch(in: package, #"\.library\(\s*name:\s*"([^"]+)",\s*type:\s*\.dynamic"#) else {
           throw HostError("'\(folder)/Package.swift' has no dynamic library product (a plugin)", help: help)
@@ -67,7 +68,8 @@ struct DevCommand {
     let project = try Project.find(in: folder)
     console.note("building \(folder) (\(([project.tool.name] + project.tool.arguments).joined(separator: " ")))")
     if let failure = Self.build(project), !FileManager.default.fileExists(atPath: project.library) {
-      throw HostError("the first build failed, so there is nothing to run:\n\(failure)", help: "fix it and run 'host dev' again")
+      throw HostError(
+        "the first build failed, so there is nothing to run:\n\(failure)", help: "fix it and run 'host dev' again")
     }
     // The plugin's folder comes first, so its feature wins over one of the same id elsewhere.
     var global = self.global

@@ -67,6 +67,23 @@ struct ReloadCLITests {
     #expect(host.quit() == 0)
   }
 
+  @Test func theMainFlowWatchesTheFeaturesItPresents() throws {
+    // given the main flow with --watch, the fixture picked from the home menu
+    let (folder, file) = try ReloadFixture.folder()
+    let host = try LiveHost(["--plugins", folder, "--watch"])
+    defer { host.kill() }
+    let errors = ErrorReader(host)
+    host.send("pick entry=reloadable\nincrement\n:state\n")
+    try host.read(through: #"{"count":1}"#)
+    // when its file is rebuilt, then it is reloaded in place in the flow, its state kept
+    try ReloadFixture.build(.withDouble, into: file)
+    try errors.wait(for: "note: reloadable reloaded (1.0.0 -> 1.1.0), state kept\n")
+    host.send("double\n:state\n:back\n:state\n")
+    try host.read(through: #"{"count":2}"#)
+    #expect(try host.line(startingWith: "{").contains(#""picked":"reloadable""#))
+    #expect(host.quit() == 0)
+  }
+
   @Test func reloadCommandInProcessLoadsACopyAndReplayNamesTheReloadPoint() throws {
     // given a session of 1.0.0 in the host's own process
     let (folder, file) = try ReloadFixture.folder()

@@ -160,7 +160,10 @@ struct StoreReloadTests {
     defer { opened.journal.close() }
     // then it restores from the state the new build took over, then the actions after it
     #expect(opened.restorePoint.state == #"{"count":1}"#)
-    #expect(opened.restorePoint.actions.map(\.json) == [#"{"type":"restored"}"#, #"{"type":"double"}"#, #"{"type":"increment"}"#])
+    #expect(
+      opened.restorePoint.actions.map(\.json) == [
+        #"{"type":"restored"}"#, #"{"type":"double"}"#, #"{"type":"increment"}"#,
+      ])
     let instance = try InstanceFactory.inProcess.makeInstance(of: build.plugin, config: "{}", target: SilentTarget())
     defer { instance.destroy() }
     try opened.restorePoint.apply(to: instance)
@@ -182,7 +185,9 @@ struct StoreReloadTests {
     // then the running feature goes on, and no copy of the bad build is left
     harness.send("increment")
     #expect(try harness.store.state() == #"{"count":2}"#)
-    let staged = (try? FileManager.default.contentsOfDirectory(atPath: "\(URL(fileURLWithPath: harness.file).deletingLastPathComponent().path)/builds")) ?? []
+    let staged =
+      (try? FileManager.default.contentsOfDirectory(
+        atPath: "\(URL(fileURLWithPath: harness.file).deletingLastPathComponent().path)/builds")) ?? []
     #expect(staged.count == 1)
   }
 

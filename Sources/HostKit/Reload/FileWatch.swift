@@ -26,7 +26,8 @@ public final class FileWatch: Sendable {
 
   /// Starts watching. Throws when inotify cannot be set up (the error names the folder).
   public init(
-    _ target: Target, settle: Duration = .milliseconds(15), isReady: @escaping @Sendable (String) -> Bool = { _ in true },
+    _ target: Target, settle: Duration = .milliseconds(15),
+    isReady: @escaping @Sendable (String) -> Bool = { _ in true },
     onChange: @escaping @Sendable ([String]) -> Void
   ) throws(HostError) {
     watcher = try Watcher(target: target, settle: settle, isReady: isReady, onChange: onChange)
@@ -151,7 +152,8 @@ private final class Watcher: @unchecked Sendable {
   }
 
   func run() {
-    let settleNanoseconds = UInt64(settle.components.seconds) * 1_000_000_000
+    let settleNanoseconds =
+      UInt64(settle.components.seconds) * 1_000_000_000
       + UInt64(settle.components.attoseconds / 1_000_000_000)
     var pending: [String: [Int]] = [:]
     var lastEvent: UInt64 = 0
@@ -163,7 +165,9 @@ private final class Watcher: @unchecked Sendable {
         let elapsed = DispatchTime.now().uptimeNanoseconds &- lastEvent
         timeout = elapsed >= settleNanoseconds ? 0 : Int32((settleNanoseconds - elapsed + 999_999) / 1_000_000)
       }
-      var polled = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0)]
+      var polled = [
+        pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0),
+      ]
       let ready = poll(&polled, 2, timeout)
       if ready < 0 {
         if errno == EINTR { continue }
