@@ -7,7 +7,8 @@ import Foundation
 /// Watches files with inotify and reports the ones that changed, once they are ready.
 ///
 /// Each file is watched through its folder, so a file rebuilt in place, replaced by a rename or
-/// copied over is seen alike. A change is reported once no event came for `settle` and the file
+/// copied over is seen alike. A change is reported once no event came for `settle` (3 ms when
+/// the last event said the writer is done: closed after writing, renamed into place) and the file
 /// did not change meanwhile (same size and mtime), and `isReady` says it is whole (a build still
 /// being written is waited for). Reports come on the watch's own thread, in order, one batch of
 /// paths at a time; `cancel` (from any other thread) ends it.
@@ -151,19 +152,33 @@ private final class Watcher: @unchecked Sendable {
     return [Int(info.st_dev), Int(info.st_ino), Int(info.st_size), info.st_mtim.tv_sec, info.st_mtim.tv_nsec]
   }
 
+  /// A file that changed, waiting for quiet.
+  private struct Pending {
+    /// Its identity when the last event came.
+    var identity: [Int]
+    /// When the last event came.
+    var since: UInt64
+    /// Whether that event said the writer is done (closed it after writing, renamed it into
+    /// place, changed only its metadata): then a short quiet is enough.
+    var done: Bool
+  }
+
+  /// The quiet a finished write waits for (a build tool may still touch the file, e.g. chmod).
+  private static let doneQuiet: UInt64 = 3_000_000
+
   func run() {
     let settleNanoseconds =
       UInt64(settle.components.seconds) * 1_000_000_000
       + UInt64(settle.components.attoseconds / 1_000_000_000)
-    var pending: [String: [Int]] = [:]
-    var lastEvent: UInt64 = 0
+    func quiet(_ entry: Pending) -> UInt64 { entry.done ? min(Self.doneQuiet, settleNanoseconds) : settleNanoseconds }
+    var pending: [String: Pending] = [:]
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
     defer { buffer.deallocate() }
     while true {
       var timeout: Int32 = -1
-      if !pending.isEmpty {
-        let elapsed = DispatchTime.now().uptimeNanoseconds &- lastEvent
-        timeout = elapsed >= settleNanoseconds ? 0 : Int32((settleNanoseconds - elapsed + 999_999) / 1_000_000)
+      let now = DispatchTime.now().uptimeNanoseconds
+      if let due = pending.values.map({ $0.since &+ quiet($0) }).min() {
+        timeout = due <= now ? 0 : Int32((due - now + 999_999) / 1_000_000)
       }
       var polled = [
         pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0),
@@ -175,37 +190,37 @@ private final class Watcher: @unchecked Sendable {
       }
       if polled[1].revents != 0 { return }
       if polled[0].revents != 0 {
-        for path in readEvents(buffer) where accepts(path) {
-          pending[path] = Self.identity(path)
+        let now = DispatchTime.now().uptimeNanoseconds
+        for (path, done) in readEvents(buffer) where accepts(path) {
+          pending[path] = Pending(identity: Self.identity(path), since: now, done: done)
         }
-        lastEvent = DispatchTime.now().uptimeNanoseconds
         continue
       }
-      guard !pending.isEmpty else { continue }
-      // Quiet for `settle`: report what is whole and did not change meanwhile.
+      // Quiet long enough: report what is whole and did not change meanwhile.
       var changed: [String] = []
-      for (path, identity) in pending.sorted(by: { $0.key < $1.key }) {
-        let now = Self.identity(path)
-        if now.isEmpty {
+      let checked = DispatchTime.now().uptimeNanoseconds
+      for (path, entry) in pending.sorted(by: { $0.key < $1.key }) where entry.since &+ quiet(entry) <= checked {
+        let identity = Self.identity(path)
+        if identity.isEmpty {
           // Gone (removed, or between a delete and a rename): wait for the next event.
           pending[path] = nil
-        } else if now != identity {
-          pending[path] = now
-        } else if isReady(path) {
+        } else if identity != entry.identity || !isReady(path) {
+          // Still being written: check again after another quiet spell.
+          pending[path] = Pending(identity: identity, since: checked, done: false)
+        } else {
           pending[path] = nil
           changed.append(path)
         }
       }
-      // Whatever is still pending is checked again after another quiet spell.
-      lastEvent = DispatchTime.now().uptimeNanoseconds
       if !changed.isEmpty { onChange(changed) }
     }
   }
 
-  /// Reads the queued events; returns the paths they name (new folders of a tree are watched).
-  private func readEvents(_ buffer: UnsafeMutableRawBufferPointer) -> [String] {
+  /// Reads the queued events; returns the paths they name, each with whether the event says its
+  /// writer is done (new folders of a tree are watched).
+  private func readEvents(_ buffer: UnsafeMutableRawBufferPointer) -> [(String, Bool)] {
     guard let base = buffer.baseAddress else { return [] }
-    var paths: [String] = []
+    var paths: [(String, Bool)] = []
     while true {
       let count = read(inotify, base, buffer.count)
       if count <= 0 { break }
@@ -222,7 +237,7 @@ private final class Watcher: @unchecked Sendable {
           try? add(path)
           continue
         }
-        paths.append(path)
+        paths.append((path, event.pointee.mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_ATTRIB) != 0))
       }
     }
     return paths
