@@ -28,7 +28,7 @@ struct StoreReloadTests {
 
     func reload(_ build: PluginBuild) -> Result<ReloadReport, HostError> {
       let previous = builds.current(of: store.plugin)
-      let result = store.reload(to: build, previousHash: previous.hash)
+      let result = store.reload(to: build, replacing: previous)
       if case .success = result { builds.adopt(build, forFile: file) }
       return result
     }

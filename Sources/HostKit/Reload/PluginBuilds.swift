@@ -1,4 +1,5 @@
 import FeatureABI
+import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -97,6 +98,17 @@ public final class PluginBuilds: Sendable {
   /// `stage`, or nil (having loaded nothing) when the file's bytes hash to `unchanged`: a save
   /// that did not change the build.
   public func stage(_ path: String, feature: String, unlessHash unchanged: String) throws(HostError) -> PluginBuild? {
+    try stage(path, feature: feature, unlessHash: unchanged, meanwhile: { _ in () }, undo: { _ in })?.build
+  }
+
+  /// `stage(_:feature:unlessHash:)`; with `.workers`, runs `meanwhile` with the copy's path while
+  /// the scanner checks it (a new worker can load the copy at the same time: one process start
+  /// instead of two, one after the other) and returns its result with the build. When the build
+  /// is rejected, `undo` gets that result.
+  public func stage<Extra>(
+    _ path: String, feature: String, unlessHash unchanged: String, meanwhile: (String) -> Extra,
+    undo: (Extra) -> Void
+  ) throws(HostError) -> (build: PluginBuild, extra: Extra?)? {
     let number = builds.withLock { state in
       state.copies += 1
       return state.copies
@@ -117,12 +129,26 @@ public final class PluginBuilds: Sendable {
       unlink(copy)
       return nil
     }
+    var scan: PluginScan?
+    var extra: Extra?
+    if case .workers = loading, let scanner {
+      let answer = Mutex<PluginScan?>(nil)
+      let scanned = DispatchSemaphore(value: 0)
+      Thread.detachNewThread {
+        answer.withLock { $0 = scanner(copy) }
+        scanned.signal()
+      }
+      extra = meanwhile(copy)
+      scanned.wait()
+      scan = answer.withLock { $0 }
+    }
     do throws(HostError) {
-      let loaded = try load(copy, feature: feature, original: path)
+      let loaded = try load(copy, feature: feature, original: path, scanned: scan)
       // A copy loaded here is mapped: the file is no longer needed. A worker's is, until replaced.
       if case .inProcess = loading { unlink(copy) }
-      return PluginBuild(plugin: loaded, hash: hash)
+      return (PluginBuild(plugin: loaded, hash: hash), extra)
     } catch {
+      if let extra { undo(extra) }
       unlink(copy)
       throw error
     }
@@ -147,14 +173,16 @@ public final class PluginBuilds: Sendable {
     if case .workers = loading, build.plugin.path.hasPrefix(folder + "/") { unlink(build.plugin.path) }
   }
 
-  private func load(_ copy: String, feature: String, original: String) throws(HostError) -> LoadedPlugin {
+  private func load(_ copy: String, feature: String, original: String, scanned: PluginScan?) throws(HostError)
+    -> LoadedPlugin
+  {
     func rejected(_ reason: String) -> HostError {
       HostError(ReloadFailure.buildRejected(feature: feature, path: original, reason: reason))
     }
     var manifest: PluginManifest?
     var version: (major: UInt32, minor: UInt32, size: UInt32) = (0, 0, 0)
-    if let scanner {
-      switch scanner(copy) {
+    if let scan = scanned ?? scanner.map({ $0(copy) }) {
+      switch scan {
       case .rejected(let reason, _):
         throw rejected(reason)
       case .plugin(let json, let major, let minor, let size):

@@ -65,20 +65,10 @@ extension SessionRuntime {
   /// build takes the state over (see `Store.reload`); the note about it goes to the reporter.
   /// Throws, leaving the feature running as it was, when the build or the state is refused.
   public func reload(_ feature: PresentedFeature) throws(HostError) {
-    let builds = self.builds
-    let previous = builds.current(of: feature.plugin)
     let original = builds.original(of: feature.plugin)
-    let build = try builds.stage(original, feature: feature.id)
-    let reporter = self.reporter
-    let result = feature.store.reload(to: build, previousHash: previous.hash) { result in
-      guard case .success(let report) = result else { return }
-      builds.adopt(build, forFile: original)
-      reporter.notice(.reloaded(report))
-    }
-    if case .failure(let error) = result {
-      builds.discard(build)
-      throw error
-    }
+    // A hash no file has: `:reload` loads the file even when its bytes did not change.
+    guard let result = try reload([feature], from: original, unlessHash: "", reportsFailures: false) else { return }
+    try result.get()
   }
 
   /// Starts watching the plugin files of the features this run can present (`--watch`).
@@ -95,36 +85,73 @@ extension SessionRuntime {
   /// Errors go to the reporter; a file whose bytes did not change is left alone.
   func reloadChanged(_ paths: [String]) {
     let features = coordinator?.all ?? []
-    let builds = self.builds
-    let reporter = self.reporter
     for path in paths {
       let running = features.filter {
         URL(fileURLWithPath: builds.original(of: $0.plugin)).standardizedFileURL.path == path
       }
       guard let first = running.first else { continue }
-      let original = builds.original(of: first.plugin)
       let previous = builds.current(of: first.plugin)
-      let build: PluginBuild
       do {
-        guard let staged = try builds.stage(original, feature: first.id, unlessHash: previous.hash) else { continue }
-        build = staged
+        _ = try reload(running, from: builds.original(of: first.plugin), unlessHash: previous.hash, reportsFailures: true)
       } catch {
         reporter.report(error)
-        continue
       }
-      let adopted = Atomic<Bool>(false)
-      for feature in running {
-        feature.store.reload(to: build, previousHash: previous.hash) { result in
-          switch result {
-          case .success(let report):
-            if !adopted.exchange(true, ordering: .relaxed) { builds.adopt(build, forFile: original) }
-            reporter.notice(.reloaded(report))
-          case .failure(let error):
-            reporter.report(error)
+    }
+  }
+
+  /// Stages the plugin file `original` once and reloads `features` (all of that file) from it.
+  /// Nil when the file's bytes hash to `unchanged`. Throws when the build is rejected; each
+  /// feature's reload failure goes to the reporter with `reportsFailures`, else the first is
+  /// returned.
+  private func reload(
+    _ features: [PresentedFeature], from original: String, unlessHash unchanged: String, reportsFailures: Bool
+  ) throws(HostError) -> Result<Void, HostError>? {
+    guard let first = features.first else { return nil }
+    let builds = self.builds
+    let reporter = self.reporter
+    let previous = builds.current(of: first.plugin)
+    let base = settings.instances
+    let plugin = first.plugin
+    let store = first.store
+    // With workers, the first feature's new worker starts loading the copy while it is scanned.
+    guard
+      let (build, made) = try builds.stage(
+        original, feature: first.id, unlessHash: unchanged,
+        meanwhile: { copy -> Result<any PluginInstance, HostError> in
+          let provisional = LoadedPlugin(
+            path: copy, manifest: plugin.manifest, abiMajor: plugin.abiMajor, abiMinor: plugin.abiMinor,
+            structSize: plugin.structSize, functions: plugin.functions)
+          return Result { () throws(HostError) in
+            try base.makeInstance(of: provisional, config: store.config, target: store.relay)
           }
+        }, undo: { made in (try? made.get())?.destroy() })
+    else { return nil }
+    let adopted = Atomic<Bool>(false)
+    var firstFailure: HostError?
+    for (index, feature) in features.enumerated() {
+      var instance: (any PluginInstance)?
+      if index == 0, let made {
+        switch made {
+        case .success(let fresh): instance = fresh
+        case .failure(let error):
+          let failure = HostError(
+            ReloadFailure.createFailed(feature: feature.id, version: build.version, reason: error.message))
+          if reportsFailures { reporter.report(failure) } else if firstFailure == nil { firstFailure = failure }
+          continue
         }
       }
-      if !adopted.load(ordering: .relaxed) { builds.discard(build) }
+      let result = feature.store.reload(to: build, replacing: previous, made: instance) { result in
+        switch result {
+        case .success(let report):
+          if !adopted.exchange(true, ordering: .relaxed) { builds.adopt(build, forFile: original) }
+          reporter.notice(.reloaded(report))
+        case .failure(let error):
+          if reportsFailures { reporter.report(error) }
+        }
+      }
+      if case .failure(let error) = result, !reportsFailures, firstFailure == nil { firstFailure = error }
     }
+    if !adopted.load(ordering: .relaxed) { builds.discard(build) }
+    return firstFailure.map { .failure($0) } ?? .success(())
   }
 }

@@ -7,16 +7,20 @@
 /// new instance gets `restored` before anything queued after the reload. Any failure before the
 /// swap destroys the new instance and leaves the old one running, its state untouched.
 extension Store {
-  /// Reloads the instance from `build`; `previousHash` is the hash of the build it replaces, for
-  /// the journal. `announce` hears the result on the store thread before the view is drawn
-  /// again (so a note about it comes before the new view).
+  /// Reloads the instance from `build`; `previous` is the build it replaces (for the note and
+  /// the journal). `made` is an instance of `build` made beforehand (not started; made with this
+  /// store's `config` and callback target), else one is made here. `announce` hears the result on
+  /// the store thread before the view is drawn again (so a note about it comes before the view).
   @discardableResult
   public func reload(
-    to build: PluginBuild, previousHash: String,
+    to build: PluginBuild, replacing previous: PluginBuild, made: (any PluginInstance)? = nil,
     announce: @escaping @Sendable (Result<ReloadReport, HostError>) -> Void = { _ in }
   ) -> Result<ReloadReport, HostError> {
-    perform { watched in
-      let result = self.swapInstance(to: build, previousHash: previousHash, running: watched)
+    // @unchecked: handed to the store thread, which alone uses it from then on.
+    struct Made: @unchecked Sendable { let instance: (any PluginInstance)? }
+    let made = Made(instance: made)
+    return perform { watched in
+      let result = self.swapInstance(to: build, previous: previous, made: made.instance, running: watched)
       announce(result)
       if case .success = result {
         // `restored` comes before anything queued behind the reload.
@@ -27,11 +31,12 @@ extension Store {
   }
 
   private func swapInstance(
-    to build: PluginBuild, previousHash: String, running: any PluginInstance
+    to build: PluginBuild, previous: PluginBuild, made: (any PluginInstance)?, running: any PluginInstance
   ) -> Result<ReloadReport, HostError> {
     let id = plugin.id
     // Once the store has stopped, `perform` runs this off the store thread, on the retired instance.
     guard isOnStoreThread, hasStarted, !isLost, !isClosed else {
+      made?.destroy()
       return .failure(HostError(ReloadFailure.notRunning(feature: id)))
     }
     let old = instance
@@ -41,11 +46,16 @@ extension Store {
       // Through `running`: a loss here is a crash the store recovers from, as for any job.
       state = try running.snapshot()
     } catch {
+      made?.destroy()
       return .failure(HostError(ReloadFailure.snapshotFailed(feature: id, error)))
     }
     let fresh: any PluginInstance
     do throws(HostError) {
-      fresh = try instances.makeInstance(of: build.plugin, config: config, target: relay)
+      if let made {
+        fresh = made
+      } else {
+        fresh = try instances.makeInstance(of: build.plugin, config: config, target: relay)
+      }
     } catch {
       return .failure(HostError(ReloadFailure.createFailed(feature: id, version: version, reason: error.message)))
     }
@@ -82,7 +92,7 @@ extension Store {
     condition.broadcast()
     condition.unlock()
     let report = ReloadReport(
-      feature: id, from: old.plugin.manifest.version, to: version, cancelledEffects: cancelled,
+      feature: id, from: previous.version, to: version, cancelledEffects: cancelled,
       sequence: journal?.lastSequence ?? 0)
     if let journal {
       do throws(HostError) {
@@ -95,7 +105,7 @@ extension Store {
         try journal.recordReload(
           JournalReload(
             seq: journal.lastSequence, feature: id,
-            from: .init(version: report.from, hash: previousHash), to: .init(version: version, hash: build.hash)),
+            from: .init(version: report.from, hash: previous.hash), to: .init(version: version, hash: build.hash)),
           state: kept)
       } catch {
         dropJournal(error)
