@@ -92,7 +92,8 @@ extension SessionRuntime {
       guard let first = running.first else { continue }
       let previous = builds.current(of: first.plugin)
       do {
-        _ = try reload(running, from: builds.original(of: first.plugin), unlessHash: previous.hash, reportsFailures: true)
+        _ = try reload(
+          running, from: builds.original(of: first.plugin), unlessHash: previous.hash, reportsFailures: true)
       } catch {
         reporter.report(error)
       }

@@ -20,19 +20,21 @@ extension Store {
     struct Made: @unchecked Sendable { let instance: (any PluginInstance)? }
     let made = Made(instance: made)
     return perform { watched in
-      let result = self.swapInstance(to: build, previous: previous, made: made.instance, running: watched)
-      announce(result)
-      if case .success = result {
-        // `restored` comes before anything queued behind the reload.
-        _ = self.process(.action(#"{"type":"restored"}"#, .lifecycle))
-      }
-      return result
+      let swapped = self.swapInstance(to: build, previous: previous, made: made.instance, running: watched)
+      announce(swapped.map(\.report))
+      guard case .success(let swap) = swapped else { return swapped.map(\.report) }
+      // `restored` comes before anything queued behind the reload; then the view, drawn before
+      // the old instance is destroyed (a worker's end is waited for): it is not on the way.
+      _ = self.process(.action(#"{"type":"restored"}"#, .lifecycle))
+      self.renderIfStale()
+      swap.old.destroy()
+      return .success(swap.report)
     }
   }
 
   private func swapInstance(
     to build: PluginBuild, previous: PluginBuild, made: (any PluginInstance)?, running: any PluginInstance
-  ) -> Result<ReloadReport, HostError> {
+  ) -> Result<Swap, HostError> {
     let id = plugin.id
     // Once the store has stopped, `perform` runs this off the store thread, on the retired instance.
     guard isOnStoreThread, hasStarted, !isLost, !isClosed else {
@@ -83,7 +85,6 @@ extension Store {
         observer(.log(level: .warning, message: "stop failed while reloading: \(error)"))
       }
     }
-    old.destroy()
     condition.lock()
     effectsInFlight = 0
     dropTimers()
@@ -114,7 +115,13 @@ extension Store {
     // Draw the view again even when it did not change: the note about the reload came after it.
     lastView = nil
     viewIsStale = true
-    return .success(report)
+    return .success(Swap(report: report, old: old))
+  }
+
+  /// A reload done but for destroying the old instance, which is stopped.
+  private struct Swap {
+    let report: ReloadReport
+    let old: any PluginInstance
   }
 }
 
