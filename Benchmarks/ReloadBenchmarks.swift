@@ -22,9 +22,10 @@ private final class ErrorPrinter: RuntimeReporter {
 }
 
 /// reload.counter: the median time, in ms, from a rebuilt libCounter.so renamed over the watched
-/// file to the counter's view drawn again, through a watched SessionRuntime: the watch's quiet
-/// period, the copy and hash, the scanner child, a new instance (a new worker with `workers`),
-/// snapshot, restore, `restored` and render.
+/// file (written beforehand, untimed) to the counter's view drawn again, through a watched
+/// SessionRuntime: the watch's quiet period, the copy and hash, the scanner child, a new instance
+/// (a new worker with `workers`, started while the scanner runs), snapshot, restore, `restored`
+/// and render.
 func reloadCounter(reloads: Int, workers: Bool) throws -> Double {
   let plugins = try FileManager.default.url(
     for: .itemReplacementDirectory, in: .userDomainMask, appropriateFor: URL(fileURLWithPath: folder), create: true
@@ -33,14 +34,19 @@ func reloadCounter(reloads: Int, workers: Bool) throws -> Double {
   chmod(plugins, 0o700)
   let file = "\(plugins)/libCounter.so"
   let bytes = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/libCounter.so"))
+  let next = "\(plugins)/next.so"
   /// A build with other bytes each time (padding after the ELF image): each is a real change.
-  func land(_ round: Int) throws {
-    let next = "\(plugins)/next.so"
+  func write(_ round: Int) throws {
     try (bytes + Data(count: round)).write(to: URL(fileURLWithPath: next))
     chmod(next, 0o755)
+  }
+  /// The change: the new build renamed over the watched file, as a linker that writes a temporary
+  /// file does.
+  func land() throws {
     guard rename(next, file) == 0 else { throw HostError("rename failed: errno \(errno)") }
   }
-  try land(0)
+  try write(0)
+  try land()
   let counter = loadPlugin("Counter")
   var settings = SessionRuntime.Settings()
   settings.instances = workers ? workerFactory : .inProcess
@@ -60,9 +66,10 @@ func reloadCounter(reloads: Int, workers: Bool) throws -> Double {
   signal.drawn.wait()
   var times: [Double] = []
   for round in 1...reloads {
+    try write(round)
     times.append(
       try seconds {
-        try land(round)
+        try land()
         signal.drawn.wait()
       } * 1000)
   }
