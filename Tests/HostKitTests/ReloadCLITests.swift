@@ -73,11 +73,12 @@ struct ReloadCLITests {
     let host = try LiveHost(["--plugins", folder, "--watch"])
     defer { host.kill() }
     let errors = ErrorReader(host)
-    host.send("pick entry=reloadable\nincrement\n:state\n")
+    host.send("pick entry=reloadable\nincrement\nwait\n:state\n")
     try host.read(through: #"{"count":1}"#)
-    // when its file is rebuilt, then it is reloaded in place in the flow, its state kept
+    // when its file is rebuilt, then it is reloaded in place in the flow, its state kept and the
+    // effect in flight cancelled
     try ReloadFixture.build(.withDouble, into: file)
-    try errors.wait(for: "note: reloadable reloaded (1.0.0 -> 1.1.0), state kept\n")
+    try errors.wait(for: "note: reloadable reloaded (1.0.0 -> 1.1.0), state kept; 1 effect(s) in flight cancelled\n")
     host.send("double\n:state\n:back\n:state\n")
     try host.read(through: #"{"count":2}"#)
     #expect(try host.line(startingWith: "{").contains(#""picked":"reloadable""#))
