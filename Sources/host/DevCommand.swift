@@ -90,7 +90,14 @@ struct DevCommand {
       try RunCommand.merge(config: text, into: &config)
       settings.configGiven = true
     }
-    if let name = arguments.text(CommandTable.Run.session) { settings.session = name }
+    if let name = arguments.text(CommandTable.Run.session) {
+      do {
+        try SessionDirectory.checkName(name)
+      } catch {
+        throw .usage(error.message, help: error.help)
+      }
+      settings.session = name
+    }
     settings.instances = try Isolation.factory(arguments)
     settings.reload = try global.reloadSettings(arguments)
     settings.reload.watches = true
