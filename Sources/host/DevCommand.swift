@@ -65,6 +65,24 @@ struct DevCommand {
   func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
     let folder = URL(fileURLWithPath: arguments.positionals.first ?? FileManager.default.currentDirectoryPath)
       .standardizedFileURL.path
+    // Options first: a usage error comes before a build.
+    var settings = RunSession.Settings()
+    var config: [String: JSONValue] = [:]
+    for text in arguments.texts(CommandTable.Run.config) {
+      try RunCommand.merge(config: text, into: &config)
+      settings.configGiven = true
+    }
+    if let name = arguments.text(CommandTable.Run.session) {
+      do {
+        try SessionDirectory.checkName(name)
+      } catch {
+        throw .usage(error.message, help: error.help)
+      }
+      settings.session = name
+    }
+    settings.instances = try Isolation.factory(arguments)
+    settings.reload = try global.reloadSettings(arguments)
+    settings.reload.watches = true
     let project = try Project.find(in: folder)
     console.note("building \(folder) (\(([project.tool.name] + project.tool.arguments).joined(separator: " ")))")
     if let failure = Self.build(project), !FileManager.default.fileExists(atPath: project.library) {
@@ -84,23 +102,6 @@ struct DevCommand {
         "'\(project.library)' was built but is not a plugin the host can run\(why.map { ": \($0.reason)" } ?? "")",
         help: why?.help ?? "check it with 'host validate \(project.library)'")
     }
-    var settings = RunSession.Settings()
-    var config: [String: JSONValue] = [:]
-    for text in arguments.texts(CommandTable.Run.config) {
-      try RunCommand.merge(config: text, into: &config)
-      settings.configGiven = true
-    }
-    if let name = arguments.text(CommandTable.Run.session) {
-      do {
-        try SessionDirectory.checkName(name)
-      } catch {
-        throw .usage(error.message, help: error.help)
-      }
-      settings.session = name
-    }
-    settings.instances = try Isolation.factory(arguments)
-    settings.reload = try global.reloadSettings(arguments)
-    settings.reload.watches = true
     let console = self.console
     let sources = try FileWatch(.tree(root: folder, matches: project.isSource), settle: .milliseconds(50)) {
       changed in
