@@ -189,3 +189,7 @@ if wanted("host.run.counter") {
   report("host.run.counter.only", run.only, "ms")
   report("host.run.counter.all/only", run.ratio, "x")
 }
+if wanted("reload.counter") {
+  report("reload.counter", try reloadCounter(reloads: 20, workers: true), "ms")
+  report("reload.counter.inprocess", try reloadCounter(reloads: 20, workers: false), "ms")
+}

@@ -68,6 +68,7 @@ struct HostCLI {
     case CommandTable.validate.name: return try ValidateCommand(console: console).run(parsed)
     case CommandTable.check.name: return try CheckCommand(console: console, global: global).run(parsed)
     case CommandTable.new.name: return try NewCommand(console: console).run(parsed)
+    case CommandTable.dev.name: return try DevCommand(console: console, global: global).run(parsed)
     case CommandTable.scan.name: ScanCommand.run(parsed)
     case CommandTable.sessions.name: return try SessionsCommand(console: console).run(parsed)
     case CommandTable.replay.name: return try ReplayCommand(console: console, global: global).run(parsed)

@@ -47,6 +47,7 @@ struct NewCommand {
         "swift build       # builds .build/debug/lib\(scaffold.typeName).so",
         "swift test        # Tests/\(scaffold.typeName)Tests drives the built plugin through the ABI",
         "\(host) --plugins .build/debug run \(scaffold.name)",
+        "\(host) dev      # runs it, rebuilds and reloads it (state kept) on every save",
         "\(host) --plugins .build/debug check \(scaffold.name).transcript",
         "then edit Sources/\(scaffold.typeName)Feature/\(scaffold.typeName)Feature.swift and its test",
       ]
@@ -56,6 +57,7 @@ struct NewCommand {
         "make              # builds lib\(scaffold.name).so (only fh_plugin_entry_v1 exported)",
         "make check        # runs \(scaffold.name).transcript through the host",
         "\(host) --plugins . run \(scaffold.name)",
+        "\(host) dev      # runs it, rebuilds and reloads it (state kept) on every save",
         "then edit \(scaffold.name).c and its transcript",
       ]
     }

@@ -136,6 +136,11 @@ struct ReplayCommand {
         let applying =
           crash.action.map { "while applying \($0)" } ?? (crash.call.isEmpty ? "between calls" : "during \(crash.call)")
         console.note("journal '\(file)' seq \(crash.seq): \(plugin.id) was lost (\(crash.loss)) \(applying)")
+      case .reload(let reload):
+        // Replayed with the current build throughout; the snapshot after it is checked as any.
+        console.note(
+          "journal '\(file)' seq \(reload.seq): \(reload.feature) was reloaded (\(reload.from.version) -> "
+            + "\(reload.to.version), build \(reload.to.hash))")
       }
     }
     if lastView == nil { try show() }

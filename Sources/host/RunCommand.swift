@@ -36,6 +36,7 @@ struct RunCommand {
     if let steps = arguments.count(CommandTable.Run.maxFeedbackSteps) { settings.maxFeedbackSteps = steps }
     if let timeout = arguments.duration(CommandTable.Run.settleTimeout) { settings.settleTimeout = timeout }
     settings.instances = try Isolation.factory(arguments)
+    settings.reload = try global.reloadSettings(arguments)
     let id = arguments.positionals.first
     let found = global.discover()
     let flow: Flow

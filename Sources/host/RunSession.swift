@@ -17,6 +17,8 @@ final class RunSession {
     var logsNavigation = false
     /// Where each feature's instance runs (`--isolation`).
     var instances: InstanceFactory = .inProcess
+    /// How features are reloaded (`--watch`, `:reload`).
+    var reload = ReloadSettings()
   }
 
   private let console: Console
@@ -42,6 +44,7 @@ final class RunSession {
     engine.configGiven = settings.configGiven
     engine.logsNavigation = settings.logsNavigation
     engine.instances = settings.instances
+    engine.reload = settings.reload
     let plugins = self.plugins
     let config = self.config
     let runtime = SessionRuntime(
@@ -131,7 +134,7 @@ final class RunSession {
   /// Every `:` command, in the order `:help` and the "unknown command" help list them.
   static let commands: [Command] = [
     Command(name: "help", aliases: ["h", "?"], help: "the feature's actions and these commands") { call in
-      call.console.out(help(call.feature.plugin.manifest))
+      call.console.out(help(call.runtime.manifest(of: call.feature)))
       return .goOn
     },
     Command(name: "state", help: "print the state as JSON") { call throws(HostError) in
@@ -200,6 +203,10 @@ final class RunSession {
     },
     Command(name: "focus", argument: "ID", help: "type into ID, one of the features shown") { call throws(HostError) in
       try call.runtime.focus(try featureID(call, verb: "focus"))
+      return .goOn
+    },
+    Command(name: "reload", help: "load the plugin file again, keeping the state") { call throws(HostError) in
+      try call.runtime.reload(call.feature)
       return .goOn
     },
     Command(name: "quit", aliases: ["q", "exit"], help: "stop and leave") { _ in .quit },

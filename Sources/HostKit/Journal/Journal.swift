@@ -71,7 +71,7 @@ public struct Journal: Sendable {
       case .snapshot, .travel:
         point.state = try JournalLineScanner.payloadText(scanned.payload, in: line, what: "a state")
         point.stateSeq = scanned.seq
-      case .crash:
+      case .crash, .reload:
         break
       }
     }
@@ -95,6 +95,8 @@ public struct Journal: Sendable {
         records.append(.travel(JournalTravel(seq: scanned.seq, kind: kind, to: to, state: state)))
       case .crash(let call, let action, let loss):
         records.append(.crash(JournalCrash(seq: scanned.seq, call: call, action: action, loss: loss)))
+      case .reload(let reload):
+        records.append(.reload(reload))
       }
     }
     return records
@@ -193,6 +195,12 @@ public struct Journal: Sendable {
             throw damaged(
               path, line: number,
               "is a crash at seq \(scanned.seq), but the records before it reach seq \(checked.lastSeq)")
+          }
+        case .reload:
+          guard scanned.seq == checked.lastSeq else {
+            throw damaged(
+              path, line: number,
+              "is a reload at seq \(scanned.seq), but the records before it reach seq \(checked.lastSeq)")
           }
         }
       },

@@ -38,8 +38,9 @@ public struct JournalHistory: Sendable {
       steps.append(.travel(travel))
     case .snapshot(let seq, let state):
       snapshots[seq] = state
-    case .crash:
-      // A crash changes no state: the store restarted from the state it names.
+    case .crash, .reload:
+      // A crash changes no state: the store restarted from the state it names. A reload is
+      // followed by a snapshot of the state the new build took over.
       break
     }
   }

@@ -12,6 +12,8 @@ struct ScannedLine {
     case travel(TravelKind, to: Int?)
     /// A crash line; its payload is empty (rare lines: parsed in full when read).
     case crash(call: String, action: String?, loss: String)
+    /// A reload line; its payload is empty.
+    case reload(JournalReload)
   }
 
   enum Payload {
@@ -228,6 +230,17 @@ enum JournalLineScanner {
     }
     if let loss = members["crash"] {
       return try scanCrash(members, seq: Int(seq), loss: loss)
+    }
+    if let feature = members["reload"] {
+      guard let feature = feature.stringValue, let from = JournalReload.Build(json: members["from"]),
+        let to = JournalReload.Build(json: members["to"])
+      else {
+        throw LineProblem(
+          message: "is not a journal record: a reload needs \"reload\" (the feature), \"from\" and \"to\" "
+            + "(each with \"version\" and \"hash\")")
+      }
+      let reload = JournalReload(seq: Int(seq), feature: feature, from: from, to: to)
+      return ScannedLine(kind: .reload(reload), seq: Int(seq), payload: .text(""))
     }
     if let action = members["action"] {
       guard case .object = action else {

@@ -1,3 +1,5 @@
+import FeatureJSON
+
 /// One record of a session journal after the header.
 ///
 /// The journal format (version 1; docs/journal.md says the same at more length):
@@ -25,6 +27,10 @@
 ///   `exit 3`, `no answer to dispatch within 10 s`) during call C, applying A (absent when the call
 ///   applied no action). A was not applied. S is the seq before it, as for a snapshot; the store
 ///   restarted from the state after S. Restore, history and replay skip it.
+/// - Reload: `{"from":{"hash":H,"version":V},"reload":F,"seq":S,"to":{"hash":H,"version":V}}`:
+///   feature F was reloaded at seq S from one build to another (versions from their manifests,
+///   hashes of their files, `fnv1a64:` and 16 hex digits). A snapshot at seq S follows it: the
+///   state the new build took over, which restore starts from. Replay names it.
 ///
 /// Sequence numbers: actions and travels number 1, 2, 3, ... with no gap, in file order; every
 /// seq names exactly one state, "the state after seq S": for an action, the state before it (the
@@ -43,6 +49,8 @@ public enum JournalRecord: Sendable, Equatable {
   case travel(JournalTravel)
   /// The instance was lost; names no state of its own.
   case crash(JournalCrash)
+  /// The feature was reloaded from a new build; names no state of its own.
+  case reload(JournalReload)
 
   /// The seq the record carries.
   public var seq: Int {
@@ -51,6 +59,7 @@ public enum JournalRecord: Sendable, Equatable {
     case .snapshot(let seq, _): seq
     case .travel(let travel): travel.seq
     case .crash(let crash): crash.seq
+    case .reload(let reload): reload.seq
     }
   }
 }
@@ -130,5 +139,39 @@ public struct JournalTravel: Sendable, Equatable {
     self.kind = kind
     self.to = to
     self.state = state
+  }
+}
+
+/// A reload line: the feature's instance was replaced by one of another build at `seq`.
+public struct JournalReload: Sendable, Equatable {
+  /// One build: its version (from its manifest) and the hash of its file.
+  public struct Build: Sendable, Equatable {
+    public var version: String
+    public var hash: String
+
+    public init(version: String, hash: String) {
+      self.version = version
+      self.hash = hash
+    }
+
+    var json: JSONValue { ["hash": .string(hash), "version": .string(version)] }
+
+    init?(json: JSONValue?) {
+      guard let version = json?["version"]?.stringValue, let hash = json?["hash"]?.stringValue else { return nil }
+      self.init(version: version, hash: hash)
+    }
+  }
+
+  /// The seq of the last action or travel before the reload.
+  public var seq: Int
+  public var feature: String
+  public var from: Build
+  public var to: Build
+
+  public init(seq: Int, feature: String, from: Build, to: Build) {
+    self.seq = seq
+    self.feature = feature
+    self.from = from
+    self.to = to
   }
 }

@@ -164,6 +164,20 @@ public final class JournalWriter: @unchecked Sendable {
     try lineAppended()
   }
 
+  /// Appends a reload line at the current seq (see `JournalReload`), then a snapshot of `state`,
+  /// the state the new build holds. Rare: written through the JSON serializer.
+  public func append(reload: JournalReload, state: String) throws(HostError) {
+    try file.checkUsable()
+    let members: [String: JSONValue] = [
+      "reload": .string(reload.feature), "seq": .number(.int(Int64(lastSeq))), "from": reload.from.json,
+      "to": reload.to.json,
+    ]
+    file.pending.append(contentsOf: JSONValue.object(members).serialized().utf8)
+    file.pending.append(JournalByte.newline)
+    try lineAppended()
+    try append(snapshot: state)
+  }
+
   /// Writes the pending lines with one `pwrite` and syncs them: when this returns, they survive
   /// a crash or power loss. Cheap when nothing is pending.
   public func commit() throws(HostError) { try file.commit() }

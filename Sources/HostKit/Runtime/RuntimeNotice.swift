@@ -25,6 +25,8 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
   case stepIgnored(String)
   /// A feature's lost instance was replaced by a new one, restored to the state after `sequence`.
   case restarted(feature: String, sequence: Int)
+  /// A feature was reloaded from a new build, its state kept.
+  case reloaded(ReloadReport)
 
   /// How a front end shows it.
   public enum Level: Sendable, Equatable {
@@ -33,7 +35,7 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
 
   public var level: Level {
     switch self {
-    case .unapplied, .paused, .stepIgnored, .restarted: .note
+    case .unapplied, .paused, .stepIgnored, .restarted, .reloaded: .note
     case .late, .journalDropped, .navigationJournalDropped, .tornJournal, .tornNavigation, .configKept, .pluginLog:
       .warning
     case .navigation: .log
@@ -56,6 +58,10 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
     case .paused(let feature): "\(feature) is paused by the runaway guard; resume it to go on"
     case .navigation(let line), .stepIgnored(let line): line
     case .restarted(let feature, let sequence): "\(feature) restarted at seq \(sequence)"
+    case .reloaded(let report):
+      "\(report.feature) reloaded (\(report.from) -> \(report.to)), state kept"
+        + (report.cancelledEffects > 0
+          ? "; \(report.cancelledEffects) effect(s) in flight cancelled" : "")
     }
   }
 }

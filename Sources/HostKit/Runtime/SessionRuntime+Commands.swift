@@ -8,10 +8,10 @@ extension SessionRuntime {
   /// navigate, waits until it is idle so a step it emits at once moves before the next line.
   public func send(_ line: String, to feature: PresentedFeature) throws(HostError) {
     let store = feature.store
-    store.send(try ActionLine.parse(line, manifest: feature.plugin.manifest), source: .user)
+    store.send(try ActionLine.parse(line, manifest: manifest(of: feature)), source: .user)
     if isLive {
       _ = store.waitUntilSettled(timeout: .milliseconds(250))
-    } else if !feature.plugin.manifest.steps.isEmpty {
+    } else if !manifest(of: feature).steps.isEmpty {
       // A feature that declares no step cannot navigate: its lines stream on without waiting.
       store.waitUntilIdle(timeout: settings.settleTimeout)
     }

@@ -33,6 +33,8 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     public var logsNavigation = false
     /// Where each feature's instance runs.
     public var instances: InstanceFactory = .inProcess
+    /// How features are reloaded from new builds (`:reload`, `--watch`).
+    public var reload = ReloadSettings()
 
     public init() {}
   }
@@ -65,6 +67,8 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   /// Set once any feature was closed after losing its instance: until then `hasEndedByClosing`
   /// costs one atomic load per input line.
   let anyClosed = Atomic<Bool>(false)
+  /// The builds features are reloaded from, and the watch over their files.
+  let reloads = RuntimeReloads()
 
   /// A runtime for `flow` over `plugins`, drawn by `renderers` (and heard by `listeners`), each
   /// feature created with the config `config` gives it. A plugin is loaded into this process only
@@ -111,6 +115,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
       } else {
         try coordinator.start()
       }
+      if settings.reload.watches { try startWatching() }
     } catch {
       coordinator.stopAll()
       throw error
@@ -127,6 +132,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
 
   /// Stops every feature, closes the journals and removes the temporary folder. Idempotent.
   public func close() {
+    reloads.stopWatching()
     closings.wait()
     coordinator?.stopAll()
     // The coordinator holds this runtime as its launcher: let go of it.
@@ -154,8 +160,11 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     if let known = loaded[record.path] {
       plugin = known
     } else {
-      plugin = try record.load()
+      // A watched run loads a copy, so that a build written in place never changes running code.
+      plugin = settings.reload.watches ? try builds.launch(record.path, feature: record.id) : try record.load()
       loaded[record.path] = plugin
+      // Hashed now, before a rebuild replaces the file: the journal names both builds.
+      builds.remember(plugin)
     }
     let opened = try openJournal(for: plugin, number: number, recorded: recorded)
     let fanOut = StoreListeners(
@@ -165,7 +174,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
       store = try Store(
         plugin: plugin, config: opened.config,
         options: Store.Options(maxFeedbackSteps: settings.maxFeedbackSteps, rendersViews: isLive),
-        journal: opened.journal, instances: settings.instances, observer: fanOut.observer)
+        journal: opened.journal, instances: reloadingInstances, observer: fanOut.observer)
     } catch {
       opened.journal.close()
       throw error

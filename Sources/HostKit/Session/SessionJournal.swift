@@ -96,6 +96,13 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     try writer.commit()
   }
 
+  public func recordReload(_ reload: JournalReload, state: String) throws(HostError) {
+    try writer.append(reload: reload, state: state)
+    history?.append(.reload(reload))
+    history?.append(.snapshot(seq: writer.lastSeq, state: state))
+    try writer.commit()
+  }
+
   /// Read from the file (after a commit): only the lines from the last state on are parsed.
   public func restorePointForRestart() throws(HostError) -> JournalRestorePoint? {
     try writer.commit()

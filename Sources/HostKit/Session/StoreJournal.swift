@@ -17,6 +17,10 @@ public protocol StoreJournal: AnyObject {
   /// Records that the instance was lost (see `JournalCrash`) and commits it.
   func recordCrash(call: String, action: String?, loss: InstanceLoss) throws(HostError)
 
+  /// Records that the instance was replaced by one of another build, and the state it took over
+  /// (`state`, which restore starts from), and commits it.
+  func recordReload(_ reload: JournalReload, state: String) throws(HostError)
+
   /// What rebuilds the last recorded state on a new instance: how a store restarts a lost one.
   /// Nil when this journal cannot tell (the store then closes instead of restarting).
   func restorePointForRestart() throws(HostError) -> JournalRestorePoint?
@@ -32,6 +36,9 @@ extension StoreJournal {
 
   /// A journal that keeps no crash lines.
   public func recordCrash(call: String, action: String?, loss: InstanceLoss) throws(HostError) {}
+
+  /// A journal that keeps no reload lines.
+  public func recordReload(_ reload: JournalReload, state: String) throws(HostError) {}
 
   /// A journal that cannot rebuild a state.
   public func restorePointForRestart() throws(HostError) -> JournalRestorePoint? { nil }

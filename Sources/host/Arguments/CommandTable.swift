@@ -4,7 +4,7 @@ import HostKit
 /// are derived from it (see `CommandSpec`).
 enum CommandTable {
   /// The commands, in the order `host --help` lists them.
-  static let commands: [CommandSpec] = [list, run, validate, check, new, sessions, replay, help]
+  static let commands: [CommandSpec] = [list, run, validate, check, new, dev, sessions, replay, help]
 
   /// Commands the host runs itself in child processes: accepted, never listed or suggested.
   static let hiddenCommands: [CommandSpec] = [scan, worker]
@@ -84,6 +84,10 @@ enum CommandTable {
     static let settleTimeout = OptionSpec(
       name: "--settle-timeout", kind: .seconds(minimum: 0, allowsMinimum: true, maximum: nil), valueName: "SECONDS",
       help: "how long to wait for effects at end of input or :settle (default 10)")
+    static let watch = OptionSpec(
+      name: "--watch", kind: .flag,
+      help: "reload a feature, keeping its state, when its plugin file changes (rebuilt in place, replaced or "
+        + "copied over); a build that does not load or refuses the state leaves the running one as it was")
   }
 
   /// Where instances run, for run, the main flow, validate and check.
@@ -115,7 +119,7 @@ enum CommandTable {
     positionals: [PositionalSpec(name: "ID", noun: "feature id", orElse: Run.flow, example: "counter")],
     options: [
       Run.flow, Run.logNavigation, Run.config, Run.session, Run.maxFeedbackSteps, Run.settleTimeout,
-      Isolation.isolation, Isolation.callTimeout,
+      Isolation.isolation, Isolation.callTimeout, Run.watch,
     ],
     epilogue: """
       commands while running:
@@ -130,6 +134,7 @@ enum CommandTable {
         :save FILE write the state as JSON   :load FILE   replace the state with a saved one
         :open ID   present feature ID over the current one       :back   go back to the one before
         :focus ID  send input to ID, when several features are shown side by side
+        :reload    load the feature's plugin file again, keeping the state (--watch does it on change)
         :quit      stop every feature and leave
 
       When stdin is not a terminal: reads to end of input, waits for effects to settle, prints the
@@ -247,6 +252,21 @@ enum CommandTable {
       NAME: lowercase letters, digits, '-' and '_', starting with a letter. An existing folder is
       never overwritten.
       """)
+
+  // MARK: - dev
+
+  static let dev = CommandSpec(
+    name: "dev",
+    summary: "build a plugin folder, run its feature, rebuild and reload it on every change",
+    usesPluginFolders: true,
+    about: """
+      For a plugin folder made by 'host new' (DIR, default the current folder): builds it (swift
+      build, or make for C), runs its feature with --watch, and rebuilds after each change to its
+      sources. A build that fails prints its errors below the view and the feature keeps running;
+      one that succeeds is reloaded with the state kept. Ctrl-C (or :quit) ends it.
+      """,
+    positionals: [PositionalSpec(name: "DIR", noun: "plugin folder", isRequired: false, example: ".")],
+    options: [Run.config, Run.session, Isolation.isolation, Isolation.callTimeout])
 
   // MARK: - sessions
 
