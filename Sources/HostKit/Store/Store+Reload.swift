@@ -113,7 +113,7 @@ extension Store {
       }
     }
     // Draw the view again even when it did not change: the note about the reload came after it.
-    lastView = nil
+    redrawsUnchanged = true
     viewIsStale = true
     return .success(Swap(report: report, old: old))
   }
