@@ -19,6 +19,9 @@ public struct LoadedPlugin: @unchecked Sendable {
   public let structSize: UInt32
   /// The descriptor, read within `structSize`; `get_extension` is nil when the size does not reach it.
   let functions: fh_plugin
+  /// False for a plugin only described (by the registry, for workers to load): `functions` is
+  /// empty and nothing in this process may call it.
+  var isLoadedHere = true
 
   public var id: String { manifest.id }
 }

@@ -68,7 +68,8 @@ struct ReplayCommand {
         "journal '\(file)' is of feature '\(journal.header.feature)', which is not among the plugins found",
         help: "known features: \(found.ids.joined(separator: ", ")); add its folder with --plugins DIR")
     }
-    let plugin = try record.load()
+    // Isolated, a worker loads it: no code of it runs here.
+    let plugin = instances.runsPluginsHere ? try record.load() : record.described()
     if plugin.manifest.version != journal.header.featureVersion {
       console.warn(
         "journal '\(file)' was recorded with \(plugin.id) \(journal.header.featureVersion); replaying with \(plugin.manifest.version)"

@@ -55,7 +55,7 @@ struct PluginLoaderTests {
   @Test func aGoodFixtureLoadsWithItsManifest() throws {
     let plugin = try PluginLoader.load(try FixturePlugin.path())
     #expect(plugin.id == "fixture")
-    #expect(plugin.manifest.actions.map(\.type) == ["tick", "burst", "ping", "step"])
+    #expect(plugin.manifest.actions.map(\.type) == ["tick", "burst", "ping", "later", "step"])
     #expect(plugin.manifest.steps.map(\.step) == ["go"])
     #expect(plugin.abiMajor == 1)
     #expect(plugin.abiMinor == 0)

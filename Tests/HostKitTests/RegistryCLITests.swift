@@ -110,7 +110,11 @@ struct RegistryCLITests {
     try FileManager.default.copyItem(
       atPath: try FixturePlugin.path(["FIXTURE_LOG_LOADS"]), toPath: "\(folder)/liblogged.so")
     let log = "\(folder)-loads.log"
-    let environment = ["XDG_CACHE_HOME": try FixturePlugin.temporaryFolder(), "FIXTURE_LOAD_LOG": log]
+    // Workers start with a clean environment: they are told to keep the log's variable.
+    let environment = [
+      "XDG_CACHE_HOME": try FixturePlugin.temporaryFolder(), "FIXTURE_LOAD_LOG": log,
+      "FEATUREHOST_WORKER_ENV": "FIXTURE_LOAD_LOG",
+    ]
     let listed = try HostProcess.run(["--plugins", folder, "list"], environment: environment)
     #expect(listed.stdout.contains("fixture "))
     let scans = try String(contentsOfFile: log, encoding: .utf8)
@@ -119,7 +123,7 @@ struct RegistryCLITests {
     let counter = try HostProcess.run(
       ["--plugins", folder, "run", "counter"], input: "increment\n", environment: environment)
     #expect(counter.status == 0)
-    // then the fixture was not loaded; running it loads it once
+    // then the fixture was not loaded; running it loads it once (in its worker, not the host)
     #expect(try String(contentsOfFile: log, encoding: .utf8) == scans)
     let fixture = try HostProcess.run(["--plugins", folder, "run", "fixture"], input: "", environment: environment)
     #expect(fixture.status == 0)

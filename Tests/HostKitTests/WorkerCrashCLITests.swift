@@ -64,4 +64,28 @@ struct WorkerCrashCLITests {
     let replay = try HostProcess.run(["replay", journal])
     #expect(replay.status == 0, "\(replay.stderr)")
   }
+
+  @Test func isolatedTheHostNeverLoadsThePluginItRuns() throws {
+    // given a plugin folder with the fixture, run in a worker
+    let plugins = try FixturePlugin.temporaryFolder()
+    try FileManager.default.copyItem(atPath: try FixturePlugin.path(), toPath: "\(plugins)/libisolated.so")
+    let host = try LiveHost(
+      ["--plugins", plugins, "run", "fixture", "--isolation", "process"],
+      environment: ["XDG_CACHE_HOME": try FixturePlugin.temporaryFolder()])
+    host.send(":state\n")
+    try host.read(through: #"{"count":0,"#)
+    // then its worker maps the plugin, and the host does not: no code of it runs in the host
+    let workers = Self.children(of: host.child.pid)
+    #expect(workers.count == 1)
+    // Read to the end: /proc files say they are empty.
+    let maps = { (pid: pid_t) -> String in
+      let file = FileHandle(forReadingAtPath: "/proc/\(pid)/maps")
+      defer { try? file?.close() }
+      return String(decoding: (try? file?.readToEnd()) ?? Data(), as: UTF8.self)
+    }
+    #expect(maps(host.child.pid).contains("libFoundation"))
+    #expect(workers.allSatisfy { maps($0).contains("libisolated.so") })
+    #expect(!maps(host.child.pid).contains("libisolated.so"))
+    #expect(host.quit() == 0)
+  }
 }

@@ -15,6 +15,9 @@ public final class InProcessInstance: PluginInstance {
 
   /// Creates an instance with `config` (a JSON object), its callbacks delivered to `target`.
   public init(plugin: LoadedPlugin, config: String, target: any InstanceCallbackTarget) throws(HostError) {
+    guard plugin.isLoadedHere else {
+      throw HostError("'\(plugin.path)' is not loaded in this process: its instances run in worker processes")
+    }
     self.plugin = plugin
     let functions = plugin.functions
     let binding = try CallbackBinding(target: target, hostVersion: HostVersion.cString)

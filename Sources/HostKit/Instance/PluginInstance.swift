@@ -42,13 +42,18 @@ extension PluginInstance {
 /// Makes instances: in this process today; worker processes and reloaders are other factories.
 public struct InstanceFactory: Sendable {
   private let make: @Sendable (LoadedPlugin, String, any InstanceCallbackTarget) throws(HostError) -> any PluginInstance
+  /// Whether its instances run the plugin's code in this process, so the plugin must be loaded
+  /// here; false: `PluginRecord.described()` is all it needs.
+  public let runsPluginsHere: Bool
 
   public init(
+    runsPluginsHere: Bool = true,
     _ make:
       @escaping @Sendable (LoadedPlugin, String, any InstanceCallbackTarget) throws(HostError) ->
       any PluginInstance
   ) {
     self.make = make
+    self.runsPluginsHere = runsPluginsHere
   }
 
   /// Creates an instance of `plugin` with `config` (a JSON object), its callbacks sent to `target`.

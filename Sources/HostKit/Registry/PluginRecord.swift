@@ -1,3 +1,5 @@
+import FeatureABI
+
 /// A plugin as the registry knows it: its file, manifest and ABI version, read by a scanner
 /// without loading it into this process.
 ///
@@ -25,6 +27,14 @@ public struct PluginRecord: Sendable, Equatable {
     self.init(
       path: plugin.path, manifest: plugin.manifest, abiMajor: plugin.abiMajor, abiMinor: plugin.abiMinor,
       structSize: plugin.structSize)
+  }
+
+  /// The plugin as a worker process runs it: the registry's account of it, nothing loaded here.
+  /// Only an instance factory that loads the plugin elsewhere may be given it.
+  public func described() -> LoadedPlugin {
+    LoadedPlugin(
+      path: path, manifest: manifest, abiMajor: abiMajor, abiMinor: abiMinor, structSize: structSize,
+      functions: fh_plugin(), isLoadedHere: false)
   }
 
   /// Loads the plugin into this process. Throws `RegistryFailure.cannotLoad` when the file no

@@ -207,7 +207,7 @@ public final class PluginBuilds: Sendable {
       // The host never calls this plugin's functions: its workers load it.
       plugin = LoadedPlugin(
         path: copy, manifest: manifest, abiMajor: version.major, abiMinor: version.minor,
-        structSize: version.size, functions: fh_plugin())
+        structSize: version.size, functions: fh_plugin(), isLoadedHere: false)
     }
     guard plugin.id == feature else {
       throw HostError(ReloadFailure.otherFeature(feature: feature, path: original, now: plugin.id))

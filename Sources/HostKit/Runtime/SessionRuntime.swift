@@ -161,7 +161,14 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
       plugin = known
     } else {
       // A watched run loads a copy, so that a build written in place never changes running code.
-      plugin = settings.reload.watches ? try builds.launch(record.path, feature: record.id) : try record.load()
+      // Workers load it: no code of it runs here.
+      if settings.reload.watches {
+        plugin = try builds.launch(record.path, feature: record.id)
+      } else if !settings.instances.runsPluginsHere {
+        plugin = record.described()
+      } else {
+        plugin = try record.load()
+      }
       loaded[record.path] = plugin
       // Hashed now, before a rebuild replaces the file: the journal names both builds.
       builds.remember(plugin)
