@@ -121,15 +121,35 @@ func timedProcess(_ template: ChildProcess) throws -> Double {
 }
 
 let rounds = 5
-let actions = 200_000
-if wanted("counter.dispatch") && !selected.contains("counter.dispatch.direct")
-  && !selected.contains("counter.dispatch.isolated")
-{
+/// Actions a round; `BENCHMARK_ACTIONS` lowers it for a run under valgrind.
+let actions = environment("BENCHMARK_ACTIONS").flatMap { Int($0) } ?? 200_000
+if wanted("counter.dispatch") && !selected.contains(where: { $0.hasPrefix("counter.dispatch.") }) {
   report("counter.dispatch", median(try (0..<rounds).map { _ in try counterDispatch(actions: actions) }), "ns/action")
 }
 if wanted("counter.dispatch.direct") {
   report(
     "counter.dispatch.direct", median(try (0..<rounds).map { _ in try counterDispatchDirect(actions: actions) }),
+    "ns/action")
+}
+if wanted("counter.dispatch.distinct") || wanted("counter.dispatch.distinct.store") {
+  let distinct = distinctCounterActions(actions)
+  if wanted("counter.dispatch.distinct") && !selected.contains("counter.dispatch.distinct.store") {
+    report(
+      "counter.dispatch.distinct",
+      median(try (0..<rounds).map { _ in try directDispatch(plugin: "Counter", actions: distinct) }), "ns/action")
+  }
+  if wanted("counter.dispatch.distinct.store") {
+    report(
+      "counter.dispatch.distinct.store", median(try (0..<rounds).map { _ in try storeDispatch(actions: distinct) }),
+      "ns/action")
+  }
+}
+if wanted("levels.dispatch.distinct") {
+  let distinct = distinctLevelsActions(actions)
+  report(
+    "levels.dispatch.distinct",
+    median(
+      try (0..<rounds).map { _ in try directDispatch(plugin: "Levels", config: #"{"interval":0}"#, actions: distinct) }),
     "ns/action")
 }
 if wanted("baseline.inprocess") {
