@@ -9,7 +9,10 @@ public struct FlatActionScan {
   /// The longest document scanned, so that every offset fits in a byte.
   public static let maximumLength = 255
 
-  private enum Kind: UInt64 { case string = 1, integer, boolTrue, boolFalse, null }
+  private enum Kind: UInt64 {
+    case string = 1
+    case integer, boolTrue, boolFalse, null
+  }
 
   private let bytes: UnsafePointer<UInt8>
   /// One member a lane: key start, key length, value start, value length, kind (a byte each).
@@ -153,7 +156,8 @@ public struct FlatActionScan {
   }
 
   private func text(ofValue lane: Int) -> String {
-    String(decoding: UnsafeBufferPointer(start: bytes + valueStart(of: lane), count: valueLength(of: lane)), as: UTF8.self)
+    String(
+      decoding: UnsafeBufferPointer(start: bytes + valueStart(of: lane), count: valueLength(of: lane)), as: UTF8.self)
   }
 
   /// The lane of the member named `key`.

@@ -38,7 +38,8 @@ struct PayloadDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol 
 
   private var members: JSONKeyedDecodingContainer<Key> {
     JSONKeyedDecodingContainer(
-      members: Dictionary(payload.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }), codingPath: codingPath,
+      members: Dictionary(payload.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }),
+      codingPath: codingPath,
       userInfo: userInfo)
   }
 

@@ -101,13 +101,16 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
     }
     let flat: FlatObject
     do {
-      guard let parsed = try FlatObject.parse(utf8CString: json) else { return decodeGeneral(json, flags: &flags, runsEffects: runsEffects) }
+      guard let parsed = try FlatObject.parse(utf8CString: json) else {
+        return decodeGeneral(json, flags: &flags, runsEffects: runsEffects)
+      }
       flat = parsed
     } catch {
       return fail(FH_ERR_BAD_ACTION, "action is not valid JSON: \(error)")
     }
     guard case .string(let type)? = flat["type"] else {
-      return fail(FH_ERR_BAD_ACTION, "action must be a JSON object with a string \"type\", got \(flat.value.serialized())")
+      return fail(
+        FH_ERR_BAD_ACTION, "action must be a JSON object with a string \"type\", got \(flat.value.serialized())")
     }
     if let generatedDecode, let action = generatedDecode(type, ActionPayload(.object(flat))) {
       return apply(action, type: type, flags: &flags, runsEffects: runsEffects)

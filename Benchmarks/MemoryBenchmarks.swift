@@ -1,0 +1,38 @@
+import HostKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// Peak memory of a whole process: measured in a fresh copy of this executable, whose only
+// child is the process measured, so `getrusage(RUSAGE_CHILDREN)` is that child's own peak.
+
+/// The argument that makes this executable the measuring copy.
+let childPeakArgument = "__child-peak-rss"
+
+/// Peak RSS in MB of `host run counter` fed `lines` increments through a pipe.
+func pipePeakRSS(lines: Int, isolation: String = "none") throws -> Double {
+  var process = ChildProcess(
+    "\(folder)/Benchmarks", arguments: [childPeakArgument, "\(lines)", "\(folder)/host", "run", "counter", "--isolation", isolation])
+  process.standardError = .discard
+  let result = try process.run(timeout: .seconds(600))
+  guard result.termination == .exited(0), let kilobytes = Double(result.outputText.trimmingWhitespace()) else {
+    fatalError("the measuring copy failed: \(result.termination) \(result.outputText)")
+  }
+  return kilobytes / 1024
+}
+
+/// In the measuring copy: runs `arguments` (an executable and its arguments) fed `lines`
+/// increments, and prints its peak RSS in KB.
+func measureChildPeak(_ arguments: [String]) -> Never {
+  guard let lines = Int(arguments[0]), arguments.count > 1 else { exit(2) }
+  var process = ChildProcess(arguments[1], arguments: Array(arguments.dropFirst(2)))
+  process.standardInput = .bytes(Array(String(repeating: "increment\n", count: lines).utf8))
+  process.standardOutput = .discard
+  process.standardError = .discard
+  guard let result = try? process.run(timeout: .seconds(600)), result.termination == .exited(0) else { exit(1) }
+  var usage = rusage()
+  getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+  print(usage.ru_maxrss)
+  exit(0)
+}
