@@ -9,6 +9,12 @@ func distinctCounterActions(_ count: Int) -> [String] {
   (0..<count).map { #"{"type":"\#($0 & 1 == 0 ? "increment" : "decrement")","n":\#($0)}"# }
 }
 
+/// The same with the ignored number written as a fraction: the in-place scan leaves these to the
+/// full parse (`FlatObject`), the miss path of the scan; the generated decoder still builds them.
+func distinctCounterActionsParsed(_ count: Int) -> [String] {
+  (0..<count).map { #"{"type":"\#($0 & 1 == 0 ? "increment" : "decrement")","n":\#($0).5}"# }
+}
+
 /// `count` levels `set` actions with different values, each already settled (left equals right),
 /// so no feedback follows and the figure is the action's own.
 func distinctLevelsActions(_ count: Int) -> [String] {

@@ -13,7 +13,8 @@ let childPeakArgument = "__child-peak-rss"
 /// Peak RSS in MB of `host run counter` fed `lines` increments through a pipe.
 func pipePeakRSS(lines: Int, isolation: String = "none") throws -> Double {
   var process = ChildProcess(
-    "\(folder)/Benchmarks", arguments: [childPeakArgument, "\(lines)", "\(folder)/host", "run", "counter", "--isolation", isolation])
+    "\(folder)/Benchmarks",
+    arguments: [childPeakArgument, "\(lines)", "\(folder)/host", "run", "counter", "--isolation", isolation])
   process.standardError = .discard
   let result = try process.run(timeout: .seconds(600))
   guard result.termination == .exited(0), let kilobytes = Double(result.outputText.trimmingWhitespace()) else {

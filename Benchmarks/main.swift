@@ -113,6 +113,13 @@ func hostPipe(lines: Int, isolation: String = "none") throws -> Double {
   return try timedProcess(process) * 1e9 / Double(lines)
 }
 
+/// `host.pipe` with each line the action's JSON: the word table's miss path, every line parsed.
+func hostPipeJSON(lines: Int) throws -> Double {
+  var process = ChildProcess("\(folder)/host", arguments: ["run", "counter", "--isolation", "none"])
+  process.standardInput = .bytes(Array(String(repeating: #"{"type":"increment"}"# + "\n", count: lines).utf8))
+  return try timedProcess(process) * 1e9 / Double(lines)
+}
+
 /// `host list` as a person runs it: a whole process that discovers and loads every plugin.
 func hostList() throws -> Double {
   try timedProcess(ChildProcess("\(folder)/host", arguments: ["list"])) * 1000
@@ -162,6 +169,12 @@ if wanted("counter.dispatch.distinct") || wanted("counter.dispatch.distinct.stor
       "ns/action")
   }
 }
+if wanted("counter.dispatch.parsed") {
+  let parsed = distinctCounterActionsParsed(actions)
+  report(
+    "counter.dispatch.parsed",
+    median(try (0..<rounds).map { _ in try directDispatch(plugin: "Counter", actions: parsed) }), "ns/action")
+}
 if wanted("levels.dispatch.distinct") {
   let distinct = distinctLevelsActions(actions)
   report(
@@ -205,6 +218,7 @@ if wanted("host.pipe") {
     (try hostPipe(lines: 100_000), try hostPipeIsolated(lines: 100_000))
   }
   report("host.pipe", median(pairs.map(\.0)), "ns/line")
+  report("host.pipe.json", median(try (0..<rounds).map { _ in try hostPipeJSON(lines: 100_000) }), "ns/line")
   report("host.pipe.isolated", median(pairs.map(\.1)), "ns/line")
   report("host.pipe.isolated.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
 }
