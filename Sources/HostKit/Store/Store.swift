@@ -222,14 +222,12 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// `inboxCapacity` items (unless sent from the store thread, or the store is paused or
   /// stopping); nothing else waits.
   public func send(_ json: String, source: ActionSource) {
-    if source == .user { waitForRoom() }
-    enqueue(.action(json, source))
+    enqueue(.action(json, source), waitsForRoom: source == .user)
   }
 
-  /// Waits until the inbox has room for one more user action.
+  /// Waits until the inbox has room for one more user action. Call it under `condition`.
   private func waitForRoom() {
-    condition.lock()
-    defer { condition.unlock() }
+    guard queue.count >= options.inboxCapacity else { return }
     if let storeThread, pthread_equal(storeThread, pthread_self()) != 0 { return }
     while queue.count >= options.inboxCapacity && !paused && !stopping && !stopped && !closedAfterLoss {
       condition.wait()
@@ -455,9 +453,10 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
 
   // MARK: - The store thread
 
-  private func enqueue(_ item: Item) {
+  private func enqueue(_ item: Item, waitsForRoom: Bool = false) {
     condition.lock()
     defer { condition.unlock() }
+    if waitsForRoom { waitForRoom() }
     if stopped {
       if case .action = item { late += 1 }
       return
