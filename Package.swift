@@ -1,6 +1,8 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
 // Plugins under Plugins/ are feature plugins (dynamic libraries loaded by the host with dlopen),
 // not SwiftPM package plugins; every target there names its path.
 let package = Package(
@@ -9,6 +11,7 @@ let package = Package(
     .executable(name: "host", targets: ["host"]),
     .library(name: "FeatureKit", targets: ["FeatureKit"]),
     .library(name: "FeatureTesting", targets: ["FeatureTesting"]),
+    .plugin(name: "ActionDecoding", targets: ["ActionDecoding"]),
     .library(name: "Counter", type: .dynamic, targets: ["CounterPlugin"]),
     .library(name: "Kittens", type: .dynamic, targets: ["KittensPlugin"]),
     .library(name: "Levels", type: .dynamic, targets: ["LevelsPlugin"]),
@@ -24,9 +27,18 @@ let package = Package(
       pkgConfig: "libffi",
       providers: [.apt(["libffi-dev"])]
     ),
-    .target(name: "FeatureJSON", path: "Sources/FeatureJSON"),
+    // Plugins specialize FeatureKit's generic dispatch path for their feature: cross-module
+    // optimization makes its bodies (and FeatureJSON's, and the features' synthesized Codable)
+    // available to them, so a feature's action decoding compiles against the concrete decoder.
+    // Writes each feature module's action decoder at build time (FeatureKit's FlatActionDecodable).
+    .executableTarget(name: "ActionCodegen", path: "Sources/ActionCodegen"),
+    .plugin(
+      name: "ActionDecoding", capability: .buildTool(), dependencies: ["ActionCodegen"],
+      path: "Sources/ActionDecodingPlugin"),
+    .target(name: "FeatureJSON", path: "Sources/FeatureJSON", swiftSettings: crossModule),
     .target(
-      name: "FeatureKit", dependencies: ["FeatureABI", "FeatureJSON"], path: "Sources/FeatureKit"),
+      name: "FeatureKit", dependencies: ["FeatureABI", "FeatureJSON"], path: "Sources/FeatureKit",
+      swiftSettings: crossModule),
     .target(
       name: "HostKit",
       dependencies: ["FeatureABI", "FeatureJSON", "CFFI"],
@@ -37,13 +49,16 @@ let package = Package(
 
     // Counter: the feature logic is a plain module (benchmarks call it directly); the plugin
     // target only exports it.
-    .target(name: "CounterFeature", dependencies: ["FeatureKit"], path: "Plugins/Counter/Feature"),
-    .target(name: "CounterPlugin", dependencies: ["CounterFeature", "FeatureKit"], path: "Plugins/Counter/Plugin"),
+    .target(name: "CounterFeature", dependencies: ["FeatureKit"], path: "Plugins/Counter/Feature", swiftSettings: crossModule,
+      plugins: ["ActionDecoding"]),
+    .target(name: "CounterPlugin", dependencies: ["CounterFeature", "FeatureKit"], path: "Plugins/Counter/Plugin", swiftSettings: crossModule),
 
-    .target(name: "KittensFeature", dependencies: ["FeatureKit", "FeatureJSON"], path: "Plugins/Kittens/Feature"),
-    .target(name: "KittensPlugin", dependencies: ["KittensFeature", "FeatureKit"], path: "Plugins/Kittens/Plugin"),
-    .target(name: "LevelsFeature", dependencies: ["FeatureKit"], path: "Plugins/Levels/Feature"),
-    .target(name: "LevelsPlugin", dependencies: ["LevelsFeature", "FeatureKit"], path: "Plugins/Levels/Plugin"),
+    .target(name: "KittensFeature", dependencies: ["FeatureKit", "FeatureJSON"], path: "Plugins/Kittens/Feature", swiftSettings: crossModule,
+      plugins: ["ActionDecoding"]),
+    .target(name: "KittensPlugin", dependencies: ["KittensFeature", "FeatureKit"], path: "Plugins/Kittens/Plugin", swiftSettings: crossModule),
+    .target(name: "LevelsFeature", dependencies: ["FeatureKit"], path: "Plugins/Levels/Feature", swiftSettings: crossModule,
+      plugins: ["ActionDecoding"]),
+    .target(name: "LevelsPlugin", dependencies: ["LevelsFeature", "FeatureKit"], path: "Plugins/Levels/Plugin", swiftSettings: crossModule),
     // The C example: a feature written against feature_abi.h alone. SwiftPM wants a folder of
     // public headers; nothing imports this target, so its own folder serves. The folder also
     // holds the linker version script and the Makefile of the hand-built variant.
@@ -55,8 +70,9 @@ let package = Package(
       publicHeadersPath: "."
     ),
 
-    .target(name: "HomeFeature", dependencies: ["FeatureKit"], path: "Plugins/Home/Feature"),
-    .target(name: "HomePlugin", dependencies: ["HomeFeature", "FeatureKit"], path: "Plugins/Home/Plugin"),
+    .target(name: "HomeFeature", dependencies: ["FeatureKit"], path: "Plugins/Home/Feature", swiftSettings: crossModule,
+      plugins: ["ActionDecoding"]),
+    .target(name: "HomePlugin", dependencies: ["HomeFeature", "FeatureKit"], path: "Plugins/Home/Plugin", swiftSettings: crossModule),
 
     .executableTarget(
       name: "Benchmarks",

@@ -35,3 +35,6 @@ func loadPlugin(_ name: String) -> LoadedPlugin {
     exit(1)
   }
 }
+
+/// An environment variable's value.
+func environment(_ name: String) -> String? { ProcessInfo.processInfo.environment[name] }

@@ -19,9 +19,50 @@ extension JSONValueDecoder {
     if T.self == JSONValue.self, let nested = try TaggedCoding.nest(flat) as? T {
       return nested
     }
+    var payload: [FlatObject.Member] = []
+    payload.reserveCapacity(members.count)
+    for (key, value) in members where key != TaggedCoding.typeKey {
+      payload.append(FlatObject.Member(key: key, value: value))
+    }
+    return try decodeTagged(type, tag: tag, payload: payload)
+  }
+
+  /// `decodeTagged(_:from:)` for an object read with `FlatObject.parse`: the path actions take
+  /// across the plugin ABI, with no dictionary built.
+  public func decodeTagged<T: Decodable>(_ type: T.Type, from flat: FlatObject) throws -> T {
+    if T.self == JSONValue.self { return try decodeTagged(type, from: flat.value) }
+    var tag: String?
+    var payload: [FlatObject.Member] = []
+    payload.reserveCapacity(flat.members.count)
+    for member in flat.members {
+      guard member.key == TaggedCoding.typeKey else {
+        payload.append(member)
+        continue
+      }
+      guard case .string(let name) = member.value else {
+        let error = TaggedCodingError(message: "\"type\" must be a string, found \(describeFound(member.value))")
+        throw DecodingError.dataCorrupted(
+          DecodingError.Context(codingPath: [], debugDescription: error.message, underlyingError: error))
+      }
+      tag = name
+    }
+    guard let tag else {
+      let error = TaggedCodingError(message: "missing \"type\" member in tagged object")
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(codingPath: [], debugDescription: error.message, underlyingError: error))
+    }
+    return try decodeTagged(type, tag: tag, payload: payload)
+  }
+
+  private func decodeTagged<T: Decodable>(
+    _ type: T.Type, tag: String, payload: [FlatObject.Member]
+  ) throws -> T {
     do {
       // Decodes against a view of the nested shape; no nested copy is built.
-      return try T(from: TaggedDecoderImpl(tag: tag, members: members, userInfo: userInfo))
+      // Converting the Sendable-typed dictionary costs a copy even when empty.
+      var info: [CodingUserInfoKey: Any] = [:]
+      if !userInfo.isEmpty { info = userInfo }
+      return try T(from: TaggedDecoderImpl(tag: tag, payload: payload, userInfo: info))
     } catch DecodingError.typeMismatch(_, let context)
       where context.codingPath.isEmpty && context.debugDescription == synthesizedKeyCountMessage
     {

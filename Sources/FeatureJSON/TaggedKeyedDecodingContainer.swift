@@ -14,7 +14,7 @@ struct TaggedKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
   /// Everything but the hot path goes through the materialized nested value.
   private var nested: JSONKeyedDecodingContainer<Key> {
     JSONKeyedDecodingContainer(
-      members: [decoder.tag: .object(decoder.payload)], codingPath: [],
+      members: [decoder.tag: .object(decoder.payloadObject)], codingPath: [],
       userInfo: decoder.userInfo)
   }
 
@@ -25,8 +25,7 @@ struct TaggedKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
       return try nested.nestedContainer(keyedBy: type, forKey: key)
     }
     return KeyedDecodingContainer(
-      JSONKeyedDecodingContainer<NestedKey>(
-        members: decoder.payload, codingPath: [key], userInfo: decoder.userInfo))
+      PayloadDecodingContainer<NestedKey>(payload: decoder.payload, caseKey: key, userInfo: decoder.userInfo))
   }
 
   func decodeNil(forKey key: Key) throws -> Bool { try nested.decodeNil(forKey: key) }

@@ -7,6 +7,7 @@ import Synchronization
 ///
 /// Emits happen under the lock that `stop` takes to close the gate, so once `stop` returns
 /// nothing more reaches the host, whatever a cancelled task still does.
+@usableFromInline
 final class EffectRunner<Action: Codable & Sendable>: Sendable {
   private struct Running {
     var open = false
@@ -63,6 +64,7 @@ final class EffectRunner<Action: Codable & Sendable>: Sendable {
   }
 
   /// Starts the work `effect` describes. Actions it sends are emitted with `origin`.
+  @usableFromInline
   func run(_ effect: Effect<Action>, origin: fh_origin) {
     guard !effect.operations.isEmpty else { return }
     for operation in effect.operations {

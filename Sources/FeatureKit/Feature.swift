@@ -31,6 +31,14 @@ public protocol Feature: Sendable {
   /// refuse the action (an argument out of range): the state is then left exactly as it was.
   func reduce(into state: inout State, action: Action) throws -> Effect<Action>
 
+  /// `reduce(into:action:)` that also says whether the state changed, which is what the host is
+  /// told after each action. Default: FeatureKit keeps the state from before the action, compares
+  /// it after, and puts it back when the reducer throws. That copy is cheap until the reducer
+  /// mutates a large collection, which then is copied whole: a feature with a large state
+  /// implements this instead, sets `changed` when it changes anything, and throws only before it
+  /// changes anything.
+  func reduce(into state: inout State, action: Action, changed: inout Bool) throws -> Effect<Action>
+
   /// Spin-style feedback: called with each new state (and after the lifecycle actions); the only
   /// place besides effects where actions are produced. Default: none.
   func feedback(_ state: State) -> Effect<Action>

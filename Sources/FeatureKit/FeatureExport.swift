@@ -18,7 +18,26 @@ public enum FeatureExport {
   /// NULL, with one line on standard error naming the action, when the manifest's catalogue and
   /// `F.Action` disagree: the host then refuses the plugin at load instead of offering actions
   /// that cannot be decoded.
+  ///
+  /// Inlinable so that the plugin compiles the dispatch path where `F` is concrete: decoding and
+  /// reducing then run specialized for its feature, instead of FeatureKit's generic code looking
+  /// up `F`'s metadata and witnesses at every step.
+  @inlinable
   public static func plugin<F: Feature>(_ feature: F.Type) -> UnsafeRawPointer? {
+    register(F.self) { object, json, flags, runsEffects in
+      guard type(of: object) == FeatureInstance<F>.self else {
+        return runsEffects ? object.dispatch(json, flags: &flags) : object.reduce(json, flags: &flags)
+      }
+      return unsafeDowncast(object, to: FeatureInstance<F>.self).applyIfAllowed(
+        json, flags: &flags, runsEffects: runsEffects)
+    }
+  }
+
+  @usableFromInline
+  typealias ApplyFunction = (AnyFeatureInstance, UnsafePointer<CChar>, inout UInt32, Bool) -> fh_status
+
+  @usableFromInline
+  static func register<F: Feature>(_ feature: F.Type, apply: @escaping ApplyFunction) -> UnsafeRawPointer? {
     registration.withLock { registration -> UnsafeRawPointer? in
       if let existing = registration {
         precondition(existing.featureType == ObjectIdentifier(F.self), "one plugin image exports one feature")
@@ -37,6 +56,7 @@ public enum FeatureExport {
           return FeatureInstance(feature: feature, host: HostConnection(host))
         }
       )
+      applyFunction = apply
       registration = created
       return UnsafeRawPointer(created.descriptor)
     }
@@ -65,6 +85,11 @@ public enum FeatureExport {
     _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
   }
 
+  /// Dispatch and reduce for the image's one feature, specialized for it.
+  // nonisolated(unsafe): written once, under `registration`, before the descriptor is handed out;
+  // read only by the descriptor's functions, which the host calls after it got the descriptor.
+  fileprivate nonisolated(unsafe) static var applyFunction: ApplyFunction?
+
   private static func makeDescriptor(manifest: Manifest) -> UnsafeMutablePointer<fh_plugin> {
     let descriptor = UnsafeMutablePointer<fh_plugin>.allocate(capacity: 1)
     descriptor.initialize(
@@ -76,8 +101,8 @@ public enum FeatureExport {
         manifest_json: UnsafePointer(strdup(manifest.json.serialized())),
         create: glueCreate,
         start: { instance($0)?.start() ?? fh_status(FH_ERR_LIFECYCLE) },
-        dispatch: { applyAction($0, $1, $2) { $0.dispatch($1, flags: &$2) } },
-        reduce: { applyAction($0, $1, $2) { $0.reduce($1, flags: &$2) } },
+        dispatch: { applyAction($0, $1, $2, runsEffects: true) },
+        reduce: { applyAction($0, $1, $2, runsEffects: false) },
         snapshot: { pointer, out in
           guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
           var text: UnsafePointer<CChar>?
@@ -121,15 +146,16 @@ private nonisolated(unsafe) let emptyString: UnsafePointer<CChar> = {
   return UnsafePointer(pointer)
 }()
 
-/// The C side of dispatch and reduce: checks the pointers, runs `apply`, reports the flags.
+/// The C side of dispatch and reduce: checks the pointers, applies the action, reports the flags.
 private func applyAction(
   _ pointer: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ outFlags: UnsafeMutablePointer<UInt32>?,
-  _ apply: (AnyFeatureInstance, UnsafePointer<CChar>, inout UInt32) -> fh_status
+  runsEffects: Bool
 ) -> fh_status {
   guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
   guard let json else { return object.fail(FH_ERR_BAD_ACTION, "action JSON is NULL") }
+  guard let apply = FeatureExport.applyFunction else { return fh_status(FH_ERR_INTERNAL) }
   var flags: UInt32 = 0
-  let status = apply(object, json, &flags)
+  let status = apply(object, json, &flags, runsEffects)
   outFlags?.pointee = flags
   return status
 }

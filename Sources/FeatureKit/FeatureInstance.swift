@@ -2,11 +2,14 @@ import FeatureABI
 import FeatureJSON
 
 /// The type-erased face of an instance, as the C glue sees it.
+@usableFromInline
 class AnyFeatureInstance {
   var lastError = OwnedCString()
 
   func start() -> fh_status { fatalError("abstract") }
+  @usableFromInline
   func dispatch(_ json: UnsafePointer<CChar>, flags: inout UInt32) -> fh_status { fatalError("abstract") }
+  @usableFromInline
   func reduce(_ json: UnsafePointer<CChar>, flags: inout UInt32) -> fh_status { fatalError("abstract") }
   func snapshot(_ out: inout UnsafePointer<CChar>?) -> fh_status { fatalError("abstract") }
   func restore(_ json: UnsafePointer<CChar>) -> fh_status { fatalError("abstract") }
@@ -14,36 +17,45 @@ class AnyFeatureInstance {
   func stop() -> fh_status { fatalError("abstract") }
 
   /// Records `message` as the answer to `last_error` and returns `status`.
-  func fail(_ status: Int, _ message: String) -> fh_status {
+  @usableFromInline
+  final func fail(_ status: Int, _ message: String) -> fh_status {
     _ = lastError.set(message)
     return fh_status(status)
   }
 
-  func succeed() -> fh_status {
+  @usableFromInline
+  final func succeed() -> fh_status {
     if lastError.value != nil { _ = lastError.set("") }
     return fh_status(FH_OK)
   }
 }
 
 /// One live copy of feature `F`: its decoded state, its effects, and the strings it hands out.
+///
+/// The dispatch path is inlinable: `FeatureExport.plugin` compiles it in the plugin, specialized for
+/// the plugin's feature.
+@usableFromInline
 final class FeatureInstance<F: Feature>: AnyFeatureInstance {
-  private enum Phase: String { case created, started, stopped }
+  @usableFromInline
+  enum Phase: String { case created, started, stopped }
 
-  private let feature: F
-  private var state: F.State
-  private var phase = Phase.created
-  private let effects: EffectRunner<F.Action>
+  @usableFromInline let feature: F
+  @usableFromInline var state: F.State
+  @usableFromInline var phase = Phase.created
+  @usableFromInline let effects: EffectRunner<F.Action>
   private var output = OwnedCString()
-  private let decoder = JSONValueDecoder()
+  @usableFromInline let decoder = JSONValueDecoder()
+  /// The action decoder generated for `F.Action` (`FlatActionDecodable`), when it has one.
+  @usableFromInline let generatedDecode: ((String, ActionPayload) -> F.Action?)?
   private let encoder = JSONValueEncoder()
-  private var memo = ActionMemo<F.Action>()
   /// Whether dispatch has taken the lifecycle action.
-  private var lifecycleSent = false
+  @usableFromInline var lifecycleSent = false
 
   init(feature: F, host: HostConnection) {
     self.feature = feature
     self.state = feature.initialState()
     self.effects = EffectRunner(host: host)
+    self.generatedDecode = generatedDecoder(for: F.Action.self)
   }
 
   override func start() -> fh_status {
@@ -61,21 +73,74 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   }
 
   override func dispatch(_ json: UnsafePointer<CChar>, flags: inout UInt32) -> fh_status {
-    guard phase == .started else { return lifecycleError("dispatch") }
-    return decodeAndApply(json, flags: &flags, runsEffects: true)
+    applyIfAllowed(json, flags: &flags, runsEffects: true)
   }
 
   override func reduce(_ json: UnsafePointer<CChar>, flags: inout UInt32) -> fh_status {
-    guard phase != .stopped else { return lifecycleError("reduce") }
-    return decodeAndApply(json, flags: &flags, runsEffects: false)
+    applyIfAllowed(json, flags: &flags, runsEffects: false)
   }
 
-  private func decodeAndApply(_ json: UnsafePointer<CChar>, flags: inout UInt32, runsEffects: Bool) -> fh_status {
-    let key = ActionMemo<F.Action>.key(json)
-    if let key, let known = memo.lookup(json, hash: key.hash, length: key.length) {
-      if let refused = lifecycleOrder(known.type, runsEffects: runsEffects) { return refused }
-      return apply(known.action, type: known.type, flags: &flags, runsEffects: runsEffects)
+  /// Dispatch (with effects) or reduce (without), when the phase allows it.
+  @inlinable
+  func applyIfAllowed(_ json: UnsafePointer<CChar>, flags: inout UInt32, runsEffects: Bool) -> fh_status {
+    if runsEffects {
+      guard phase == .started else { return lifecycleError("dispatch") }
+      if !lifecycleSent, let refused = refusedBeforeLifecycle(json) { return refused }
+    } else {
+      guard phase != .stopped else { return lifecycleError("reduce") }
     }
+    return decodeAndApply(json, flags: &flags, runsEffects: runsEffects)
+  }
+
+  /// Parses the action in place into its members (no tree, no dictionary), decodes it with the
+  /// feature's synthesized Codable, and applies it. Called through the function `FeatureExport`
+  /// builds where `F` is concrete, so this code runs specialized for the feature.
+  @inlinable
+  func decodeAndApply(_ json: UnsafePointer<CChar>, flags: inout UInt32, runsEffects: Bool) -> fh_status {
+    if let generatedDecode, let scan = FlatActionScan(utf8CString: json),
+      let action = generatedDecode(scan.tag, ActionPayload(.scan(scan)))
+    {
+      return apply(action, type: scan.tag, flags: &flags, runsEffects: runsEffects)
+    }
+    let flat: FlatObject
+    do {
+      guard let parsed = try FlatObject.parse(utf8CString: json) else {
+        return decodeGeneral(json, flags: &flags, runsEffects: runsEffects)
+      }
+      flat = parsed
+    } catch {
+      return fail(FH_ERR_BAD_ACTION, "action is not valid JSON: \(error)")
+    }
+    guard case .string(let type)? = flat["type"] else {
+      return fail(
+        FH_ERR_BAD_ACTION, "action must be a JSON object with a string \"type\", got \(flat.value.serialized())")
+    }
+    if let generatedDecode, let action = generatedDecode(type, ActionPayload(.object(flat))) {
+      return apply(action, type: type, flags: &flags, runsEffects: runsEffects)
+    }
+    let action: F.Action
+    do {
+      action = try decoder.decodeTagged(F.Action.self, from: flat)
+      // feature_abi.h: a member the action's type does not have is refused, never dropped.
+      if let extra = try unreadMember(of: flat.value, decodedAs: action) {
+        return fail(FH_ERR_BAD_ACTION, "action '\(type)' of \(F.manifest.id) has no member '\(extra)'")
+      }
+    } catch {
+      return refused(type, flat.value, error, flags: &flags, runsEffects: runsEffects)
+    }
+    return apply(action, type: type, flags: &flags, runsEffects: runsEffects)
+  }
+
+  /// A member of `value` that decoding `action` did not read, if any.
+  @usableFromInline
+  func unreadMember(of value: JSONValue, decodedAs action: F.Action) throws -> String? {
+    UnreadMember.find(in: value, comparedTo: try encoder.encodeTagged(action))
+  }
+
+  /// Any other JSON document (an object of many members, or not an object): the general parser
+  /// says what is wrong with it.
+  @usableFromInline
+  func decodeGeneral(_ json: UnsafePointer<CChar>, flags: inout UInt32, runsEffects: Bool) -> fh_status {
     let value: JSONValue
     do {
       value = try JSONValue.parse(utf8CString: json)
@@ -85,7 +150,6 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
     guard let type = value["type"]?.stringValue else {
       return fail(FH_ERR_BAD_ACTION, "action must be a JSON object with a string \"type\", got \(value.serialized())")
     }
-    if let refused = lifecycleOrder(type, runsEffects: runsEffects) { return refused }
     let action: F.Action
     do {
       action = try decoder.decodeTagged(F.Action.self, from: value)
@@ -93,53 +157,73 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
         return fail(FH_ERR_BAD_ACTION, "action '\(type)' of \(F.manifest.id) has no member '\(extra)'")
       }
     } catch {
-      // A feature that does not model the lifecycle simply has nothing to do for it.
-      if type == "created" || type == "restored" {
-        if let extra = value.objectValue?.keys.sorted().first(where: { $0 != "type" }) {
-          return fail(FH_ERR_BAD_ACTION, "the lifecycle action '\(type)' has no member '\(extra)'")
-        }
-        flags = 0
-        if runsEffects { runFeedback() }
-        return succeed()
-      }
-      return fail(
-        FH_ERR_BAD_ACTION, "action '\(type)' of \(F.manifest.id) was refused: \(describeDecodingError(error))")
+      return refused(type, value, error, flags: &flags, runsEffects: runsEffects)
     }
-    if let key { memo.store(json, hash: key.hash, length: key.length, type: type, action: action) }
     return apply(action, type: type, flags: &flags, runsEffects: runsEffects)
   }
 
-  /// feature_abi.h's order for dispatch: the lifecycle action first, then never again. The
-  /// refusal, or nil when `type` may come now. Replay (reduce) takes any order.
-  private func lifecycleOrder(_ type: String, runsEffects: Bool) -> fh_status? {
-    guard runsEffects else { return nil }
-    let isLifecycle = type == "created" || type == "restored"
-    guard isLifecycle == lifecycleSent else {
+  /// feature_abi.h's order for dispatch: the lifecycle action first, then never again. Checked
+  /// before decoding until the lifecycle action came (so any other action is refused as out of
+  /// order, whatever it holds), and by `apply` for a second one. Replay (reduce) takes any order.
+  @usableFromInline
+  func refusedBeforeLifecycle(_ json: UnsafePointer<CChar>) -> fh_status? {
+    let type: String?
+    if let scan = FlatActionScan(utf8CString: json) {
+      type = scan.tag
+    } else {
+      type = (try? JSONValue.parse(utf8CString: json))?["type"]?.stringValue
+    }
+    // Not an action at all: decoding says what is wrong with it.
+    guard let type, type != "created", type != "restored" else { return nil }
+    return fail(
+      FH_ERR_LIFECYCLE, "'\(type)' came before the lifecycle action ('created' or 'restored'), which comes first")
+  }
+
+  /// Refuses a second lifecycle action, and marks the first as taken.
+  @inlinable
+  func refusedLifecycle(_ type: String, runsEffects: Bool) -> fh_status? {
+    guard runsEffects, type == "created" || type == "restored" else { return nil }
+    guard lifecycleSent else {
       lifecycleSent = true
       return nil
     }
+    return fail(FH_ERR_LIFECYCLE, "'\(type)' came after the lifecycle action; an instance takes one")
+  }
+
+  @usableFromInline
+  func refused(_ type: String, _ value: JSONValue, _ error: any Error, flags: inout UInt32, runsEffects: Bool)
+    -> fh_status
+  {
+    // A feature that does not model the lifecycle simply has nothing to do for it.
+    if type == "created" || type == "restored" {
+      if let extra = value.objectValue?.keys.sorted().first(where: { $0 != "type" }) {
+        return fail(FH_ERR_BAD_ACTION, "the lifecycle action '\(type)' has no member '\(extra)'")
+      }
+      if let refused = refusedLifecycle(type, runsEffects: runsEffects) { return refused }
+      flags = 0
+      if runsEffects { runFeedback() }
+      return succeed()
+    }
     return fail(
-      FH_ERR_LIFECYCLE,
-      lifecycleSent
-        ? "'\(type)' came after the lifecycle action; an instance takes one"
-        : "'\(type)' came before the lifecycle action ('created' or 'restored'), which comes first")
+      FH_ERR_BAD_ACTION, "action '\(type)' of \(F.manifest.id) was refused: \(describeDecodingError(error))")
   }
 
   /// Reduces a decoded action, then (unless replaying) starts its effects and the feedbacks of
-  /// the new state.
-  private func apply(_ action: F.Action, type: String, flags: inout UInt32, runsEffects: Bool) -> fh_status {
-    let before = state
+  /// the new state. The feature says whether the state changed (`reduce(into:action:changed:)`):
+  /// by default by comparing it with a copy, or without one when its reducer reports it.
+  @inlinable
+  func apply(_ action: F.Action, type: String, flags: inout UInt32, runsEffects: Bool) -> fh_status {
+    if let refused = refusedLifecycle(type, runsEffects: runsEffects) { return refused }
     let effect: Effect<F.Action>
+    var changed = false
     do {
-      effect = try feature.reduce(into: &state, action: action)
+      effect = try feature.reduce(into: &state, action: action, changed: &changed)
     } catch {
-      state = before
       return fail(FH_ERR_BAD_ACTION, "action '\(type)' of \(F.manifest.id) was refused: \(error)")
     }
-    let changed = state != before
     flags = changed ? UInt32(FH_DISPATCH_STATE_CHANGED) : 0
     guard runsEffects else { return succeed() }
-    effects.run(effect, origin: fh_origin(FH_ORIGIN_EFFECT))
+    if !effect.operations.isEmpty { effects.run(effect, origin: fh_origin(FH_ORIGIN_EFFECT)) }
     if changed || type == "created" || type == "restored" { runFeedback() }
     return succeed()
   }
@@ -147,13 +231,19 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   private static var pacedFeedbackID: String { "featurekit.feedback" }
 
   /// Runs the feedback of the current state, paced by the feature's interval.
-  private func runFeedback() {
+  @inlinable
+  func runFeedback() {
     let effect = feature.feedback(state)
     let interval = feature.feedbackInterval
     guard interval > .zero else {
-      effects.run(effect, origin: fh_origin(FH_ORIGIN_FEEDBACK))
+      if !effect.operations.isEmpty { effects.run(effect, origin: fh_origin(FH_ORIGIN_FEEDBACK)) }
       return
     }
+    runPacedFeedback(effect, interval: interval)
+  }
+
+  @usableFromInline
+  func runPacedFeedback(_ effect: Effect<F.Action>, interval: Duration) {
     var actions: [F.Action] = []
     var others: [Effect<F.Action>.Operation] = []
     for operation in effect.operations {
@@ -209,11 +299,23 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
     return succeed()
   }
 
-  private func lifecycleError(_ call: String) -> fh_status {
+  @usableFromInline
+  func lifecycleError(_ call: String) -> fh_status {
     fail(FH_ERR_LIFECYCLE, "\(call) is not allowed on an instance that is \(phase.rawValue)")
   }
 
   deinit {
     if phase == .started { effects.stop() }
   }
+}
+
+/// The generated decoder of `Action`, if it has one, as a function that answers an `Action`.
+func generatedDecoder<Action>(for type: Action.Type) -> ((String, ActionPayload) -> Action?)? {
+  guard let decodable = type as? any FlatActionDecodable.Type else { return nil }
+  func make<D: FlatActionDecodable>(_ decodable: D.Type) -> (String, ActionPayload) -> Action? {
+    precondition(D.self == Action.self, "the conformance found is Action's own")
+    // The same type, so the same layout: no dynamic cast on every action.
+    return { tag, payload in unsafeBitCast(D.decodeFlat(tag: tag, payload: payload), to: Action?.self) }
+  }
+  return make(decodable)
 }

@@ -65,8 +65,11 @@ final class RunSession {
     let interrupts = interactive ? InterruptWatch(runtime: runtime, console: console) : nil
     defer { interrupts?.cancel() }
     var quit = false
+    if !interactive {
+      quit = PipeInput(runtime: runtime, console: console) { self.handle($0, runtime: runtime) }.run()
+    }
     // A feature closed after crashing, with nothing to go back to, ends the run (status 1).
-    while !quit && !runtime.hasEndedByClosing {
+    while interactive && !quit && !runtime.hasEndedByClosing {
       console.prompt("\(runtime.focused?.id ?? "host")> ")
       guard let line = readLine(strippingNewline: true) else { break }
       console.promptAnswered()

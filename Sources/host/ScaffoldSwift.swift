@@ -19,9 +19,11 @@ enum ScaffoldSwift {
       ],
       targets: [
         // The feature logic: a plain module, so tests and benchmarks can call it directly too.
+        // FeatureKit's ActionDecoding plugin writes its action decoder at build time.
         .target(
           name: "\#(s.typeName)Feature",
-          dependencies: [.product(name: "FeatureKit", package: "\#(s.featureHostIdentity)")]
+          dependencies: [.product(name: "FeatureKit", package: "\#(s.featureHostIdentity)")],
+          plugins: [.plugin(name: "ActionDecoding", package: "\#(s.featureHostIdentity)")]
         ),
         // The plugin: only exports the feature through the C ABI.
         .target(

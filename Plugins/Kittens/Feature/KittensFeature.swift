@@ -83,8 +83,42 @@ public struct KittensFeature: Feature {
   /// while loading is ignored instead: the page in flight is the one it would ask for (or a refresh
   /// that will reset the paging).
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    var changed = false
+    return reduce(into: &state, action: action, changed: &changed)
+  }
+
+  /// Says itself whether the state changed, so that a page appended to a long list costs the
+  /// page, not the list: the few scalars are compared with a copy, and the URLs, only ever
+  /// replaced or appended to, report their own change.
+  public func reduce(into state: inout State, action: Action, changed: inout Bool) -> Effect<Action> {
+    let before = Scalars(state)
+    var urlsChanged = false
+    let effect = apply(action, to: &state, urlsChanged: &urlsChanged)
+    changed = urlsChanged || Scalars(state) != before
+    return effect
+  }
+
+  /// Everything in the state but the URLs.
+  private struct Scalars: Equatable {
+    let isLoading: Bool
+    let loadingOffset: Int
+    let nextOffset: Int
+    let endReached: Bool
+    let error: String?
+
+    init(_ state: State) {
+      isLoading = state.isLoading
+      loadingOffset = state.loadingOffset
+      nextOffset = state.nextOffset
+      endReached = state.endReached
+      error = state.error
+    }
+  }
+
+  private func apply(_ action: Action, to state: inout State, urlsChanged: inout Bool) -> Effect<Action> {
     switch action {
     case .created:
+      urlsChanged = !state.urls.isEmpty
       state = State()
       return startLoad(at: 0, into: &state)
     case .restored:
@@ -100,8 +134,10 @@ public struct KittensFeature: Feature {
       // A page that raced with a restart (queued before it) is not the one asked for.
       guard state.isLoading, offset == state.loadingOffset else { return .none }
       if offset == 0 {
+        urlsChanged = state.urls != urls
         state.urls = urls
       } else {
+        urlsChanged = !urls.isEmpty
         state.urls += urls
       }
       state.nextOffset = state.urls.count

@@ -75,6 +75,8 @@ public final class Coordinator: FeatureStage, @unchecked Sendable {
   private var presentations = 0
   /// What is visible, readable from any thread (store observers ask before drawing).
   private let visible = Mutex<Set<ObjectIdentifier>>([])
+  /// The top frame as the queue last left it, readable from any thread under a lock.
+  private let shown = Mutex<(features: [PresentedFeature], focus: PresentedFeature)?>(nil)
 
   public init(flow: Flow, plugins: [PluginRecord], launcher: any FeatureLauncher, logsNavigation: Bool) {
     self.flow = flow
@@ -154,6 +156,7 @@ public final class Coordinator: FeatureStage, @unchecked Sendable {
         launcher.log("ignored step=\(name) from=\(feature.id): flow \(flow.name) has no rule for it", isNote: true)
         return
       }
+      defer { publishTop() }
       do throws(HostError) {
         try apply(rule, step: name, fields: step)
       } catch {
@@ -173,6 +176,15 @@ public final class Coordinator: FeatureStage, @unchecked Sendable {
     }
   }
 
+  /// `top` as navigation last left it, under a lock instead of a wait on the navigation queue.
+  public var shownTop: (features: [PresentedFeature], focus: PresentedFeature)? { shown.withLock { $0 } }
+
+  /// Keeps `shownTop` in step with the stack. On the queue.
+  private func publishTop() {
+    let frame = stack.last.map { ($0.features, $0.features[$0.focus]) }
+    shown.withLock { $0 = frame }
+  }
+
   /// Every live feature, bottom of the stack first.
   public var all: [PresentedFeature] { queue.sync { stack.flatMap(\.features) } }
 
@@ -190,6 +202,7 @@ public final class Coordinator: FeatureStage, @unchecked Sendable {
       for frame in stack.reversed() { for feature in frame.features { launcher.retire(feature) } }
       stack.removeAll()
       visible.withLock { $0.removeAll() }
+      publishTop()
     }
   }
 
@@ -197,6 +210,7 @@ public final class Coordinator: FeatureStage, @unchecked Sendable {
 
   private func onQueue(_ body: () throws(HostError) -> Void) throws(HostError) {
     let result: Result<Void, HostError> = queue.sync {
+      defer { publishTop() }
       do throws(HostError) {
         try body()
         return .success(())

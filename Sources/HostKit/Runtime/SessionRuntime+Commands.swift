@@ -18,6 +18,22 @@ extension SessionRuntime {
     coordinator?.flush()
   }
 
+  /// Sends `action`, an action object `ActionLine.parse` made for `feature`, as a user action,
+  /// from input that is not a terminal: a feature that declares no step streams on with no wait
+  /// and no round trip to the navigation queue; one that does waits as `send(_:to:)` does.
+  public func sendParsed(_ action: String, to feature: PresentedFeature) {
+    let store = feature.store
+    store.send(action, source: .user)
+    guard !feature.plugin.manifest.steps.isEmpty else { return }
+    store.waitUntilIdle(timeout: settings.settleTimeout)
+    coordinator?.flush()
+  }
+
+  /// The focused feature as navigation last left it, without waiting for navigation in flight:
+  /// for input that is not a terminal, where only a feature with steps navigates, and
+  /// `sendParsed` waits for it.
+  public var focusedNow: PresentedFeature? { coordinator?.shownTop?.focus }
+
   /// The state of `feature` as JSON, after everything queued before.
   public func state(of feature: PresentedFeature) throws(HostError) -> String {
     let id = feature.id

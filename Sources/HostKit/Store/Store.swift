@@ -32,11 +32,16 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     /// them in one exchange). An observer that calls the instance at each `.applied` (a test's
     /// snapshot after every action) needs false: the later actions are already in the worker.
     public var batchesDispatches: Bool = true
+    /// User actions queued at most: a sender faster than the plugin waits in `send` until the
+    /// store has taken them (backpressure), so a pipe of a million lines never sits in memory.
+    /// Actions from effects and feedbacks are never held back (the store itself may be sending).
+    public var inboxCapacity: Int = 4_096
 
     public init(
       maxFeedbackSteps: Int = 10_000, rendersViews: Bool = true, clock: Clock = .real,
-      recovery: RecoveryPolicy = .standard, batchesDispatches: Bool = true
+      recovery: RecoveryPolicy = .standard, batchesDispatches: Bool = true, inboxCapacity: Int = 4_096
     ) {
+      self.inboxCapacity = max(1, inboxCapacity)
       self.maxFeedbackSteps = maxFeedbackSteps
       self.rendersViews = rendersViews
       self.clock = clock
@@ -220,9 +225,20 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     assert(isOnStoreThread, "a store-thread-only entry point was called from another thread", file: file, line: line)
   }
 
-  /// Queues an action (a JSON object). Thread-safe; never blocks on the plugin.
+  /// Queues an action (a JSON object). Thread-safe. A user action waits while the inbox holds
+  /// `inboxCapacity` items (unless sent from the store thread, or the store is paused or
+  /// stopping); nothing else waits.
   public func send(_ json: String, source: ActionSource) {
-    enqueue(.action(json, source))
+    enqueue(.action(json, source), waitsForRoom: source == .user)
+  }
+
+  /// Waits until the inbox has room for one more user action. Call it under `condition`.
+  private func waitForRoom() {
+    guard queue.count >= options.inboxCapacity else { return }
+    if let storeThread, pthread_equal(storeThread, pthread_self()) != 0 { return }
+    while queue.count >= options.inboxCapacity && !paused && !stopping && !stopped && !closedAfterLoss {
+      condition.wait()
+    }
   }
 
   /// Runs `body` on the store thread after everything queued before it, and returns its result.
@@ -451,9 +467,10 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
 
   // MARK: - The store thread
 
-  private func enqueue(_ item: Item) {
+  private func enqueue(_ item: Item, waitsForRoom: Bool = false) {
     condition.lock()
     defer { condition.unlock() }
+    if waitsForRoom { waitForRoom() }
     if stopped {
       if case .action = item { late += 1 }
       return
@@ -487,6 +504,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
         swap(&batch, &queue)
       }
       processing = true
+      // Senders held back by a full inbox may go on.
+      if batch.count >= options.inboxCapacity { condition.broadcast() }
       condition.unlock()
 
       var index = 0
@@ -568,14 +587,15 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// Two or more actions in a row at `index` that can go to the instance together, keeping what
   /// one at a time would do: none past the one after which the journal wants a snapshot or the
   /// runaway guard pauses. Nil when only one can.
-  private func actionRun(in batch: [Item], from index: Int) -> [(json: String, source: ActionSource)]? {
+  private func actionRun(in batch: [Item], from index: Int) -> ActionRun? {
     guard options.batchesDispatches, sendAlone == 0 else { return nil }
     let limit = journal?.actionsBeforeSnapshot ?? .max
-    var run: [(json: String, source: ActionSource)] = []
+    var run = ActionRun()
     var feedbacks = feedbackRun
     for item in batch[index...] {
       guard run.count < limit, case .action(let json, let source) = item else { break }
-      run.append((json, source))
+      run.actions.append(json)
+      run.sources.append(source)
       if source == .feedback {
         feedbacks += 1
         if feedbacks >= options.maxFeedbackSteps { break }
@@ -589,14 +609,14 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// Sends `run` to the instance together, handling each result as `process` would; returns how
   /// many actions of the run were handled (fewer when the instance was lost: the rest go to its
   /// successor).
-  private func apply(_ run: [(json: String, source: ActionSource)]) -> (outcome: Outcome, handled: Int) {
+  private func apply(_ run: ActionRun) -> (outcome: Outcome, handled: Int) {
     var last = Applied.outcome(.next)
     var handled = 0
-    instance.dispatch(run.map(\.json)) { result in
+    instance.dispatch(run.actions) { result in
       // After a loss the remaining results are the lost instance's: not this store's to apply.
       if case .lost = last { return }
       // The run ends where a pause can come, so only its last result may say pause.
-      last = applied(run[handled].json, source: run[handled].source, result)
+      last = applied(run.actions[handled], source: run.sources[handled], result)
       handled += 1
     }
     switch last {
@@ -613,6 +633,15 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       }
       return (instanceLost(loss, call: call, action: action), handled)
     }
+  }
+
+  /// Actions in a row, with where each came from: two arrays, which the instance takes as they
+  /// are (an array of pairs would be copied into one of strings, and destroyed element by
+  /// element through the runtime's generic tuple witnesses).
+  private struct ActionRun {
+    var actions: [String] = []
+    var sources: [ActionSource] = []
+    var count: Int { actions.count }
   }
 
   /// What one action's dispatch led to.
