@@ -15,7 +15,8 @@ struct ActionDecoderSource {
     for enumCase in found.cases {
       lines.append("    case \(swiftString(enumCase.name)):")
       // A member the case does not have: the general way refuses it by name.
-      let keys = enumCase.parameters.enumerated().map { index, parameter in swiftString(parameter.label ?? "_\(index)") }
+      let keys = enumCase.parameters.enumerated().map { index, parameter in swiftString(parameter.label ?? "_\(index)")
+      }
       if enumCase.parameters.contains(where: { $0.optionalWrapped != nil }) {
         lines.append("      guard payload.hasOnly(\(keys.joined(separator: ", "))) else { return nil }")
       } else {

@@ -8,7 +8,8 @@ import Testing
 struct ActionDecodingTests {
   @Test func theBuildPluginGaveTheCounterItsDecoder() {
     // Found at run time, as an instance finds it.
-    #expect(generatedDecoder(for: CounterFeature.Action.self)?("increment", payload(#"{"type":"increment"}"#)) == .increment)
+    #expect(
+      generatedDecoder(for: CounterFeature.Action.self)?("increment", payload(#"{"type":"increment"}"#)) == .increment)
   }
 
   /// The generated decoder must build exactly what Codable builds, on either input path.
