@@ -58,19 +58,37 @@ final class RunSession {
     if interactive {
       console.note("type an action, ':help' for help, ':quit' to leave")
     }
-    // Ctrl-C ends a call the feature is stuck in (at a terminal, where a person can press it).
-    let interrupts = interactive ? InterruptWatch(runtime: runtime, console: console) : nil
-    defer { interrupts?.cancel() }
+    // At a terminal, the line editor reads; a pipe is read as it always was.
+    let terminal = interactive ? TerminalInput(console: console, plugins: plugins) : nil
+    let signals = RunSignals(runtime: runtime, console: console, input: terminal)
+    defer {
+      // Closed (journals committed, temporary folder removed) while a late SIGHUP is still caught.
+      runtime.close()
+      signals.cancel()
+    }
     var quit = false
     // A feature closed after crashing, with nothing to go back to, ends the run (status 1).
-    while !quit && !runtime.hasEndedByClosing {
-      console.prompt("\(runtime.focused?.id ?? "host")> ")
-      guard let line = readLine(strippingNewline: true) else { break }
-      console.promptAnswered()
+    reading: while !quit && !runtime.hasEndedByClosing && signals.leavingSignal == nil {
+      let line: String
+      if let terminal {
+        switch terminal.read(runtime) {
+        case .line(let text): line = text
+        case .cancelled: continue reading
+        case .end: break reading
+        }
+      } else {
+        console.prompt("\(runtime.focused?.id ?? "host")> ")
+        guard let text = readLine(strippingNewline: true) else { break }
+        console.promptAnswered()
+        line = text
+      }
       quit = handle(line, runtime: runtime)
     }
-    // In a pipe, the end of input waits for effects (not after ':quit') and draws the final view.
-    runtime.finish(settling: !interactive && !quit)
+    let leaving = signals.leavingSignal
+    // In a pipe, the end of input waits for effects (not after ':quit' or a signal) and draws the
+    // final view.
+    runtime.finish(settling: !interactive && !quit && leaving == nil)
+    if let leaving { return 128 + leaving }
     return runtime.hasEndedByClosing ? 1 : 0
   }
 

@@ -65,6 +65,8 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   /// Set once any feature was closed after losing its instance: until then `hasEndedByClosing`
   /// costs one atomic load per input line.
   let anyClosed = Atomic<Bool>(false)
+  /// Set by `interruptWait` (Ctrl-C): the settle under way stops waiting.
+  let waitInterrupted = Atomic<Bool>(false)
 
   /// A runtime for `flow` over `plugins`, drawn by `renderers` (and heard by `listeners`), each
   /// feature created with the config `config` gives it. A plugin is loaded into this process only
