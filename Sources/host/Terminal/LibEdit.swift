@@ -30,6 +30,8 @@ struct LibEdit: @unchecked Sendable {
   let clearHistory: VoidProcedure
   let forcedUpdateDisplay: VoidCall
   let initialize: VoidCall
+  /// `rl_parse_and_bind`: one line of editrc syntax (`bind KEY FUNCTION`).
+  let parseAndBind: TextCall
   /// Global variables, written before the first `readline`.
   let getcFunction: UnsafeMutablePointer<GetcFunction?>
   let attemptedCompletion: UnsafeMutablePointer<CompletionFunction?>
@@ -60,6 +62,7 @@ struct LibEdit: @unchecked Sendable {
       let clearHistory = symbol("clear_history", as: VoidProcedure.self),
       let forcedUpdateDisplay = symbol("rl_forced_update_display", as: VoidCall.self),
       let initialize = symbol("rl_initialize", as: VoidCall.self),
+      let parseAndBind = symbol("rl_parse_and_bind", as: TextCall.self),
       let getcFunction = variable("rl_getc_function", as: GetcFunction?.self),
       let attemptedCompletion = variable("rl_attempted_completion_function", as: CompletionFunction?.self),
       let attemptedCompletionOver = variable("rl_attempted_completion_over", as: Int32.self),
@@ -75,7 +78,8 @@ struct LibEdit: @unchecked Sendable {
     return LibEdit(
       readline: readline, addHistory: addHistory, readHistory: readHistory, writeHistory: writeHistory,
       stifleHistory: stifleHistory, clearHistory: clearHistory, forcedUpdateDisplay: forcedUpdateDisplay,
-      initialize: initialize, getcFunction: getcFunction, attemptedCompletion: attemptedCompletion,
+      initialize: initialize, parseAndBind: parseAndBind, getcFunction: getcFunction,
+      attemptedCompletion: attemptedCompletion,
       attemptedCompletionOver: attemptedCompletionOver, completionAppendCharacter: completionAppendCharacter,
       catchSignals: catchSignals, lineBuffer: lineBuffer, point: point, readlineName: readlineName,
       wordBreakCharacters: wordBreakCharacters, completerWordBreakCharacters: completerWordBreakCharacters)

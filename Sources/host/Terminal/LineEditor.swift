@@ -71,6 +71,14 @@ final class LineEditor: Sendable {
     library.getcFunction.pointee = { _ in LineEditor.current?.nextKey() ?? -1 }
     library.attemptedCompletion.pointee = { text, start, _ in LineEditor.current?.complete(text, start: start) }
     _ = library.initialize()
+    // As in a shell: Ctrl-W drops the word before the cursor; Home, End and Delete as most
+    // terminals send them.
+    for binding in [
+      "bind ^W ed-delete-prev-word", "bind ^[[1~ ed-move-to-beg", "bind ^[[4~ ed-move-to-end",
+      "bind ^[[3~ ed-delete-next-char",
+    ] {
+      _ = binding.withCString { library.parseAndBind($0) }
+    }
     library.stifleHistory(historyLimit)
     return editor
   }
