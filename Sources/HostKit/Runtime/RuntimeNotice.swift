@@ -19,6 +19,8 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
   case pluginLog(feature: String, message: String)
   /// The runaway guard paused a feature while the run was settling.
   case paused(feature: String)
+  /// A wait for `feature` to settle has taken over half a second (said at a terminal only).
+  case waiting(feature: String, effects: Int)
   /// Ctrl-C ended a wait for `feature` to settle; `effects` were still running.
   case waitInterrupted(feature: String, effects: Int)
   /// A line of the navigation log (`will navigate`, `did navigate`).
@@ -35,7 +37,7 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
 
   public var level: Level {
     switch self {
-    case .unapplied, .paused, .waitInterrupted, .stepIgnored, .restarted: .note
+    case .unapplied, .paused, .waiting, .waitInterrupted, .stepIgnored, .restarted: .note
     case .late, .journalDropped, .navigationJournalDropped, .tornJournal, .tornNavigation, .configKept, .pluginLog:
       .warning
     case .navigation: .log
@@ -56,6 +58,8 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
       "session '\(session)' keeps the config it was created with, \(config); the config given is ignored"
     case .pluginLog(let feature, let message): "\(feature): \(message)"
     case .paused(let feature): "\(feature) is paused by the runaway guard; resume it to go on"
+    case .waiting(let feature, let effects):
+      "waiting for \(feature) to settle" + (effects > 0 ? " (\(effects) effect(s) running)" : "")
     case .waitInterrupted(let feature, let effects):
       "stopped waiting for \(feature)" + (effects > 0 ? "; \(effects) effect(s) still running" : "")
     case .navigation(let line), .stepIgnored(let line): line

@@ -48,6 +48,8 @@ final class PseudoTerminal {
     posix_spawn_file_actions_addopen(&actions, 0, slavePath, O_RDWR, 0)
     posix_spawn_file_actions_adddup2(&actions, 0, 1)
     posix_spawn_file_actions_adddup2(&actions, 0, 2)
+    // POSIX_SPAWN_SETSID, which Swift does not import.
+    let setSession: Int32 = 0x80
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -58,7 +60,7 @@ final class PseudoTerminal {
     posix_spawnattr_setsigdefault(&attributes, &defaults)
     posix_spawnattr_setsigmask(&attributes, &empty)
     posix_spawnattr_setflags(
-      &attributes, Int16(0x80 /* POSIX_SPAWN_SETSID */ | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+      &attributes, Int16(setSession | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
 
     var env = HostProcess.environment(adding: environment)
     env["TERM"] = env["TERM"] ?? "xterm"

@@ -115,6 +115,19 @@ import Testing
     #expect(try places.runFolders() == [])
   }
 
+  @Test func ctrlCEndsASettleWaitAndTheSessionGoesOn() throws {
+    let places = try Places()
+    let host = try PseudoTerminal(
+      ["run", "levels"], environment: places.environment.merging(["LEVELS_INTERVAL": "500"]) { $1 })
+    try host.waitFor("levels> ")
+    host.type("set left=0 right=100000\r:settle\r")
+    try host.waitFor("Ctrl-C stops waiting")
+    host.type(Self.ctrlC)
+    try host.waitFor("stopped waiting for levels")
+    host.type(":quit\r")
+    #expect(try host.waitForExit() == 0)
+  }
+
   @Test(arguments: [(SIGTERM, Int32(143)), (SIGHUP, Int32(129))])
   func terminationSignalsLeaveThroughTheNormalWayOut(signal: Int32, status: Int32) throws {
     let places = try Places()
