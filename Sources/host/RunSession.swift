@@ -29,7 +29,8 @@ final class RunSession {
   init(console: Console, plugins: [PluginRecord], flow: Flow, config: String, settings: Settings) {
     self.console = console
     self.plugins = plugins
-    self.flow = flow
+    // The home menu's picks open what is picked whatever the flow (`host run home`, `:open home`).
+    self.flow = plugins.contains { $0.id == HomeMenu.id } ? HomeMenu.withPicks(flow) : flow
     self.config = config
     self.settings = settings
   }
@@ -99,7 +100,7 @@ final class RunSession {
     guard let feature = runtime.focused else { return true }
     do throws(HostError) {
       guard text.hasPrefix(":") else {
-        try runtime.send(text, to: feature)
+        try runtime.send(feature.id == HomeMenu.id ? HomeMenu.action(for: text) : text, to: feature)
         return false
       }
       let words = String(text.dropFirst()).split(separator: " ", omittingEmptySubsequences: true).map(String.init)
