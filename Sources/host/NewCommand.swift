@@ -48,6 +48,7 @@ struct NewCommand {
         "swift test        # Tests/\(scaffold.typeName)Tests drives the built plugin through the ABI",
         "\(host) --plugins .build/debug run \(scaffold.name)",
         "\(host) --plugins .build/debug check \(scaffold.name).transcript",
+        "\(host) validate .build/debug/lib\(scaffold.typeName).so   # the contract checks",
         "then edit Sources/\(scaffold.typeName)Feature/\(scaffold.typeName)Feature.swift and its test",
       ]
     case .c:
@@ -56,6 +57,7 @@ struct NewCommand {
         "make              # builds lib\(scaffold.name).so (only fh_plugin_entry_v1 exported)",
         "make check        # runs \(scaffold.name).transcript through the host",
         "\(host) --plugins . run \(scaffold.name)",
+        "\(host) validate lib\(scaffold.name).so   # the contract checks",
         "then edit \(scaffold.name).c and its transcript",
       ]
     }
