@@ -11,7 +11,11 @@ final class Console: Sendable {
   let inputIsTerminal = isatty(STDIN_FILENO) == 1
   let outputIsTerminal = isatty(STDOUT_FILENO) == 1
   let errorIsTerminal = isatty(STDERR_FILENO) == 1
-  private let colors = getenv("NO_COLOR") == nil
+  /// Colours unless NO_COLOR is set to something (an empty NO_COLOR does not count) or the
+  /// terminal is `dumb`.
+  private let colors = (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true) && !Console.isDumbTerminal
+  /// TERM=dumb: no colour and no cursor movement (no line editor, no clearing of the prompt).
+  static let isDumbTerminal = getenv("TERM").map { String(cString: $0) == "dumb" } ?? false
   /// The prompt on screen, if any: output that arrives while it waits for input (a view an effect
   /// changed) clears it first and draws it again after.
   private let lock = Mutex<String?>(nil)
@@ -27,7 +31,7 @@ final class Console: Sendable {
     // While the line editor reads, output goes above its prompt and the typed line.
     if let editor = LineEditor.current, editor.printAbove(text, to: descriptor) { return }
     lock.withLock { prompt in
-      guard let shown = prompt, outputIsTerminal else { return write(descriptor, text + "\n") }
+      guard let shown = prompt, outputIsTerminal, !Self.isDumbTerminal else { return write(descriptor, text + "\n") }
       write(STDOUT_FILENO, "\r\u{1B}[K")
       write(descriptor, text + "\n")
       write(STDOUT_FILENO, shown)
@@ -57,6 +61,13 @@ final class Console: Sendable {
   /// no room (libedit's `\u{1}` brackets) so it counts columns right.
   func editorPrompt(_ text: String) -> String {
     outputIsTerminal && colors ? "\u{1}\u{1B}[2m\u{2}\(text)\u{1}\u{1B}[0m\u{2}" : text
+  }
+
+  /// A result line on stdout, `pass` in green and `fail` in red where colours are on, as `error:`
+  /// and `warning:` are: `word` then `rest` (sanitized).
+  func result(_ word: String, passed: Bool, _ rest: String) {
+    print(
+      paint(word, code: passed ? "32" : "1;31", on: outputIsTerminal) + TerminalText.sanitized(rest), to: STDOUT_FILENO)
   }
 
   /// Bold on a terminal, plain otherwise.

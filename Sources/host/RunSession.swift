@@ -100,12 +100,13 @@ final class RunSession {
     guard let feature = runtime.focused else { return true }
     do throws(HostError) {
       guard text.hasPrefix(":") else {
+        try Self.refuseCommandWithoutColon(text, feature: feature)
         try runtime.send(feature.id == HomeMenu.id ? HomeMenu.action(for: text) : text, to: feature)
         return false
       }
       let words = String(text.dropFirst()).split(separator: " ", omittingEmptySubsequences: true).map(String.init)
       let name = words.first ?? ""
-      guard let command = Self.commands.first(where: { $0.name == name || $0.aliases.contains(name) }) else {
+      guard let command = Self.command(named: name) else {
         let names = Self.commands.map(\.name)
         let hint = Suggestion.closest(to: name, in: names).map { "did you mean ':\($0)'? " } ?? ""
         throw HostError(
@@ -122,6 +123,23 @@ final class RunSession {
   }
 
   // MARK: - The `:` commands
+
+  /// The command `name` names: its name, an alias, or a prefix of one name only (`:o` is `:open`).
+  static func command(named name: String) -> Command? {
+    if let exact = commands.first(where: { $0.name == name || $0.aliases.contains(name) }) { return exact }
+    let prefixed = commands.filter { !name.isEmpty && $0.name.hasPrefix(name) }
+    return prefixed.count == 1 ? prefixed[0] : nil
+  }
+
+  /// `help`, `quit` or `exit` typed without the colon, when the feature has no such action.
+  static func refuseCommandWithoutColon(_ text: String, feature: PresentedFeature) throws(HostError) {
+    guard ["help", "quit", "exit"].contains(text),
+      !feature.plugin.manifest.actions.contains(where: { $0.type == text })
+    else { return }
+    let command = text == "exit" ? "quit" : text
+    throw HostError(
+      "'\(text)' is not an action of \(feature.id)", help: "host commands start with ':': type ':\(command)'")
+  }
 
   /// What a command is run with.
   struct Call {

@@ -52,7 +52,8 @@ struct ValidateCommand {
         verdict = try CheckProcess.run(executable: executable, arguments: arguments, timeout: settings.timeout)
           .verdict(timeout: settings.timeout)
       }
-      console.out(verdict.reportLine(for: check))
+      let line = verdict.reportLine(for: check)
+      console.result(String(line.prefix(4)), passed: verdict.passed, String(line.dropFirst(4)))
       if verdict.passed {
         passed += 1
       } else {

@@ -10,7 +10,8 @@ struct TerminalInput {
   init(console: Console, plugins: [PluginRecord]) {
     self.console = console
     features = plugins.map(\.id)
-    editor = LineEditor.start(historyFolder: LineEditor.defaultHistoryFolder())
+    // A dumb terminal cannot take the editor's cursor movement: it gets plain lines.
+    editor = Console.isDumbTerminal ? nil : LineEditor.start(historyFolder: LineEditor.defaultHistoryFolder())
   }
 
   /// Whether Ctrl-C at the prompt cancels the line (the editor has it) rather than the process.
