@@ -1,3 +1,4 @@
+import FeatureJSON
 import HostKit
 
 /// `host run`: reads lines, hands actions and `:` commands to a session runtime, prints answers.
@@ -17,6 +18,8 @@ final class RunSession {
     var logsNavigation = false
     /// Where each feature's instance runs (`--isolation`).
     var instances: InstanceFactory = .inProcess
+    /// `--config ID.KEY=VALUE`: a JSON object per feature id, given to it wherever it is opened.
+    var featureConfigs: [String: String] = [:]
   }
 
   private let console: Console
@@ -45,13 +48,16 @@ final class RunSession {
     engine.instances = settings.instances
     let plugins = self.plugins
     let config = self.config
+    let scoped = settings.featureConfigs
     let runtime = SessionRuntime(
       plugins: plugins, flow: flow, settings: engine,
       renderers: [LineRenderer(sink: console, live: console.inputIsTerminal)], reporter: console
     ) { plugin, number in
       // The home menu offers the features found; the first other feature gets `--config`.
       if plugin.id == HomeMenu.id { return HomeMenu.config(offering: plugins) }
-      return number == 1 ? config : "{}"
+      let general = number == 1 ? config : "{}"
+      guard let own = scoped[plugin.id] else { return general }
+      return Self.merged(general, own)
     }
     defer { runtime.close() }
     try runtime.open()
@@ -91,6 +97,13 @@ final class RunSession {
     runtime.finish(settling: !interactive && !quit && leaving == nil)
     if let leaving { return 128 + leaving }
     return runtime.hasEndedByClosing ? 1 : 0
+  }
+
+  /// Two JSON objects' members, `over`'s winning.
+  static func merged(_ base: String, _ over: String) -> String {
+    var members = (try? JSONValue.parse(base))?.objectValue ?? [:]
+    members.merge((try? JSONValue.parse(over))?.objectValue ?? [:]) { _, new in new }
+    return JSONValue.object(members).serialized()
   }
 
   /// Handles one input line; returns true to quit.
