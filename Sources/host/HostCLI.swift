@@ -37,7 +37,12 @@ struct HostCLI {
     // The main flow takes run's options: `host --log-navigation`.
     let leading = try ArgumentReader.readLeadingOptions(&rest, of: CommandTable.global, before: CommandTable.mainFlow)
     if leading.wantsHelp {
-      console.out(HelpText.main())
+      // `host --help run` is `host help run`.
+      if let word = rest.first, let named = CommandTable.command(named: word) {
+        console.out(HelpText.command(named))
+      } else {
+        console.out(HelpText.main())
+      }
       return 0
     }
     if leading.has(CommandTable.Global.version) {

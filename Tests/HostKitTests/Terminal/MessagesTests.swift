@@ -35,3 +35,26 @@ import Testing
     #expect(host.all.contains("\u{1B}") == coloured)
   }
 }
+
+@Suite struct HelpAndOptionWordingTests {
+  @Test func helpBeforeACommandIsThatCommandsHelp() throws {
+    let before = try HostProcess.run(["--help", "run"])
+    let after = try HostProcess.run(["help", "run"])
+    #expect(before.status == 0 && after.status == 0)
+    #expect(before.stdout == after.stdout)
+    #expect(before.stdout.contains("--session NAME"))
+  }
+
+  @Test func helpOnAnUnknownCommandIsAUsageError() throws {
+    let result = try HostProcess.run(["help", "bogus"])
+    #expect(result.status == 64)
+    #expect(result.stderr.hasPrefix("error: unknown command 'bogus'"))
+  }
+
+  @Test func aChoiceIsReadInAnyCase() throws {
+    let scratch = try JournalScratch()
+    let result = try HostProcess.run(["new", "tally", "--lang", "C", "--dir", scratch.path])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.hasPrefix("created \(scratch.path)/tally (c):"))
+  }
+}
