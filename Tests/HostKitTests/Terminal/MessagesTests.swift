@@ -58,3 +58,21 @@ import Testing
     #expect(result.stdout.hasPrefix("created \(scratch.path)/tally (c):"))
   }
 }
+
+@Suite struct SessionMessagesTests {
+  @Test func aSessionAskedForWithAnotherFeatureIsAnErrorNamingBoth() throws {
+    let scratch = try JournalScratch()
+    let environment = ["XDG_STATE_HOME": scratch.path]
+    let made = try HostProcess.run(
+      ["run", "counter", "--session", "mine"], input: "increment\n", environment: environment)
+    #expect(made.status == 0)
+    let other = try HostProcess.run(
+      ["run", "levels", "--session", "mine"], input: ":state\n", environment: environment)
+    #expect(other.status == 1)
+    #expect(
+      other.stderr.hasSuffix(
+        "error: session 'mine' holds counter, not levels\n"
+          + "help: run it as 'host run counter --session mine', or pick another session name\n"))
+    #expect(other.stdout == "")
+  }
+}

@@ -128,6 +128,19 @@ import Testing
     #expect(try host.waitForExit() == 0)
   }
 
+  @Test func aNamedSessionSaysWhereItIsSavedOnLeavingAtATerminal() throws {
+    let places = try Places()
+    let first = try PseudoTerminal(["run", "counter", "--session", "demo"], environment: places.environment)
+    try first.waitFor("counter> ")
+    first.type("increment\r:quit\r")
+    try first.waitFor("note: session demo saved at seq 2")
+    #expect(try first.waitForExit() == 0)
+    let second = try PseudoTerminal(["run", "counter", "--session", "demo"], environment: places.environment)
+    try second.waitFor("note: restored session demo (counter) at seq 2")
+    second.type(":quit\r")
+    #expect(try second.waitForExit() == 0)
+  }
+
   @Test(arguments: [(SIGTERM, Int32(143)), (SIGHUP, Int32(129))])
   func terminationSignalsLeaveThroughTheNormalWayOut(signal: Int32, status: Int32) throws {
     let places = try Places()
