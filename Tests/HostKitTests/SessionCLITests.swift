@@ -70,8 +70,8 @@ struct SessionCLITests {
     #expect(result.status == 0)
     #expect(
       result.stdout.hasSuffix(
-        "Levels — settled at 4\n  left  4 " + String(repeating: "█", count: 40) + "\n  right 4 "
-          + String(repeating: "█", count: 40) + "\n"))
+        "Levels — settled at 4\n  left  4 " + String(repeating: "█", count: 32) + "\n  right 4 "
+          + String(repeating: "█", count: 32) + "\n"))
     #expect(result.stderr.contains("snapshot(s) matched byte for byte"))
   }
 
