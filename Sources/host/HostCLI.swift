@@ -1,3 +1,4 @@
+import Foundation
 import HostKit
 
 #if canImport(Glibc)
@@ -50,6 +51,9 @@ struct HostCLI {
       return 0
     }
     var global = Global(pluginDirectories: leading.texts(CommandTable.Global.plugins))
+    for folder in global.pluginDirectories where !FileManager.default.fileExists(atPath: folder) {
+      console.warn("plugin folder '\(folder)' (--plugins) does not exist; the other folders are searched")
+    }
     if let timeout = leading.duration(CommandTable.Global.scanTimeout) { global.scanTimeout = timeout }
     let spec: CommandSpec
     if let word = rest.first, !ArgumentReader.isOption(word) {

@@ -56,7 +56,7 @@ struct RunCommand {
     }
     if let id, found.plugin(id: id) == nil {
       for rejection in found.rejections {
-        console.note("rejected '\(rejection.path)': \(rejection.reason)")
+        console.note("rejected '\(rejection.path)': \(rejection.reason)" + (rejection.help.map { "; \($0)" } ?? ""))
       }
       let known =
         found.ids.isEmpty ? "no features were found" : "known features: \(found.ids.sorted().joined(separator: ", "))"

@@ -1,4 +1,5 @@
 import FeatureTesting
+import Foundation
 import Testing
 
 @Suite struct MessagesTests {
@@ -74,5 +75,27 @@ import Testing
         "error: session 'mine' holds counter, not levels\n"
           + "help: run it as 'host run counter --session mine', or pick another session name\n"))
     #expect(other.stdout == "")
+  }
+}
+
+@Suite struct PluginFolderMessagesTests {
+  @Test func aMissingPluginsFolderIsWarnedAboutAndTheRestStillRun() throws {
+    let result = try HostProcess.run(["--plugins", "/no/such/folder", "run", "counter"], input: "increment\n")
+    #expect(result.status == 0)
+    #expect(
+      result.stderr.hasPrefix(
+        "warning: plugin folder '/no/such/folder' (--plugins) does not exist; the other folders are searched\n"))
+    #expect(result.stdout.hasSuffix("count:  1\n  clicks: 1\n"))
+  }
+
+  @Test func aRejectedPluginsLineCarriesTheFix() throws {
+    let scratch = try JournalScratch()
+    let copy = scratch.file("libCounter.so")
+    try FileManager.default.copyItem(atPath: PluginPaths.library("Counter"), toPath: copy)
+    chmod(copy, 0o775)
+    let result = try HostProcess.run(["--plugins", scratch.path, "list"])
+    let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("rejected  \(copy)") })
+    #expect(line.contains("(mode 775); refusing to load plugins from it; "))
+    #expect(line.hasSuffix("run 'chmod go-w \(copy)'"))
   }
 }
