@@ -36,19 +36,19 @@ struct CheckCommand {
       let directory = URL(fileURLWithPath: file).standardizedFileURL.deletingLastPathComponent().path
       transcript = try Transcript(parsing: text, directory: directory)
     } catch let error as Transcript.ParseError {
-      console.out("fail \(file)")
+      console.result("fail", passed: false, " \(file)")
       console.report(
         HostError(
           "\(file):\(error.line): \(error.message)", help: "see 'host check --help' for the transcript format"))
       return false
     } catch {
-      console.out("fail \(file)")
+      console.result("fail", passed: false, " \(file)")
       console.report(HostError("cannot read '\(file)': \(error.localizedDescription)"))
       return false
     }
     let outcomes = runner.run(transcript)
     if transcript.matches(outcomes) {
-      console.out("pass \(file)")
+      console.result("pass", passed: true, " \(file)")
       return true
     }
     let actual = transcript.rendered(with: outcomes)
@@ -57,12 +57,12 @@ struct CheckCommand {
         try (actual.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         console.out("updated \(file)")
       } catch {
-        console.out("fail \(file)")
+        console.result("fail", passed: false, " \(file)")
         console.report(HostError("cannot write '\(file)': \(error.localizedDescription)"))
       }
       return false
     }
-    console.out("fail \(file)")
+    console.result("fail", passed: false, " \(file)")
     let diff = LineDiff.unified(
       old: transcript.rawLines, new: actual, oldName: "\(file) (expected)", newName: "\(file) (actual)")
     // Equal text can still fail: an exit status or a timeout the format could not show apart.

@@ -11,20 +11,27 @@ final class Console: Sendable {
   let inputIsTerminal = isatty(STDIN_FILENO) == 1
   let outputIsTerminal = isatty(STDOUT_FILENO) == 1
   let errorIsTerminal = isatty(STDERR_FILENO) == 1
-  private let colors = getenv("NO_COLOR") == nil
+  /// Colours unless NO_COLOR is set to something (an empty NO_COLOR does not count) or the
+  /// terminal is `dumb`.
+  private let colors = (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true) && !Console.isDumbTerminal
+  /// TERM=dumb: no colour and no cursor movement (no line editor, no clearing of the prompt).
+  static let isDumbTerminal = getenv("TERM").map { String(cString: $0) == "dumb" } ?? false
   /// The prompt on screen, if any: output that arrives while it waits for input (a view an effect
   /// changed) clears it first and draws it again after.
   private let lock = Mutex<String?>(nil)
 
-  /// Writes lines to stdout.
-  func out(_ text: String) { print(text, to: STDOUT_FILENO) }
+  /// Writes lines to stdout, sanitized: no control sequence in them reaches the terminal.
+  func out(_ text: String) { print(TerminalText.sanitized(text), to: STDOUT_FILENO) }
 
-  /// Writes lines to stderr.
-  func err(_ text: String) { print(text, to: STDERR_FILENO) }
+  /// Writes lines to stderr, sanitized.
+  func err(_ text: String) { print(TerminalText.sanitized(text), to: STDERR_FILENO) }
 
+  /// Writes `text` as it is: the caller sanitized what came from elsewhere.
   private func print(_ text: String, to descriptor: Int32) {
+    // While the line editor reads, output goes above its prompt and the typed line.
+    if let editor = LineEditor.current, editor.printAbove(text, to: descriptor) { return }
     lock.withLock { prompt in
-      guard let shown = prompt, outputIsTerminal else { return write(descriptor, text + "\n") }
+      guard let shown = prompt, outputIsTerminal, !Self.isDumbTerminal else { return write(descriptor, text + "\n") }
       write(STDOUT_FILENO, "\r\u{1B}[K")
       write(descriptor, text + "\n")
       write(STDOUT_FILENO, shown)
@@ -34,17 +41,33 @@ final class Console: Sendable {
   /// An error (and its help line) on stderr, with `error:` in red on a terminal.
   func report(_ error: HostError) {
     let error = error.worded
-    var lines = [paint("error:", code: "1;31", on: errorIsTerminal) + " " + error.message]
-    if let help = error.help { lines.append(paint("help:", code: "1;36", on: errorIsTerminal) + " " + help) }
-    err(lines.joined(separator: "\n"))
+    // Messages quote input and plugin text: sanitized, each quoted part cut at 200 characters.
+    var lines = [paint("error:", code: "1;31", on: errorIsTerminal) + " " + TerminalText.message(error.message)]
+    if let help = error.help {
+      lines.append(paint("help:", code: "1;36", on: errorIsTerminal) + " " + TerminalText.message(help))
+    }
+    print(lines.joined(separator: "\n"), to: STDERR_FILENO)
   }
 
   func warn(_ message: String) {
-    err(paint("warning:", code: "1;33", on: errorIsTerminal) + " " + message)
+    print(paint("warning:", code: "1;33", on: errorIsTerminal) + " " + TerminalText.message(message), to: STDERR_FILENO)
   }
 
   func note(_ message: String) {
-    err(paint("note:", code: "1", on: errorIsTerminal) + " " + message)
+    print(paint("note:", code: "1", on: errorIsTerminal) + " " + TerminalText.message(message), to: STDERR_FILENO)
+  }
+
+  /// `text` as the line editor's prompt: dim where colours are on, the escapes marked as taking
+  /// no room (libedit's `\u{1}` brackets) so it counts columns right.
+  func editorPrompt(_ text: String) -> String {
+    outputIsTerminal && colors ? "\u{1}\u{1B}[2m\u{2}\(text)\u{1}\u{1B}[0m\u{2}" : text
+  }
+
+  /// A result line on stdout, `pass` in green and `fail` in red where colours are on, as `error:`
+  /// and `warning:` are: `word` then `rest` (sanitized).
+  func result(_ word: String, passed: Bool, _ rest: String) {
+    print(
+      paint(word, code: passed ? "32" : "1;31", on: outputIsTerminal) + TerminalText.sanitized(rest), to: STDOUT_FILENO)
   }
 
   /// Bold on a terminal, plain otherwise.
@@ -84,7 +107,8 @@ final class Console: Sendable {
 
 /// The line renderer writes views to stdout.
 extension Console: LineSink {
-  func writeLines(_ text: String) { out(text) }
+  /// The renderer sanitized the views; the headings are the host's own.
+  func writeLines(_ text: String) { print(text, to: STDOUT_FILENO) }
 }
 
 /// The runtime's errors and notices go to stderr, in the CLI's words.

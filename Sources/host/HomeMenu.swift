@@ -18,3 +18,31 @@ enum HomeMenu {
     return JSONValue.object(["entries": .array(entries)]).serialized()
   }
 }
+
+extension HomeMenu {
+  /// The step the menu emits when an entry is picked.
+  static let pickedStep = "featurePicked"
+
+  /// A line typed at the menu as its action: a number or an id alone (`1`, `counter`) or after
+  /// `pick` (`pick 1`) is `pick entry=...`; anything else is left as it is.
+  static func action(for line: String) -> String {
+    let words = line.split(separator: " ", omittingEmptySubsequences: true)
+    func isEntry(_ word: Substring) -> Bool {
+      !word.contains("=") && !word.hasPrefix("{") && !word.hasPrefix(":") && !word.hasPrefix("\"")
+    }
+    switch words.count {
+    case 1 where words[0] != "pick" && isEntry(words[0]): return "pick entry=\(words[0])"
+    case 2 where words[0] == "pick" && isEntry(words[1]): return "pick entry=\(words[1])"
+    default: return line
+    }
+  }
+
+  /// `flow` with the menu's picks opening the feature picked, unless the flow maps them itself:
+  /// so the menu works under `host run home` and `:open home` as in the main flow.
+  static func withPicks(_ flow: Flow) -> Flow {
+    guard flow.rules[pickedStep] == nil else { return flow }
+    var flow = flow
+    flow.rules[pickedStep] = .push(.field("feature"))
+    return flow
+  }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import HostKit
 
 #if canImport(Glibc)
@@ -37,7 +38,12 @@ struct HostCLI {
     // The main flow takes run's options: `host --log-navigation`.
     let leading = try ArgumentReader.readLeadingOptions(&rest, of: CommandTable.global, before: CommandTable.mainFlow)
     if leading.wantsHelp {
-      console.out(HelpText.main())
+      // `host --help run` is `host help run`.
+      if let word = rest.first, let named = CommandTable.command(named: word) {
+        console.out(HelpText.command(named))
+      } else {
+        console.out(HelpText.main())
+      }
       return 0
     }
     if leading.has(CommandTable.Global.version) {
@@ -45,6 +51,9 @@ struct HostCLI {
       return 0
     }
     var global = Global(pluginDirectories: leading.texts(CommandTable.Global.plugins))
+    for folder in global.pluginDirectories where !FileManager.default.fileExists(atPath: folder) {
+      console.warn("plugin folder '\(folder)' (--plugins) does not exist; the other folders are searched")
+    }
     if let timeout = leading.duration(CommandTable.Global.scanTimeout) { global.scanTimeout = timeout }
     let spec: CommandSpec
     if let word = rest.first, !ArgumentReader.isOption(word) {

@@ -16,7 +16,7 @@ struct ListCommand {
       console.out("\(id)  \(version)  abi \(plugin.abiMajor).\(plugin.abiMinor)  \(plugin.path)")
     }
     for rejection in result.rejections {
-      console.out("rejected  \(rejection.path)  \(rejection.reason)")
+      console.out("rejected  \(rejection.path)  \(rejection.reason)" + (rejection.help.map { "; \($0)" } ?? ""))
     }
     if result.plugins.isEmpty {
       console.warn("no features found")

@@ -49,6 +49,7 @@ struct NewCommand {
         "\(host) --plugins .build/debug run \(scaffold.name)",
         "\(host) dev      # runs it, rebuilds and reloads it (state kept) on every save",
         "\(host) --plugins .build/debug check \(scaffold.name).transcript",
+        "\(host) validate .build/debug/lib\(scaffold.typeName).so   # the contract checks",
         "then edit Sources/\(scaffold.typeName)Feature/\(scaffold.typeName)Feature.swift and its test",
       ]
     case .c:
@@ -58,6 +59,7 @@ struct NewCommand {
         "make check        # runs \(scaffold.name).transcript through the host",
         "\(host) --plugins . run \(scaffold.name)",
         "\(host) dev      # runs it, rebuilds and reloads it (state kept) on every save",
+        "\(host) validate lib\(scaffold.name).so   # the contract checks",
         "then edit \(scaffold.name).c and its transcript",
       ]
     }

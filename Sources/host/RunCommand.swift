@@ -19,10 +19,18 @@ struct RunCommand {
   func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
     var config: [String: JSONValue] = [:]
     var settings = RunSession.Settings()
+    let found = global.discover()
+    var scoped: [String: [String: JSONValue]] = [:]
     for text in arguments.texts(CommandTable.Run.config) {
-      try Self.merge(config: text, into: &config)
+      // `ID.KEY=VALUE` is for feature ID wherever the run opens it; the rest for the one it starts.
+      if let (id, rest) = Self.featureScoped(text, ids: found.ids) {
+        try Self.merge(config: rest, into: &scoped[id, default: [:]])
+      } else {
+        try Self.merge(config: text, into: &config)
+      }
       settings.configGiven = true
     }
+    settings.featureConfigs = scoped.mapValues { JSONValue.object($0).serialized() }
     let flowFile = arguments.text(CommandTable.Run.flow)
     settings.logsNavigation = arguments.has(CommandTable.Run.logNavigation)
     if let name = arguments.text(CommandTable.Run.session) {
@@ -38,7 +46,6 @@ struct RunCommand {
     settings.instances = try Isolation.factory(arguments)
     settings.reload = try global.reloadSettings(arguments)
     let id = arguments.positionals.first
-    let found = global.discover()
     let flow: Flow
     // The reader let through an id or --flow for 'run', neither for the main flow.
     if let flowFile {
@@ -50,7 +57,7 @@ struct RunCommand {
     }
     if let id, found.plugin(id: id) == nil {
       for rejection in found.rejections {
-        console.note("rejected '\(rejection.path)': \(rejection.reason)")
+        console.note("rejected '\(rejection.path)': \(rejection.reason)" + (rejection.help.map { "; \($0)" } ?? ""))
       }
       let known =
         found.ids.isEmpty ? "no features were found" : "known features: \(found.ids.sorted().joined(separator: ", "))"
@@ -83,6 +90,16 @@ struct RunCommand {
     }
     let steps = Set(found.plugins.flatMap { $0.manifest.steps.map(\.step) })
     return try Flow.load(text, file: file ?? "main", features: Set(found.ids), steps: steps)
+  }
+
+  /// `ID.KEY=VALUE` with ID one of `ids`: the feature and `KEY=VALUE`; nil for any other value.
+  static func featureScoped(_ text: String, ids: [String]) -> (id: String, rest: String)? {
+    guard !text.hasPrefix("{"), let dot = text.firstIndex(of: "."), let equals = text.firstIndex(of: "="),
+      dot < equals
+    else { return nil }
+    let id = String(text[..<dot])
+    guard ids.contains(id) else { return nil }
+    return (id, String(text[text.index(after: dot)...]))
   }
 
   /// Adds a `--config` value: a JSON object, or `KEY=VALUE`.

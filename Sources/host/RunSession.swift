@@ -1,3 +1,4 @@
+import FeatureJSON
 import HostKit
 
 /// `host run`: reads lines, hands actions and `:` commands to a session runtime, prints answers.
@@ -19,6 +20,8 @@ final class RunSession {
     var instances: InstanceFactory = .inProcess
     /// How features are reloaded (`--watch`, `:reload`).
     var reload = ReloadSettings()
+    /// `--config ID.KEY=VALUE`: a JSON object per feature id, given to it wherever it is opened.
+    var featureConfigs: [String: String] = [:]
   }
 
   private let console: Console
@@ -31,7 +34,8 @@ final class RunSession {
   init(console: Console, plugins: [PluginRecord], flow: Flow, config: String, settings: Settings) {
     self.console = console
     self.plugins = plugins
-    self.flow = flow
+    // The home menu's picks open what is picked whatever the flow (`host run home`, `:open home`).
+    self.flow = plugins.contains { $0.id == HomeMenu.id } ? HomeMenu.withPicks(flow) : flow
     self.config = config
     self.settings = settings
   }
@@ -47,13 +51,16 @@ final class RunSession {
     engine.reload = settings.reload
     let plugins = self.plugins
     let config = self.config
+    let scoped = settings.featureConfigs
     let runtime = SessionRuntime(
       plugins: plugins, flow: flow, settings: engine,
       renderers: [LineRenderer(sink: console, live: console.inputIsTerminal)], reporter: console
     ) { plugin, number in
       // The home menu offers the features found; the first other feature gets `--config`.
       if plugin.id == HomeMenu.id { return HomeMenu.config(offering: plugins) }
-      return number == 1 ? config : "{}"
+      let general = number == 1 ? config : "{}"
+      guard let own = scoped[plugin.id] else { return general }
+      return Self.merged(general, own)
     }
     defer { runtime.close() }
     try runtime.open()
@@ -61,23 +68,48 @@ final class RunSession {
     if interactive {
       console.note("type an action, ':help' for help, ':quit' to leave")
     }
-    // Ctrl-C ends a call the feature is stuck in (at a terminal, where a person can press it).
-    let interrupts = interactive ? InterruptWatch(runtime: runtime, console: console) : nil
-    defer { interrupts?.cancel() }
+    // At a terminal, the line editor reads; a pipe is read as it always was.
+    let terminal = interactive ? TerminalInput(console: console, plugins: plugins) : nil
+    let signals = RunSignals(runtime: runtime, console: console, input: terminal)
+    defer {
+      // Closed (journals committed, temporary folder removed) while a late SIGHUP is still caught.
+      runtime.close()
+      signals.cancel()
+    }
     var quit = false
     if !interactive {
       quit = PipeInput(runtime: runtime, console: console) { self.handle($0, runtime: runtime) }.run()
     }
     // A feature closed after crashing, with nothing to go back to, ends the run (status 1).
-    while interactive && !quit && !runtime.hasEndedByClosing {
-      console.prompt("\(runtime.focused?.id ?? "host")> ")
-      guard let line = readLine(strippingNewline: true) else { break }
-      console.promptAnswered()
+    reading: while interactive && !quit && !runtime.hasEndedByClosing && signals.leavingSignal == nil {
+      let line: String
+      if let terminal {
+        switch terminal.read(runtime) {
+        case .line(let text): line = text
+        case .cancelled: continue reading
+        case .end: break reading
+        }
+      } else {
+        console.prompt("\(runtime.focused?.id ?? "host")> ")
+        guard let text = readLine(strippingNewline: true) else { break }
+        console.promptAnswered()
+        line = text
+      }
       quit = handle(line, runtime: runtime)
     }
-    // In a pipe, the end of input waits for effects (not after ':quit') and draws the final view.
-    runtime.finish(settling: !interactive && !quit)
+    let leaving = signals.leavingSignal
+    // In a pipe, the end of input waits for effects (not after ':quit' or a signal) and draws the
+    // final view.
+    runtime.finish(settling: !interactive && !quit && leaving == nil)
+    if let leaving { return 128 + leaving }
     return runtime.hasEndedByClosing ? 1 : 0
+  }
+
+  /// Two JSON objects' members, `over`'s winning.
+  static func merged(_ base: String, _ over: String) -> String {
+    var members = (try? JSONValue.parse(base))?.objectValue ?? [:]
+    members.merge((try? JSONValue.parse(over))?.objectValue ?? [:]) { _, new in new }
+    return JSONValue.object(members).serialized()
   }
 
   /// Handles one input line; returns true to quit.
@@ -87,12 +119,13 @@ final class RunSession {
     guard let feature = runtime.focused else { return true }
     do throws(HostError) {
       guard text.hasPrefix(":") else {
-        try runtime.send(text, to: feature)
+        try Self.refuseCommandWithoutColon(text, feature: feature)
+        try runtime.send(feature.id == HomeMenu.id ? HomeMenu.action(for: text) : text, to: feature)
         return false
       }
       let words = String(text.dropFirst()).split(separator: " ", omittingEmptySubsequences: true).map(String.init)
       let name = words.first ?? ""
-      guard let command = Self.commands.first(where: { $0.name == name || $0.aliases.contains(name) }) else {
+      guard let command = Self.command(named: name) else {
         let names = Self.commands.map(\.name)
         let hint = Suggestion.closest(to: name, in: names).map { "did you mean ':\($0)'? " } ?? ""
         throw HostError(
@@ -109,6 +142,23 @@ final class RunSession {
   }
 
   // MARK: - The `:` commands
+
+  /// The command `name` names: its name, an alias, or a prefix of one name only (`:o` is `:open`).
+  static func command(named name: String) -> Command? {
+    if let exact = commands.first(where: { $0.name == name || $0.aliases.contains(name) }) { return exact }
+    let prefixed = commands.filter { !name.isEmpty && $0.name.hasPrefix(name) }
+    return prefixed.count == 1 ? prefixed[0] : nil
+  }
+
+  /// `help`, `quit` or `exit` typed without the colon, when the feature has no such action.
+  static func refuseCommandWithoutColon(_ text: String, feature: PresentedFeature) throws(HostError) {
+    guard ["help", "quit", "exit"].contains(text),
+      !feature.plugin.manifest.actions.contains(where: { $0.type == text })
+    else { return }
+    let command = text == "exit" ? "quit" : text
+    throw HostError(
+      "'\(text)' is not an action of \(feature.id)", help: "host commands start with ':': type ':\(command)'")
+  }
 
   /// What a command is run with.
   struct Call {

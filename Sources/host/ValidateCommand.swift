@@ -54,11 +54,16 @@ struct ValidateCommand {
         verdict = try CheckProcess.run(executable: executable, arguments: arguments, timeout: settings.timeout)
           .verdict(timeout: settings.timeout)
       }
-      console.out(verdict.reportLine(for: check))
+      let line = verdict.reportLine(for: check)
       switch verdict {
-      case .pass: passed += 1
-      case .skip: skipped += 1
+      case .pass:
+        console.result(String(line.prefix(4)), passed: true, String(line.dropFirst(4)))
+        passed += 1
+      case .skip:
+        console.out(line)
+        skipped += 1
       case .fail:
+        console.result(String(line.prefix(4)), passed: false, String(line.dropFirst(4)))
         failed += 1
         if check.isPrerequisite && blocker == nil { blocker = check }
       }

@@ -223,7 +223,9 @@ struct NavigationCLITests {
     // then it is back on the counter, over the home menu, with its count
     #expect(second.status == 0)
     #expect(second.stdout.hasPrefix("{\"clicks\":2,\"count\":2}\nFeatureHost — pick a feature\n"))
-    #expect(second.stderr.hasPrefix("did navigate flow=main step=restore to=counter\n"))
+    #expect(
+      second.stderr.hasPrefix(
+        "note: restored session nav (home) at seq 2\ndid navigate flow=main step=restore to=counter\n"))
     // and replay walks the same path, ending on the home menu it went back to
     let navigation = "\(state)/featurehost/nav.d/navigation.jsonl"
     let replay = try HostProcess.run(["replay", navigation], environment: environment)

@@ -20,7 +20,8 @@ struct SessionCLITests {
     #expect(first.status == 0)
     let second = try host(["run", "counter", "--session", "demo"], "decrement\n:state\n:history\n")
     #expect(second.status == 0)
-    #expect(second.stderr == "")
+    // The run says what it restored: the feature and the seq it is at.
+    #expect(second.stderr == "note: restored session demo (counter) at seq 4\n")
     let lines = second.stdout.split(separator: "\n").map(String.init)
     #expect(lines.first == #"{"clicks":4,"count":2}"#)
     #expect(lines.contains { $0.hasSuffix(#"lifecycle {"type":"restored"}"#) })
@@ -69,8 +70,8 @@ struct SessionCLITests {
     #expect(result.status == 0)
     #expect(
       result.stdout.hasSuffix(
-        "Levels — settled at 4\n  left  4 " + String(repeating: "█", count: 40) + "\n  right 4 "
-          + String(repeating: "█", count: 40) + "\n"))
+        "Levels — settled at 4\n  left  4 " + String(repeating: "█", count: 32) + "\n  right 4 "
+          + String(repeating: "█", count: 32) + "\n"))
     #expect(result.stderr.contains("snapshot(s) matched byte for byte"))
   }
 

@@ -167,14 +167,30 @@ struct KittensReducerTests {
       ])
   }
 
-  @Test func theViewCutsAtTwentyURLsAndCountsTheRest() {
+  @Test func theViewShowsTheLatestTwentyURLsWithTheirNumbersAndCountsTheEarlierOnes() {
     let view = feature.render(State(urls: Self.urls(0..<25), endReached: true))
-    #expect(view.count == 1 + 20 + 2)
+    #expect(view.count == 1 + 1 + 20 + 1)
     #expect(view[0] == "Kittens — 25 images")
-    #expect(view[1] == "  1. https://cdn2.thecatapi.com/images/c0.jpg")
-    #expect(view[20] == " 20. https://cdn2.thecatapi.com/images/c19.jpg")
-    #expect(view[21] == "... 5 more")
+    #expect(view[1] == "... 5 earlier (':state' lists every URL)")
+    #expect(view[2] == "  6. https://cdn2.thecatapi.com/images/c5.jpg")
+    #expect(view[21] == " 25. https://cdn2.thecatapi.com/images/c24.jpg")
     #expect(view[22] == "end of the catalog: 'loadMore' has nothing more to load")
+  }
+
+  @Test func afterTheSecondLoadMoreTheNewURLsAreInView() {
+    let view = feature.render(State(urls: Self.urls(0..<30)))
+    #expect(view.contains(" 30. https://cdn2.thecatapi.com/images/c29.jpg"))
+    #expect(view.contains(" 21. https://cdn2.thecatapi.com/images/c20.jpg"))
+    #expect(!view.contains("  1. https://cdn2.thecatapi.com/images/c0.jpg"))
+  }
+
+  @Test func aNetworkFailureMentionsTheCatalogFileAndOtherFailuresDoNot() {
+    let network = feature.render(State(error: "cannot connect to 127.0.0.1:9 (refused or unreachable)"))
+    #expect(network.contains { $0.hasPrefix("offline? ") && $0.contains("endpoint=file://") })
+    let file = feature.render(State(error: "cannot read file:///tmp/x.json: no such file"))
+    #expect(!file.contains { $0.hasPrefix("offline?") })
+    let server = feature.render(State(error: "HTTP 503 from http://x/"))
+    #expect(!server.contains { $0.hasPrefix("offline?") })
   }
 
   @Test func exactlyTwentyURLsNeedNoMoreLine() {

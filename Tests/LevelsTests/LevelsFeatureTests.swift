@@ -71,6 +71,19 @@ struct LevelsFeatureTests {
     #expect(feature.render(LevelsFeature.State(left: 15, right: 15)).first == "Levels — settled at 15")
   }
 
+  @Test func theScaleHoldsThroughARegulationSo15IsShorterThan20() {
+    // given a regulation from 10 and 20, when it settles at 15, then 15 is three quarters of 20
+    let settled = feature.render(LevelsFeature.State(left: 15, right: 15))
+    #expect(settled[1] == "  left  15 " + String(repeating: "█", count: 30))
+    let midway = feature.render(LevelsFeature.State(left: 13, right: 17))
+    #expect(midway[2] == "  right 17 " + String(repeating: "█", count: 34))
+    #expect(LevelsFeature.scale(for: 0) == 1)
+    #expect(LevelsFeature.scale(for: 3) == 5)
+    #expect(LevelsFeature.scale(for: 20) == 20)
+    #expect(LevelsFeature.scale(for: 21) == 50)
+    #expect(LevelsFeature.scale(for: 1_000_000) == 1_000_000)
+  }
+
   @Test func theIntervalComesFromConfigAndIsChecked() throws {
     #expect(try LevelsFeature(config: FeatureConfig(values: ["interval": 0])).interval == .zero)
     #expect(throws: FeatureError.self) { try LevelsFeature(config: FeatureConfig(values: ["interval": -1])) }

@@ -97,7 +97,7 @@ public struct HomeFeature: Feature {
       lines.append("  \(index + 1). \(padded)  \(about)")
     }
     if state.entries.isEmpty { lines.append("  (no features found)") }
-    lines.append("type 'pick entry=1' (or an id); ':back' returns here")
+    lines.append("type a number or an id to open it (e.g. '1' or 'counter'); ':back' returns here")
     return lines
   }
 }

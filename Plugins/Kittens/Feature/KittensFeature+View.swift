@@ -1,10 +1,14 @@
 import FeatureKit
 
 extension KittensFeature {
-  /// URL lines shown at most; the rest are counted in one `... N more` line.
+  /// URL lines shown at most: the latest ones, so the page just loaded is in view.
   public static let shownURLs = 20
 
-  /// The title, what is going on (loading, error, end), then the numbered URLs.
+  /// How the reasons of a failure to reach a server begin: the network may be down.
+  static let offlineReasons = ["no answer from", "cannot connect to", "cannot find the host of", "no network to reach"]
+
+  /// The title, what is going on (loading, error, end), then the latest URLs with their numbers
+  /// in the whole list, after a line counting the earlier ones.
   public func render(_ state: State) -> [String] {
     let count = state.urls.count
     var lines = ["Kittens — \(count) \(count == 1 ? "image" : "images")"]
@@ -14,14 +18,19 @@ extension KittensFeature {
     if let error = state.error {
       lines.append("error: \(error)")
       lines.append("type 'refresh' to try again")
+      if Self.offlineReasons.contains(where: error.hasPrefix) {
+        lines.append(
+          "offline? a catalog file works without a network: --config endpoint=file://$PWD/Plugins/Kittens/catalog.json")
+      }
     }
-    for (index, url) in state.urls.prefix(Self.shownURLs).enumerated() {
-      // Numbers right-aligned in three columns: "  1." to " 20.".
+    let first = max(0, count - Self.shownURLs)
+    if first > 0 {
+      lines.append("... \(first) earlier (':state' lists every URL)")
+    }
+    let width = max(3, String(count).count)
+    for index in first..<count {
       let number = String(index + 1)
-      lines.append("\(String(repeating: " ", count: max(0, 3 - number.count)))\(number). \(url)")
-    }
-    if count > Self.shownURLs {
-      lines.append("... \(count - Self.shownURLs) more")
+      lines.append("\(String(repeating: " ", count: width - number.count))\(number). \(state.urls[index])")
     }
     if state.endReached {
       lines.append("end of the catalog: 'loadMore' has nothing more to load")

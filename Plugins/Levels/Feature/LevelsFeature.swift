@@ -100,8 +100,19 @@ public struct LevelsFeature: Feature {
     state.right > state.left ? .decreaseRight : state.right < state.left ? .increaseRight : nil
   }
 
+  /// What a full bar stands for: the first of 1, 2, 5, 10, 20, 50, ... at or above `largest`. As
+  /// a regulation only brings the levels closer, the scale holds still while they move (15 is drawn
+  /// shorter than 20), changing only when the larger level falls past a step.
+  public static func scale(for largest: UInt) -> UInt {
+    var step: UInt = 1
+    while true {
+      for factor: UInt in [1, 2, 5] where step * factor >= largest { return step * factor }
+      step *= 10
+    }
+  }
+
   public func render(_ state: State) -> [String] {
-    let scale = max(state.left.magnitude, state.right.magnitude, 1)
+    let scale = Self.scale(for: max(state.left.magnitude, state.right.magnitude))
     func bar(_ value: Int) -> String {
       String(repeating: "█", count: Int(UInt(max(0, value)) * 40 / scale))
     }

@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Draws views as plain lines through a `LineSink`: each view once until it changes, under a
-/// heading per feature when several are shown, nothing of a covered feature.
+/// heading per feature when several are shown, nothing of a covered feature. A view's control
+/// characters reach the sink as visible escapes (`TerminalText`), never as controls.
 ///
 /// Live (input from a terminal), it draws views as they change and at every navigation. Not live
 /// (a pipe), stores do not render as they go: navigation after the start draws where it led, and
@@ -31,7 +32,8 @@ public final class LineRenderer: FeatureRenderer {
     guard case .viewChanged(let view) = event, let feature = origin.feature, origin.isVisible,
       remembers(view, of: feature, force: false)
     else { return }
-    sink.writeLines(origin.visibleCount > 1 ? "\(heading(feature, focused: false))\n\(view)" : view)
+    let safe = TerminalText.sanitized(view)
+    sink.writeLines(origin.visibleCount > 1 ? "\(heading(feature, focused: false))\n\(safe)" : safe)
   }
 
   public func draws(on reason: ShowReason) -> Bool {
@@ -60,7 +62,8 @@ public final class LineRenderer: FeatureRenderer {
       guard let view = feature.store.perform({ try? $0.render() }), remembers(view, of: feature, force: force) else {
         continue
       }
-      lines.append(features.count > 1 ? "\(heading(feature, focused: feature === focus))\n\(view)" : view)
+      let safe = TerminalText.sanitized(view)
+      lines.append(features.count > 1 ? "\(heading(feature, focused: feature === focus))\n\(safe)" : safe)
     }
     if !lines.isEmpty { sink.writeLines(lines.joined(separator: "\n")) }
   }

@@ -18,6 +18,8 @@ public enum RuntimeFailure: EngineFailure, Equatable {
   case notLaunchedHere(feature: String)
   /// A feature still had work in flight when the time to settle ran out.
   case notSettled(feature: String, timeout: Duration, effects: Int)
+  /// A session was asked for with another feature than the one it holds.
+  case sessionHoldsOther(session: String, holds: String, asked: String)
 
   public var description: String {
     switch self {
@@ -32,6 +34,8 @@ public enum RuntimeFailure: EngineFailure, Equatable {
     case .notLaunchedHere(let feature): "feature '\(feature)' was not launched by this run"
     case .notSettled(let feature, let timeout, let effects):
       "\(feature) did not settle within \(timeout) (\(effects) effect(s) in flight)"
+    case .sessionHoldsOther(let session, let holds, let asked):
+      "session '\(session)' holds \(holds), not \(asked)"
     }
   }
 
@@ -45,6 +49,8 @@ public enum RuntimeFailure: EngineFailure, Equatable {
     case .unwritable: "check the folder exists and is writable"
     case .notPaused: "only a runaway-guard pause can be resumed"
     case .notSettled: "allow more time to settle, or check what the feature is waiting for"
+    case .sessionHoldsOther(let session, let holds, _):
+      "run it as 'host run \(holds) --session \(session)', or pick another session name"
     }
   }
 }

@@ -113,6 +113,7 @@ extension SessionRuntime {
   /// Waits (bounded) until the shown features settled and the navigation they caused is done;
   /// a feature that did not settle is reported.
   public func settle() {
+    waitInterrupted.store(false, ordering: .sequentiallyConsistent)
     var shown: [ObjectIdentifier] = []
     // A step handled while settling may present new features: settle those too.
     for _ in 0..<8 {
@@ -134,9 +135,34 @@ extension SessionRuntime {
   /// Sends input to feature `id` of the top frame.
   public func focus(_ id: String) throws(HostError) { try coordinator?.focus(id) }
 
+  /// Ends the settle under way (Ctrl-C): it reports what it left running and returns. Any thread.
+  public func interruptWait() { waitInterrupted.store(true, ordering: .sequentiallyConsistent) }
+
+  /// Waits for `feature` to settle in short slices, so `interruptWait` ends the wait promptly.
+  private func waitUntilSettled(_ feature: PresentedFeature) -> SettleResult? {
+    let start = ContinuousClock.now
+    let deadline = start + settings.settleTimeout
+    var told = false
+    while true {
+      let left = deadline - ContinuousClock.now
+      let result = feature.store.waitUntilSettled(timeout: min(left, .milliseconds(100)))
+      if result != .timedOut || left <= .milliseconds(100) { return result }
+      if waitInterrupted.exchange(false, ordering: .sequentiallyConsistent) { return nil }
+      // At a terminal, a wait over half a second says what it waits for and how to stop it.
+      if isLive && !told && ContinuousClock.now - start > .milliseconds(500) {
+        told = true
+        reporter.notice(.waiting(feature: feature.id, effects: feature.store.effectsRunning))
+      }
+    }
+  }
+
   private func settle(_ feature: PresentedFeature) {
     let store = feature.store
-    switch store.waitUntilSettled(timeout: settings.settleTimeout) {
+    guard let result = waitUntilSettled(feature) else {
+      reporter.notice(.waitInterrupted(feature: feature.id, effects: store.effectsRunning))
+      return
+    }
+    switch result {
     case .settled, .stopped:
       break
     case .paused:

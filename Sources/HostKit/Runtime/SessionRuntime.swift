@@ -69,6 +69,10 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   let anyClosed = Atomic<Bool>(false)
   /// The builds features are reloaded from, and the watch over their files.
   let reloads = RuntimeReloads()
+  /// The feature launched first, whose journal is the session's NAME.jsonl.
+  private var firstFeature: PresentedFeature?
+  /// Set by `interruptWait` (Ctrl-C): the settle under way stops waiting.
+  let waitInterrupted = Atomic<Bool>(false)
 
   /// A runtime for `flow` over `plugins`, drawn by `renderers` (and heard by `listeners`), each
   /// feature created with the config `config` gives it. A plugin is loaded into this process only
@@ -109,8 +113,14 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     let coordinator = Coordinator(
       flow: flow, plugins: plugins, launcher: self, logsNavigation: settings.logsNavigation)
     self.coordinator = coordinator
-    do {
+    do throws(HostError) {
       if let frames = try openNavigation() {
+        // `host run ID --session NAME`: NAME must hold ID.
+        if case .push(.feature(let asked)) = flow.start, let name = settings.session,
+          let held = frames.first?.features.first?.id, held != asked
+        {
+          throw HostError(RuntimeFailure.sessionHoldsOther(session: name, holds: held, asked: asked))
+        }
         try coordinator.restore(frames)
       } else {
         try coordinator.start()
@@ -134,7 +144,13 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   public func close() {
     reloads.stopWatching()
     closings.wait()
+    // At a terminal, leaving a named session says where it stopped.
+    let first = firstFeature
     coordinator?.stopAll()
+    if isLive, let name = settings.session, let journal = (first?.context as? Context)?.journal {
+      reporter.notice(.sessionSaved(session: name, sequence: journal.lastSequence))
+    }
+    firstFeature = nil
     // The coordinator holds this runtime as its launcher: let go of it.
     coordinator = nil
     navigation?.close()
@@ -190,6 +206,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
       plugin: plugin, store: store, number: number,
       context: Context(journal: opened.journal, relativePath: opened.relativePath))
     fanOut.attach(feature)
+    if number == 1 { firstFeature = feature }
     do {
       if let point = opened.restorePoint {
         try store.start(restored: true) { instance throws(HostError) in try point.apply(to: instance) }
@@ -293,6 +310,10 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     }
     let opened = try SessionJournal.open(at: path, plugin: plugin)
     if let torn = opened.tornTail { reporter.notice(.tornJournal(detail: "\(torn)")) }
+    if number == 1 {
+      reporter.notice(
+        .sessionRestored(session: name, feature: plugin.id, sequence: opened.restorePoint.lastSeq))
+    }
     if settings.configGiven && number == 1 && opened.config != featureConfig {
       reporter.notice(.configKept(session: name, config: opened.config))
     }

@@ -208,13 +208,14 @@ struct ParsedArguments {
     case .text:
       return .text(text)
     case .choice(let words, let noun):
-      guard words.contains(text) else {
+      // Any case: `--lang C` is `--lang c`.
+      guard let word = words.first(where: { $0.lowercased() == text.lowercased() }) else {
         throw .usage(
           "\(option.name) '\(text)' is not \(noun) 'host \(command.name)' knows",
           help: ArgumentReader.suggest(text, words)
             ?? "use " + words.map { "\(option.name) \($0)" }.joined(separator: " or "))
       }
-      return .text(text)
+      return .text(word)
     case .count(let minimum):
       guard let count = Int(text), count >= minimum else {
         let bound = minimum == 1 ? "above 0" : "\(minimum) or more"

@@ -133,7 +133,7 @@ enum CommandTable {
         :goto SEQ  the state after action SEQ
         :save FILE write the state as JSON   :load FILE   replace the state with a saved one
         :open ID   present feature ID over the current one       :back   go back to the one before
-        :focus ID  send input to ID, when several features are shown side by side
+        :focus ID  send input to ID, when several features are shown at once
         :reload    load the feature's plugin file again, keeping the state (--watch does it on change)
         :quit      stop every feature and leave
 

@@ -8,7 +8,7 @@ extension RuntimeFailure: CLIWorded {
     case .journalMissing(let session, _): "remove the session ('host sessions rm \(session)') to start afresh"
     case .notPaused: "':resume' only follows a runaway-guard pause"
     case .notSettled: "raise --settle-timeout, or check what the feature is waiting for"
-    case .noTemporaryFolder, .snapshotFailed, .unreadable, .unwritable, .notLaunchedHere: nil
+    case .noTemporaryFolder, .snapshotFailed, .unreadable, .unwritable, .notLaunchedHere, .sessionHoldsOther: nil
     }
   }
 }

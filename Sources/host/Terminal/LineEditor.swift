@@ -1,0 +1,338 @@
+import HostKit
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Input at a terminal through libedit: editing keys, history per feature, Tab completion, reverse
+/// search (Ctrl-R), output of other threads printed above the prompt, and Ctrl-C that cancels the
+/// line. Used only when stdin is a terminal.
+///
+/// libedit calls back through plain C pointers with no context, so the one editor of the process
+/// is reachable as `LineEditor.current`. Its editing state is main-thread-only; what other threads
+/// hand it (output, interrupts) goes through `shared` and wakes it through a pipe.
+final class LineEditor: Sendable {
+  /// What one `read` gave.
+  enum Input: Equatable {
+    case line(String)
+    /// Ctrl-C: the line was dropped.
+    case cancelled
+    /// Ctrl-D on an empty line, the terminal gone, or the host asked to end.
+    case end
+  }
+
+  private struct Shared {
+    var reading = false
+    var pending: [(descriptor: Int32, text: String)] = []
+    var interrupted = false
+    var ended = false
+  }
+
+  /// The editor libedit's callbacks reach. Set once on the main thread before the first read.
+  nonisolated(unsafe) private(set) static var current: LineEditor?
+
+  private let library: LibEdit
+  private let shared = Mutex(Shared())
+  /// The pipe other threads write a byte to, to wake the reader.
+  private let wakeRead: Int32
+  private let wakeWrite: Int32
+  private let historyFolder: String?
+  private static let historyLimit: Int32 = 500
+
+  /// Main-thread state, touched only by `read` and the callbacks it runs.
+  private struct Editing {
+    var completion = Completion(actions: [], commands: [], features: [])
+    var historyID: String?
+    var keys: [Int32] = []
+    var promptWidth = 0
+    var cancelled = false
+  }
+  // Main thread only: `read` and the libedit callbacks it runs.
+  nonisolated(unsafe) private var editing = Editing()
+
+  /// The editor, or nil where libedit cannot be loaded. Call once, on the main thread.
+  static func start(historyFolder: String?) -> LineEditor? {
+    guard current == nil, let library = LibEdit.load() else { return current }
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0 else { return nil }
+    _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+    _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+    let editor = LineEditor(library: library, wakeRead: fds[0], wakeWrite: fds[1], historyFolder: historyFolder)
+    current = editor
+    library.readlineName.pointee = UnsafePointer(strdup("featurehost"))
+    // Signals stay with the host's watcher: libedit re-raising them to the process group would
+    // also reach the host's own children.
+    library.catchSignals.pointee = 0
+    // Words end at spaces and `=` only: `:open` is one word, `left=3` two.
+    let breaks = UnsafePointer(strdup(" \t\n="))
+    library.wordBreakCharacters.pointee = breaks
+    library.completerWordBreakCharacters.pointee = breaks
+    library.getcFunction.pointee = { _ in LineEditor.current?.nextKey() ?? -1 }
+    library.attemptedCompletion.pointee = { text, start, _ in LineEditor.current?.complete(text, start: start) }
+    _ = library.initialize()
+    // As in a shell: Ctrl-W drops the word before the cursor; Home, End and Delete as most
+    // terminals send them.
+    for binding in [
+      "bind ^W ed-delete-prev-word", "bind ^[[1~ ed-move-to-beg", "bind ^[[4~ ed-move-to-end",
+      "bind ^[[3~ ed-delete-next-char",
+    ] {
+      _ = binding.withCString { library.parseAndBind($0) }
+    }
+    library.stifleHistory(historyLimit)
+    return editor
+  }
+
+  private init(library: LibEdit, wakeRead: Int32, wakeWrite: Int32, historyFolder: String?) {
+    self.library = library
+    self.wakeRead = wakeRead
+    self.wakeWrite = wakeWrite
+    self.historyFolder = historyFolder
+  }
+
+  /// `$XDG_STATE_HOME/featurehost` (by default `~/.local/state/featurehost`), or nil without a home.
+  static func defaultHistoryFolder() -> String? {
+    if let state = getenv("XDG_STATE_HOME").map({ String(cString: $0) }), state.hasPrefix("/") {
+      return state + "/featurehost"
+    }
+    guard let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty else { return nil }
+    return home + "/.local/state/featurehost"
+  }
+
+  /// Reads one line after `prompt` (`width`: its visible columns), with `feature`'s history and
+  /// `completion`. Main thread.
+  func read(prompt: String, width: Int, feature: String, completion: Completion) -> Input {
+    editing.completion = completion
+    editing.promptWidth = width
+    editing.cancelled = false
+    editing.keys = []
+    useHistory(of: feature)
+    let ended = shared.withLock { shared -> Bool in
+      shared.reading = true
+      shared.interrupted = false
+      return shared.ended
+    }
+    if ended { return .end }
+    let raw = prompt.withCString { library.readline($0) }
+    let leftover = shared.withLock { shared -> [(descriptor: Int32, text: String)] in
+      shared.reading = false
+      defer { shared.pending = [] }
+      return shared.pending
+    }
+    for (descriptor, text) in leftover { Self.write(descriptor, text + "\n") }
+    guard let raw else {
+      // Ctrl-D leaves the cursor after the prompt: end the line there.
+      Self.write(STDOUT_FILENO, "\n")
+      return .end
+    }
+    let line = String(cString: raw)
+    free(raw)
+    if editing.cancelled { return .cancelled }
+    if !line.allSatisfy(\.isWhitespace) { remember(line) }
+    return .line(line)
+  }
+
+  /// Prints `text` above the prompt while a line is being read (true), else does nothing (false).
+  /// Any thread.
+  func printAbove(_ text: String, to descriptor: Int32) -> Bool {
+    let queued = shared.withLock { shared -> Bool in
+      guard shared.reading else { return false }
+      shared.pending.append((descriptor, text))
+      return true
+    }
+    if queued { wake() }
+    return queued
+  }
+
+  /// Ctrl-C: cancels the line being read (true), or does nothing when none is (false). Any thread.
+  func interrupt() -> Bool {
+    let reading = shared.withLock { shared -> Bool in
+      if shared.reading { shared.interrupted = true }
+      return shared.reading
+    }
+    if reading { wake() }
+    return reading
+  }
+
+  /// Ends the line being read and every later read with `.end`. Any thread.
+  func end() {
+    shared.withLock { $0.ended = true }
+    wake()
+  }
+
+  /// The terminal changed size: the prompt and the line are drawn again. Any thread.
+  func redraw() {
+    if shared.withLock({ $0.reading }) { wake() }
+  }
+
+  private func wake() {
+    var byte: UInt8 = 1
+    _ = Glibc.write(wakeWrite, &byte, 1)
+  }
+
+  // MARK: - Main thread, inside readline
+
+  /// The next key for libedit: a queued one, else the next character typed (UTF-8 decoded), while
+  /// printing what other threads sent in the meantime. -1 ends the line.
+  private func nextKey() -> Int32 {
+    if !editing.keys.isEmpty { return nextQueuedKey() }
+    while true {
+      var fds = [
+        pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+      ]
+      if poll(&fds, 2, -1) < 0 {
+        if errno == EINTR { continue }
+        return -1
+      }
+      if fds[1].revents != 0 {
+        var drain = [UInt8](repeating: 0, count: 64)
+        while Glibc.read(wakeRead, &drain, drain.count) > 0 {}
+        let (texts, interrupted, ended) = shared.withLock { shared in
+          defer {
+            shared.pending = []
+            shared.interrupted = false
+          }
+          return (shared.pending, shared.interrupted, shared.ended)
+        }
+        printAbove(texts)
+        if ended { return -1 }
+        if interrupted { return cancelLine() }
+      }
+      if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+        guard let key = readCharacter() else { return -1 }
+        // Ctrl-C typed while the terminal sends it as a key rather than a signal.
+        if key == 3 { return cancelLine() }
+        return key
+      }
+    }
+  }
+
+  /// Ctrl-C at the prompt: the cursor goes to the end of the line, `^C` follows it, the line ends
+  /// and is dropped, as in a shell.
+  private func cancelLine() -> Int32 {
+    editing.cancelled = true
+    editing.keys = [-2, 10]
+    return 5  // Ctrl-E: end of line
+  }
+
+  private func nextQueuedKey() -> Int32 {
+    let key = editing.keys.removeFirst()
+    if key == -2 {
+      Self.write(STDOUT_FILENO, "^C")
+      return nextQueuedKey()
+    }
+    return key
+  }
+
+  /// One character from stdin: a UTF-8 sequence as its scalar value; nil at the end of input.
+  private func readCharacter() -> Int32? {
+    guard let lead = readByte() else { return nil }
+    let count =
+      switch lead {
+      case 0xC0...0xDF: 1
+      case 0xE0...0xEF: 2
+      case 0xF0...0xF7: 3
+      default: 0
+      }
+    guard count > 0 else { return Int32(lead) }
+    var value = UInt32(lead) & (0x3F >> UInt32(count))
+    for _ in 0..<count {
+      guard let next = readByte() else { return nil }
+      value = value << 6 | UInt32(next & 0x3F)
+    }
+    return Int32(bitPattern: value)
+  }
+
+  private func readByte() -> UInt8? {
+    var byte: UInt8 = 0
+    while true {
+      let count = Glibc.read(STDIN_FILENO, &byte, 1)
+      if count == 1 { return byte }
+      if count < 0 && errno == EINTR { continue }
+      return nil
+    }
+  }
+
+  /// Clears the prompt and the line, prints `texts`, and lets libedit draw both again intact.
+  private func printAbove(_ texts: [(descriptor: Int32, text: String)]) {
+    let columns = TerminalSize.columns(of: STDOUT_FILENO) ?? 80
+    let rowsUp = (editing.promptWidth + Int(library.point.pointee)) / max(columns, 1)
+    Self.write(STDOUT_FILENO, (rowsUp > 0 ? "\u{1B}[\(rowsUp)A" : "") + "\r\u{1B}[J")
+    for (descriptor, text) in texts { Self.write(descriptor, text + "\n") }
+    _ = library.forcedUpdateDisplay()
+  }
+
+  /// libedit's completion callback: the candidates for the word before the cursor.
+  private func complete(_ text: UnsafePointer<CChar>?, start: Int32) -> UnsafeMutablePointer<
+    UnsafeMutablePointer<CChar>?
+  >? {
+    library.attemptedCompletionOver.pointee = 1
+    let word = text.map { String(cString: $0) } ?? ""
+    var before = ""
+    if let buffer = library.lineBuffer.pointee {
+      let bytes = UnsafeBufferPointer(
+        start: UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: strlen(buffer))
+      before = String(decoding: bytes.prefix(Int(max(start, 0))), as: UTF8.self)
+    }
+    let matches = editing.completion.candidates(before: before, word: word)
+    guard !matches.isEmpty else { return nil }
+    library.completionAppendCharacter.pointee = matches.count == 1 && matches[0].hasSuffix("=") ? 0 : 32
+    // libedit's list: the common prefix that replaces the word, then each match, then NULL.
+    let common = matches.dropFirst().reduce(matches[0]) { prefix, match in
+      String(zip(prefix, match).prefix { $0 == $1 }.map(\.0))
+    }
+    let entries = matches.count == 1 ? [common] : [common] + matches
+    // libedit looks at the third entry even after a single match: two NULLs end the list.
+    let capacity = entries.count + 2
+    guard let list = calloc(capacity, MemoryLayout<UnsafeMutablePointer<CChar>?>.stride) else { return nil }
+    let array = list.bindMemory(to: UnsafeMutablePointer<CChar>?.self, capacity: capacity)
+    for (index, entry) in entries.enumerated() { array[index] = strdup(entry) }
+    return array
+  }
+
+  // MARK: - History
+
+  private func historyPath(of feature: String) -> String? {
+    historyFolder.map { "\($0)/\(feature).history" }
+  }
+
+  /// Switches the history to `feature`'s, read from its file.
+  private func useHistory(of feature: String) {
+    guard editing.historyID != feature else { return }
+    editing.historyID = feature
+    library.clearHistory()
+    if let path = historyPath(of: feature) { _ = library.readHistory(path) }
+  }
+
+  /// Adds `line` to the history and writes the file (bounded: the last `historyLimit` lines).
+  private func remember(_ line: String) {
+    _ = library.addHistory(line)
+    guard let folder = historyFolder, let feature = editing.historyID, let path = historyPath(of: feature) else {
+      return
+    }
+    Self.makeFolder(folder)
+    _ = library.writeHistory(path)
+  }
+
+  private static func makeFolder(_ path: String) {
+    var partial = ""
+    for part in path.split(separator: "/") {
+      partial += "/" + part
+      _ = mkdir(partial, 0o700)
+    }
+  }
+
+  private static func write(_ descriptor: Int32, _ text: String) {
+    var text = text
+    text.withUTF8 { bytes in
+      var offset = 0
+      while offset < bytes.count {
+        let written = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { return }
+        offset += written
+      }
+    }
+  }
+}

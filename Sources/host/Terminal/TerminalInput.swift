@@ -1,0 +1,47 @@
+import HostKit
+
+/// The input of `host run` at a terminal: the line editor with the focused feature's prompt,
+/// history and completion; plain lines where libedit cannot be loaded.
+struct TerminalInput {
+  private let console: Console
+  private let editor: LineEditor?
+  private let features: [String]
+
+  init(console: Console, plugins: [PluginRecord]) {
+    self.console = console
+    features = plugins.map(\.id)
+    // A dumb terminal cannot take the editor's cursor movement: it gets plain lines.
+    editor = Console.isDumbTerminal ? nil : LineEditor.start(historyFolder: LineEditor.defaultHistoryFolder())
+  }
+
+  /// Whether Ctrl-C at the prompt cancels the line (the editor has it) rather than the process.
+  var edits: Bool { editor != nil }
+
+  /// The next line for `runtime`'s focused feature.
+  func read(_ runtime: SessionRuntime) -> LineEditor.Input {
+    let id = runtime.focused?.id ?? "host"
+    let prompt = "\(id)> "
+    guard let editor else {
+      console.prompt(prompt)
+      guard let line = readLine(strippingNewline: true) else { return .end }
+      console.promptAnswered()
+      return .line(line)
+    }
+    let completion =
+      runtime.focused.map {
+        Completion(
+          manifest: $0.plugin.manifest, commands: RunSession.commands.map(\.name), features: features)
+      } ?? Completion(actions: [], commands: RunSession.commands.map(\.name), features: features)
+    return editor.read(
+      prompt: console.editorPrompt(prompt), width: prompt.count, feature: id, completion: completion)
+  }
+
+  /// Ctrl-C: cancels the line being typed; false when none is being read.
+  func interrupt() -> Bool { editor?.interrupt() ?? false }
+
+  /// Ends the read under way and all later ones.
+  func end() { editor?.end() }
+
+  /// The terminal was resized: the prompt and line are drawn again.
+  func redraw() { editor?.redraw() }
+}
