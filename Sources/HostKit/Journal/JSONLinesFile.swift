@@ -183,6 +183,49 @@ final class JSONLinesFile {
     pendingLines = 0
   }
 
+  /// Moves the lines from byte `offset` (line `line`) to the end into a new file beside this one,
+  /// durable, then cuts this file there: nothing is deleted, and appends go on after the lines
+  /// before it. Returns the new file's path (`PATH.line-N.damaged`, numbered when taken).
+  func setAside(from offset: Int, line: Int) throws(HostError) -> String {
+    try commit()
+    guard offset < durableSize else { return path }
+    var rest = [UInt8](repeating: 0, count: durableSize - offset)
+    var done = 0
+    while done < rest.count {
+      let got = rest.withUnsafeMutableBytes { raw in
+        pread(fd, raw.baseAddress.map { $0 + done }, raw.count - done, off_t(offset + done))
+      }
+      if got > 0 {
+        done += got
+      } else if got == 0 {
+        break
+      } else if errno != EINTR {
+        throw JournalFile.failure("read", path, errno)
+      }
+    }
+    var aside = "\(path).line-\(line).damaged"
+    var number = 1
+    var sideFD: Int32 = -1
+    while sideFD < 0 {
+      sideFD = Glibc.open(aside, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+      if sideFD >= 0 { break }
+      let code = errno
+      guard code == EEXIST || code == EINTR else { throw JournalFile.failure("create", aside, code) }
+      if code == EEXIST {
+        number += 1
+        aside = "\(path).line-\(line).damaged-\(number)"
+      }
+    }
+    defer { Glibc.close(sideFD) }
+    try JournalFile.write(sideFD, Array(rest[..<done]), at: 0, path: aside)
+    try JournalFile.syncData(sideFD, path: aside)
+    try JournalFile.syncDirectory(JournalFile.directory(of: aside))
+    try JournalFile.truncate(fd, to: offset, path: path)
+    try JournalFile.syncData(fd, path: path)
+    durableSize = offset
+    return aside
+  }
+
   /// Commits and closes the file, releasing the lock. Later calls throw `closed`.
   func close() throws(HostError) {
     guard fd >= 0 else { return }

@@ -78,6 +78,14 @@ public final class JournalWriter: @unchecked Sendable {
     return (writer, journal)
   }
 
+  /// Moves the lines from `damage` on into a file beside the journal, cuts the journal there and
+  /// closes it (see `JSONLinesFile.setAside`); open it again to append. Returns the new file.
+  public func setAside(from damage: JournalDamage) throws(HostError) -> String {
+    let aside = try file.setAside(from: damage.offset, line: damage.line)
+    try file.close()
+    return aside
+  }
+
   // MARK: - Appending
 
   /// Whether the snapshot policy wants a snapshot now.

@@ -101,8 +101,15 @@ extension SessionRuntime {
   /// Presents feature `id` over the current one.
   public func open(_ id: String) throws(HostError) { try coordinator?.open(id) }
 
-  /// Goes back to the frame before, stopping the top one.
-  public func back() throws(HostError) { try coordinator?.back() }
+  /// Goes back to the frame before, stopping the top one: first everything sent to its features
+  /// before (and the navigation it caused) is applied and journaled, so going back loses no line.
+  public func back() throws(HostError) {
+    if let top = coordinator?.top {
+      for feature in top.features { feature.store.waitUntilIdle(timeout: settings.settleTimeout) }
+    }
+    coordinator?.flush()
+    try coordinator?.back()
+  }
 
   /// Sends input to feature `id` of the top frame.
   public func focus(_ id: String) throws(HostError) { try coordinator?.focus(id) }

@@ -201,6 +201,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     let report = feature.store.stop()
     if report.unapplied > 0 { reporter.notice(.unapplied(feature: feature.id, count: report.unapplied)) }
     if report.late > 0 { reporter.notice(.late(feature: feature.id, count: report.late)) }
+    if report.refused > 0 { reporter.notice(.refusedEmits(feature: feature.id, count: report.refused)) }
   }
 
   public func show(_ features: [PresentedFeature], focus: PresentedFeature, reason: ShowReason) {
@@ -277,6 +278,9 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     }
     let opened = try SessionJournal.open(at: path, plugin: plugin)
     if let torn = opened.tornTail { reporter.notice(.tornJournal(detail: "\(torn)")) }
+    if let damage = opened.damage, let aside = opened.setAsidePath {
+      reporter.notice(.damagedJournal(damage, setAside: aside, restoredSeq: opened.restorePoint.lastSeq))
+    }
     if settings.configGiven && number == 1 && opened.config != featureConfig {
       reporter.notice(.configKept(session: name, config: opened.config))
     }
@@ -350,7 +354,7 @@ private final class RuntimeListener: StoreListener {
     case .rejected(let action, let source, let error):
       runtime.reporter.report(
         HostError(RuntimeFailure.actionRefused(feature: id, source: source, action: action, error)))
-    case .paused(let error):
+    case .paused(let error), .emitRefused(let error):
       runtime.reporter.report(error)
     case .log(let level, let message):
       if level >= .warning { runtime.reporter.notice(.pluginLog(feature: id, message: message)) }

@@ -63,6 +63,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     case action(String, ActionSource)
     /// A navigation step, delivered in order with the actions around it.
     case step(String)
+    /// An emit that is not an action, reported in order with the actions around it.
+    case refusedEmit(HostError)
     case job((any PluginInstance) -> Void)
   }
 
@@ -90,6 +92,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   private var stopped = false
   private var unapplied = 0
   private var late = 0
+  private var refused = 0
   private var timers: [UInt64: Timer] = [:]
   /// Forgets every timer: a lost instance's timers die with it. Call it under `condition`.
   func dropTimers() { timers.removeAll() }
@@ -333,7 +336,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       condition.broadcast()
     }
     while !stopped { condition.wait() }
-    let report = StopReport(unapplied: unapplied, late: late)
+    let report = StopReport(unapplied: unapplied, late: late, refused: refused)
     condition.unlock()
     threadExited.wait()
     return report
@@ -342,7 +345,27 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   // MARK: - Callbacks from the plugin, any thread
 
   public func instanceEmitted(_ json: String, origin: EmitOrigin) {
+    if let reason = EmittedAction.problem(in: json) {
+      refuseEmit(json, reason: reason)
+      return
+    }
     enqueue(.action(json, origin == .feedback ? .feedback : .effect))
+  }
+
+  /// Emits refused so far because they were not actions.
+  public var refusedEmits: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return refused
+  }
+
+  /// Counts an emit that is not an action and reports it on the store thread, in order.
+  private func refuseEmit(_ json: String, reason: String) {
+    condition.lock()
+    refused += 1
+    condition.unlock()
+    let failure = StoreFailure.emitRefused(feature: plugin.id, action: EmittedAction.excerpt(json), reason: reason)
+    enqueue(.refusedEmit(HostError(failure)))
   }
 
   public func instanceEmittedStep(_ json: String) {
@@ -353,7 +376,11 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     // One action object, or an array of them delivered together.
     guard let value = try? JSONValue.parse(actions) else { return 0 }
     let list = value.arrayValue ?? [value]
-    guard !list.isEmpty, list.allSatisfy({ $0.objectValue != nil }) else { return 0 }
+    guard !list.isEmpty, list.allSatisfy({ $0["type"]?.stringValue != nil }) else {
+      refuseEmit(
+        actions, reason: "a timer's actions must be action objects (or an array of them) with a string \"type\"")
+      return 0
+    }
     let source: ActionSource = origin == .feedback ? .feedback : .effect
     condition.lock()
     defer { condition.unlock() }
@@ -516,6 +543,9 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     switch item {
     case .step(let json):
       observer(.step(json))
+      return .next
+    case .refusedEmit(let error):
+      observer(.emitRefused(error))
       return .next
     case .job(let body):
       // A job may show the state (`:state`): what it shows must be on disk.

@@ -9,6 +9,9 @@ public enum StoreEvent: Sendable, Equatable {
   case applied(sequence: Int, action: String, source: ActionSource, changed: Bool)
   /// The plugin refused an action; the state is unchanged.
   case rejected(action: String, source: ActionSource, error: PluginCallError)
+  /// The plugin emitted something that is not an action (`StoreFailure.emitRefused`): refused at
+  /// the emit, counted (`Store.refusedEmits`), never applied or journaled.
+  case emitRefused(HostError)
   /// The view changed (distinct until changed); `text` is the whole new view.
   case viewChanged(String)
   /// The feature emitted a navigation step (`fh.navigation/1`), in order with its actions.
@@ -47,9 +50,12 @@ public struct StopReport: Sendable, Equatable {
   public var unapplied: Int
   /// Actions emitted after stop returned (a plugin breaking the ABI): counted, never applied.
   public var late: Int
+  /// Emits refused because they were not actions (see `StoreEvent.emitRefused`).
+  public var refused: Int
 
-  public init(unapplied: Int, late: Int) {
+  public init(unapplied: Int, late: Int, refused: Int = 0) {
     self.unapplied = unapplied
     self.late = late
+    self.refused = refused
   }
 }

@@ -17,6 +17,9 @@ public enum StoreFailure: EngineFailure, Equatable {
   case crashedTooOften(feature: String, crashes: Int, window: Duration)
   /// The instance was lost and no new one could take over: the feature is closed.
   case notRestarted(feature: String, reason: String)
+  /// The plugin emitted `action` (as `EmittedAction.excerpt` shows it), which is not a JSON object
+  /// with a string "type" (`reason` says how): refused, never applied or journaled.
+  case emitRefused(feature: String, action: String, reason: String)
 
   public var description: String {
     switch self {
@@ -36,6 +39,8 @@ public enum StoreFailure: EngineFailure, Equatable {
       "\(feature) crashed \(crashes) times within \(window.components.seconds) s; it is closed"
     case .notRestarted(let feature, let reason):
       "\(feature) could not be restarted after it was lost: \(reason); it is closed"
+    case .emitRefused(let feature, let action, let reason):
+      "feature '\(feature)' emitted \(action), which is not an action: \(reason); it was refused"
     }
   }
 
@@ -44,6 +49,7 @@ public enum StoreFailure: EngineFailure, Equatable {
     case .configRefused: "check the config against the feature's documented settings"
     case .restoreRefused: "the saved state does not fit this version of the feature"
     case .startFailed, .firstSnapshotFailed, .crashed: nil
+    case .emitRefused: "an action is a JSON object with a string \"type\"; the plugin's author must fix the emit"
     case .runaway: "resume it to let it go on, or inspect its state"
     case .crashedTooOften, .notRestarted:
       "its journal keeps every applied action and each crash; replay it to see where it crashed"

@@ -1,0 +1,82 @@
+import FeatureTesting
+import Foundation
+import Testing
+
+/// Bad input of every kind loses nothing: a journal with a bad line, `:save` onto a session,
+/// `:back` right after typing.
+@Suite("Faults in the CLI")
+struct FaultCLITests {
+  /// A fresh state folder per test: sessions never leak between tests or into the user's home.
+  let state: String
+
+  init() throws { state = try FixturePlugin.temporaryFolder() }
+
+  func host(_ arguments: [String], _ input: String = "") throws -> HostProcess.Output {
+    try HostProcess.run(arguments, input: input, environment: ["XDG_STATE_HOME": state])
+  }
+
+  var sessions: String { "\(state)/featurehost" }
+  var journalPath: String { "\(sessions)/demo.jsonl" }
+
+  /// A session of three increments, then a line an older host journaled from a bad emit, then
+  /// one more increment: the journal's lines 1-6 are good, line 7 is not JSON.
+  func poisonedSession() throws -> String {
+    let first = try host(["run", "counter", "--session", "demo"], "increment\nincrement\nincrement\n")
+    #expect(first.status == 0)
+    let good = try String(contentsOfFile: journalPath, encoding: .utf8)
+    let poisoned =
+      good + #"{"action":{"type":"tick",},"seq":5,"source":"effect"}"# + "\n"
+      + #"{"action":{"type":"increment"},"seq":6,"source":"user"}"# + "\n"
+    try poisoned.write(toFile: journalPath, atomically: true, encoding: .utf8)
+    return poisoned
+  }
+
+  @Test func aJournalWithALineThatIsNotJSONRestoresUpToItAndSetsTheRestAside() throws {
+    let poisoned = try poisonedSession()
+    let lines = poisoned.split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(lines[6].contains(#""tick","#))
+    // when the session runs again
+    let result = try host(["run", "counter", "--session", "demo"], ":state\nincrement\n:state\n")
+    // then the state before the bad line is restored, with a warning naming the line and where
+    // the rest went, and the session goes on
+    #expect(result.status == 0)
+    let states = result.stdout.split(separator: "\n").filter { $0.hasPrefix("{") }
+    #expect(states == [#"{"clicks":3,"count":3}"#, #"{"clicks":4,"count":4}"#])
+    let aside = "\(journalPath).line-7.damaged"
+    #expect(result.stderr.contains("warning: journal '\(journalPath)' line 7 has an action that is not JSON"))
+    #expect(result.stderr.contains("moved to '\(aside)'"))
+    #expect(
+      try String(contentsOfFile: aside, encoding: .utf8) == lines[6...7].joined(separator: "\n") + "\n")
+    // and the journal replays whole
+    let replay = try host(["replay", journalPath])
+    #expect(replay.status == 0)
+    #expect(replay.stderr.contains("replayed 6 action(s)"))
+  }
+
+  @Test func replayOfAJournalWithALineThatIsNotJSONNamesItAndShowsTheStateBefore() throws {
+    _ = try poisonedSession()
+    let result = try host(["replay", journalPath])
+    #expect(result.status == 1)
+    #expect(result.stdout.hasSuffix("Counter\n  count:  3\n  clicks: 3\n"))
+    #expect(
+      result.stderr.contains(
+        "error: journal '\(journalPath)' line 7 has an action that is not JSON"))
+    #expect(result.stderr.contains("replayed the 4 action(s) before it"))
+    // replay reads only: the file is as it was
+    #expect(try String(contentsOfFile: journalPath, encoding: .utf8).contains(#""tick","#))
+  }
+
+  @Test func backAppliesAndJournalsEverythingTypedBeforeIt() throws {
+    // the loss depended on thread timing: 20 runs, and each must keep all three
+    for run in 0..<20 {
+      try? FileManager.default.removeItem(atPath: sessions)
+      let result = try host(
+        ["run", "counter", "--session", "demo"], ":open counter\nincrement\nincrement\nincrement\n:back\n")
+      #expect(result.status == 0, "run \(run): \(result.stderr)")
+      let journal = try String(contentsOfFile: "\(sessions)/demo.d/2-counter.jsonl", encoding: .utf8)
+      let increments = journal.split(separator: "\n").filter { $0.contains(#""type":"increment""#) }
+      #expect(increments.count == 3, "run \(run) kept \(increments.count) of 3")
+      if increments.count != 3 { break }
+    }
+  }
+}
