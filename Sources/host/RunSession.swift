@@ -174,13 +174,12 @@ final class RunSession {
       call.console.out("at seq \(seq)")
       return .goOn
     },
-    Command(name: "save", argument: "FILE", help: "write the state as JSON") { call throws(HostError) in
-      guard !call.argument.isEmpty else {
-        throw HostError("':save' needs a file", help: "e.g. ':save state.json'; ':load state.json' reads it back")
-      }
-      try call.runtime.save(call.feature, to: call.argument)
-      call.console.out("saved the state to '\(call.argument)'")
-      return .goOn
+    Command(name: "save", argument: "FILE", help: "write the state as JSON to a new file") { call throws(HostError) in
+      try save(call, replacing: false)
+    },
+    Command(name: "save!", argument: "FILE", help: "write the state as JSON, replacing FILE") {
+      call throws(HostError) in
+      try save(call, replacing: true)
     },
     Command(name: "load", argument: "FILE", help: "replace the state with a saved one") { call throws(HostError) in
       guard !call.argument.isEmpty else {
@@ -204,6 +203,16 @@ final class RunSession {
     },
     Command(name: "quit", aliases: ["q", "exit"], help: "stop and leave") { _ in .quit },
   ]
+
+  /// `:save FILE` and `:save! FILE` (see `SessionRuntime.save`).
+  private static func save(_ call: Call, replacing: Bool) throws(HostError) -> Next {
+    guard !call.argument.isEmpty else {
+      throw HostError("':save' needs a file", help: "e.g. ':save state.json'; ':load state.json' reads it back")
+    }
+    try call.runtime.save(call.feature, to: call.argument, replacing: replacing)
+    call.console.out("saved the state to '\(call.argument)'")
+    return .goOn
+  }
 
   /// The feature id `:open` and `:focus` need.
   private static func featureID(_ call: Call, verb: String) throws(HostError) -> String {

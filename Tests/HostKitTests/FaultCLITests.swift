@@ -79,4 +79,46 @@ struct FaultCLITests {
       if increments.count != 3 { break }
     }
   }
+
+  @Test func saveNeverWritesOverAJournalNorIntoTheStateFolder() throws {
+    _ = try host(["run", "counter", "--session", "demo"], "increment\n")
+    let copy = "\(state)/copy.jsonl"
+    try FileManager.default.copyItem(atPath: journalPath, toPath: copy)
+    let cases: [(id: String, command: String, error: String)] = [
+      ("own journal", ":save \(journalPath)", "is in the folder where sessions live"),
+      ("own journal, replacing", ":save! \(journalPath)", "is in the folder where sessions live"),
+      ("new file in the state folder", ":save \(sessions)/state.json", "is in the folder where sessions live"),
+      ("through ..", ":save \(sessions)/demo.d/../demo.jsonl", "is in the folder where sessions live"),
+      ("a journal elsewhere, replacing", ":save! \(copy)", "'\(copy)' is a session journal"),
+      ("a folder", ":save! \(state)", "is a folder, not a regular file"),
+    ]
+    let copied = try Data(contentsOf: URL(fileURLWithPath: copy))
+    for entry in cases {
+      let before = try Data(contentsOf: URL(fileURLWithPath: journalPath))
+      let result = try host(["run", "counter", "--session", "demo"], "\(entry.command)\n")
+      #expect(result.status == 0, "\(entry.id)")
+      #expect(result.stderr.contains(entry.error), "\(entry.id): \(result.stderr)")
+      #expect(!result.stdout.contains("saved the state"), "\(entry.id)")
+      // the journal only grew by the run's own lines: everything before is there, byte for byte
+      let after = try Data(contentsOf: URL(fileURLWithPath: journalPath))
+      #expect(after.starts(with: before), "\(entry.id)")
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == copied)
+    #expect(!FileManager.default.fileExists(atPath: "\(sessions)/state.json"))
+    #expect(try host(["replay", journalPath]).status == 0)
+  }
+
+  @Test func saveReplacesAFileOnlyWhenAskedWithSaveBang() throws {
+    let file = "\(state)/saved.json"
+    try "keep me\n".write(toFile: file, atomically: true, encoding: .utf8)
+    let refused = try host(["run", "counter"], "increment\n:save \(file)\n")
+    #expect(refused.stderr.contains("error: '\(file)' exists; it was left as it is"))
+    #expect(refused.stderr.contains("help: ':save! \(file)' replaces it"))
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep me\n")
+    let replaced = try host(["run", "counter"], "increment\n:save! \(file)\n")
+    #expect(replaced.stderr == "")
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == "{\"clicks\":1,\"count\":1}\n")
+    let help = try host(["run", "counter"], ":help\n")
+    #expect(help.stdout.contains(":save! FILE  write the state as JSON, replacing FILE"))
+  }
 }

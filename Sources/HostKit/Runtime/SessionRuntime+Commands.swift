@@ -56,25 +56,18 @@ extension SessionRuntime {
 
   /// Replaces `feature`'s state with the JSON in the file at `path` (as `save` writes it).
   public func load(from path: String, into feature: PresentedFeature) throws(HostError) {
-    let state: String
-    do {
-      state = try String(contentsOfFile: path, encoding: .utf8)
-    } catch {
-      throw HostError(RuntimeFailure.unreadable(path: path, reason: error.localizedDescription))
-    }
+    let state = try RegularFile.readText(path)
     try travel(feature) { journal, instance throws(HostError) in
       try journal.load(state.trimmingWhitespace(), on: instance)
     }
   }
 
-  /// Writes `feature`'s state as JSON to the file at `path`, whole or not at all.
-  public func save(_ feature: PresentedFeature, to path: String) throws(HostError) {
+  /// Writes `feature`'s state as JSON to the file at `path`, whole or not at all. Refuses a path
+  /// in the sessions folder and any session journal; replaces another file only with `replacing`.
+  public func save(_ feature: PresentedFeature, to path: String, replacing: Bool = false) throws(HostError) {
     let state = try state(of: feature)
-    do {
-      try (state + "\n").write(toFile: path, atomically: true, encoding: .utf8)
-    } catch {
-      throw HostError(RuntimeFailure.unwritable(path: path, reason: error.localizedDescription))
-    }
+    let sessions = settings.sessions?.root ?? (try? SessionDirectory.default())?.root
+    try RegularFile.write(state + "\n", to: path, replacing: replacing, guarding: sessions)
   }
 
   /// Lifts the runaway guard's pause of `feature`.

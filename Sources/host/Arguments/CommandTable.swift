@@ -127,7 +127,8 @@ enum CommandTable {
         :history   the actions that made the current state, numbered, with their source
         :undo      back to the state before the last action   :redo   forward again
         :goto SEQ  the state after action SEQ
-        :save FILE write the state as JSON   :load FILE   replace the state with a saved one
+        :save FILE write the state as JSON to a new FILE   :save! FILE   replace FILE
+        :load FILE replace the state with a saved one
         :open ID   present feature ID over the current one       :back   go back to the one before
         :focus ID  send input to ID, when several features are shown side by side
         :quit      stop every feature and leave
