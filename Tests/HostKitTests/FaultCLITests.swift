@@ -121,4 +121,37 @@ struct FaultCLITests {
     let help = try host(["run", "counter"], ":help\n")
     #expect(help.stdout.contains(":save! FILE  write the state as JSON, replacing FILE"))
   }
+
+  /// Durations out of range, each with an id: none may reach a clock.
+  static let badDurations: [(id: String, arguments: [String])] = [
+    ("settle 1e10", ["run", "counter", "--settle-timeout", "1e10"]),
+    ("settle 1e16", ["run", "counter", "--settle-timeout", "1e16"]),
+    ("settle a day and a second", ["run", "counter", "--settle-timeout", "86401"]),
+    ("settle negative", ["run", "counter", "--settle-timeout", "-1"]),
+    ("settle nan", ["run", "counter", "--settle-timeout", "nan"]),
+    ("settle inf", ["run", "counter", "--settle-timeout", "inf"]),
+    ("call 1e16", ["run", "counter", "--call-timeout", "1e16"]),
+    ("check 1e300", ["check", "--timeout", "1e300", "Tests/Transcripts"]),
+    ("validate 1e300", ["validate", "--timeout", "1e300", "libCounter.so"]),
+    ("scan 1e300", ["--scan-timeout", "1e300", "list"]),
+  ]
+
+  @Test(arguments: badDurations.map(\.id))
+  func aDurationOutOfRangeIsAUsageError(id: String) throws {
+    let arguments = try #require(Self.badDurations.first { $0.id == id }).arguments
+    let result = try host(arguments, "increment\n")
+    #expect(result.status == 64, "\(result.stderr)")
+    #expect(result.stderr.contains("must be a number of seconds"))
+    #expect(result.stderr.contains("(at most "))
+    #expect(result.stdout == "")
+  }
+
+  @Test func theLongestSettleTimeoutIsAcceptedAndNothingIsLost() throws {
+    let result = try host(["run", "counter", "--settle-timeout", "86400"], "increment\nincrement\n:state\n")
+    #expect(result.status == 0)
+    #expect(result.stdout.hasPrefix(#"{"clicks":2,"count":2}"#))
+    let zero = try host(["run", "counter", "--settle-timeout", "0", "--call-timeout", "86400"], "increment\n:state\n")
+    #expect(zero.status == 0)
+    #expect(zero.stdout.hasPrefix(#"{"clicks":1,"count":1}"#))
+  }
 }

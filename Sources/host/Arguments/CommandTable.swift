@@ -3,6 +3,10 @@ import HostKit
 /// Every command of the host and every option, in one place: parsing, help and suggestions
 /// are derived from it (see `CommandSpec`).
 enum CommandTable {
+  /// The longest any wait may be set to, in seconds: a day. Larger values overflow the clocks
+  /// the waits use, so every seconds option stops here.
+  static let longestWait: Double = 86_400
+
   /// The commands, in the order `host --help` lists them.
   static let commands: [CommandSpec] = [list, run, validate, check, new, sessions, replay, help]
 
@@ -31,7 +35,7 @@ enum CommandTable {
     static let scanTimeout = OptionSpec(
       name: "--scan-timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: 3600), valueName: "SECONDS",
       help: "how long a new or changed plugin file may take to be inspected (in a child process) before it is "
-        + "rejected (default 5)")
+        + "rejected (default 5, at most 3600)")
   }
 
   static let global = CommandSpec(
@@ -82,8 +86,9 @@ enum CommandTable {
       name: "--max-feedback-steps", kind: .count(minimum: 1), valueName: "N",
       help: "feedback actions in a row before the runaway guard pauses the feature (default 10000)")
     static let settleTimeout = OptionSpec(
-      name: "--settle-timeout", kind: .seconds(minimum: 0, allowsMinimum: true, maximum: nil), valueName: "SECONDS",
-      help: "how long to wait for effects at end of input or :settle (default 10)")
+      name: "--settle-timeout", kind: .seconds(minimum: 0, allowsMinimum: true, maximum: longestWait),
+      valueName: "SECONDS",
+      help: "how long to wait for effects at end of input or :settle (default 10, at most 86400: a day)")
   }
 
   /// Where instances run, for run, the main flow, validate and check.
@@ -94,9 +99,10 @@ enum CommandTable {
         + "that worker; none: in the host's process, faster, for trusted plugins. FEATUREHOST_ISOLATION sets "
         + "the default")
     static let callTimeout = OptionSpec(
-      name: "--call-timeout", kind: .seconds(minimum: 0, allowsMinimum: true, maximum: nil), valueName: "SECONDS",
-      help: "how long one call into an isolated feature may take before its worker is killed (default 10; "
-        + "0 waits forever)")
+      name: "--call-timeout", kind: .seconds(minimum: 0, allowsMinimum: true, maximum: longestWait),
+      valueName: "SECONDS",
+      help: "how long one call into an isolated feature may take before its worker is killed (default 10, "
+        + "at most 86400; 0 waits forever)")
   }
 
   static let run = CommandSpec(
@@ -147,7 +153,7 @@ enum CommandTable {
       isRepeatable: true, exampleValue: "{}")
     static let timeout = OptionSpec(
       name: "--timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: 3600), valueName: "SECONDS",
-      help: "how long one check may take before it is killed (default 10)")
+      help: "how long one check may take before it is killed (default 10, at most 3600)")
     /// The mode the validator starts its children in: one check, its verdict on descriptor 3.
     static let check = OptionSpec(
       name: "--check", kind: .choice(ConformanceCheck.allCases.map(\.name), noun: "a check"), valueName: "CHECK",
@@ -185,8 +191,9 @@ enum CommandTable {
       help: "rewrite each failing transcript with what the host printed (it still counts as failed: review "
         + "the change)")
     static let timeout = OptionSpec(
-      name: "--timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: nil), valueName: "SECONDS",
-      help: "how long the host may take to answer one line (default 30)")
+      name: "--timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: longestWait),
+      valueName: "SECONDS",
+      help: "how long the host may take to answer one line (default 30, at most 86400)")
   }
 
   static let check = CommandSpec(
