@@ -34,6 +34,7 @@ struct RunCommand {
       settings.session = name
     }
     if let steps = arguments.count(CommandTable.Run.maxFeedbackSteps) { settings.maxFeedbackSteps = steps }
+    if let bytes = arguments.count(CommandTable.Run.maxLineBytes) { settings.maxLineBytes = bytes }
     if let timeout = arguments.duration(CommandTable.Run.settleTimeout) { settings.settleTimeout = timeout }
     settings.instances = try Isolation.factory(arguments)
     let id = arguments.positionals.first

@@ -17,6 +17,8 @@ final class RunSession {
     var logsNavigation = false
     /// Where each feature's instance runs (`--isolation`).
     var instances: InstanceFactory = .inProcess
+    /// The longest input line taken (`--max-line-bytes`); longer ones are skipped with an error.
+    var maxLineBytes = BoundedLineReader.defaultLimit
   }
 
   private let console: Console
@@ -62,12 +64,16 @@ final class RunSession {
     let interrupts = interactive ? InterruptWatch(runtime: runtime, console: console) : nil
     defer { interrupts?.cancel() }
     var quit = false
+    let input = BoundedLineReader(limit: settings.maxLineBytes)
     // A feature closed after crashing, with nothing to go back to, ends the run (status 1).
     while !quit && !runtime.hasEndedByClosing {
       console.prompt("\(runtime.focused?.id ?? "host")> ")
-      guard let line = readLine(strippingNewline: true) else { break }
+      guard let read = input.next() else { break }
       console.promptAnswered()
-      quit = handle(line, runtime: runtime)
+      switch read {
+      case .success(let line): quit = handle(line, runtime: runtime)
+      case .failure(let error): console.report(error)
+      }
     }
     // In a pipe, the end of input waits for effects (not after ':quit') and draws the final view.
     runtime.finish(settling: !interactive && !quit)
@@ -90,7 +96,8 @@ final class RunSession {
         let names = Self.commands.map(\.name)
         let hint = Suggestion.closest(to: name, in: names).map { "did you mean ':\($0)'? " } ?? ""
         throw HostError(
-          "unknown command ':\(name)'", help: "\(hint)commands: \(names.map { ":" + $0 }.joined(separator: ", "))")
+          "unknown command ':\(Excerpt.of(name))'",
+          help: "\(hint)commands: \(names.map { ":" + $0 }.joined(separator: ", "))")
       }
       let call = Call(
         runtime: runtime, feature: feature, argument: words.dropFirst().joined(separator: " "), console: console,

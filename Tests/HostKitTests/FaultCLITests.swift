@@ -154,4 +154,21 @@ struct FaultCLITests {
     #expect(zero.status == 0)
     #expect(zero.stdout.hasPrefix(#"{"clicks":1,"count":1}"#))
   }
+
+  @Test func aHugeLineIsRefusedWithOneShortErrorAndTheRunGoesOn() throws {
+    let word = String(repeating: "x", count: 2_000_000)
+    let command = ":" + String(repeating: "y", count: 1_500_000)
+    let medium = String(repeating: "z", count: 500_000)
+    let result = try host(["run", "counter"], "\(word)\nincrement\n\(command)\n\(medium)\n:state\n")
+    #expect(result.status == 0)
+    #expect(result.stdout.hasPrefix(#"{"clicks":1,"count":1}"#))
+    #expect(result.stderr.contains("error: input line 1 is 2000000 bytes, more than the 1048576 a line may have"))
+    #expect(result.stderr.contains("error: input line 3 is 1500001 bytes"))
+    #expect(result.stderr.contains("error: unknown action '" + String(repeating: "z", count: 80) + "… (500000 bytes)'"))
+    #expect(result.stderr.utf8.count < 2_000)
+    // a line that would be a good action once trimmed is still over a 9-byte limit
+    let limited = try host(["run", "counter", "--max-line-bytes", "9"], "increment\n  increment\n:state\n")
+    #expect(limited.stdout.hasPrefix(#"{"clicks":1,"count":1}"#))
+    #expect(limited.stderr.contains("error: input line 2 is 11 bytes, more than the 9 a line may have"))
+  }
 }

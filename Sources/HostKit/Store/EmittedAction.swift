@@ -19,8 +19,5 @@ enum EmittedAction {
   }
 
   /// The action as a message shows it: cut after 200 characters, so a huge emit stays one line.
-  static func excerpt(_ json: String) -> String {
-    let flat = String(json.prefix(200).map { $0.isNewline ? " " : $0 })
-    return json.count > 200 ? flat + "… (\(json.utf8.count) bytes)" : flat
-  }
+  static func excerpt(_ json: String) -> String { Excerpt.of(json, limit: 200) }
 }

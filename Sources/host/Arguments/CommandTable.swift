@@ -85,6 +85,10 @@ enum CommandTable {
     static let maxFeedbackSteps = OptionSpec(
       name: "--max-feedback-steps", kind: .count(minimum: 1), valueName: "N",
       help: "feedback actions in a row before the runaway guard pauses the feature (default 10000)")
+    static let maxLineBytes = OptionSpec(
+      name: "--max-line-bytes", kind: .count(minimum: 1), valueName: "N",
+      help: "the longest input line taken, in bytes (default 1048576: 1 MiB); a longer one is skipped with "
+        + "an error")
     static let settleTimeout = OptionSpec(
       name: "--settle-timeout", kind: .seconds(minimum: 0, allowsMinimum: true, maximum: longestWait),
       valueName: "SECONDS",
@@ -120,7 +124,8 @@ enum CommandTable {
       """,
     positionals: [PositionalSpec(name: "ID", noun: "feature id", orElse: Run.flow, example: "counter")],
     options: [
-      Run.flow, Run.logNavigation, Run.config, Run.session, Run.maxFeedbackSteps, Run.settleTimeout,
+      Run.flow, Run.logNavigation, Run.config, Run.session, Run.maxFeedbackSteps, Run.maxLineBytes,
+      Run.settleTimeout,
       Isolation.isolation, Isolation.callTimeout,
     ],
     epilogue: """
