@@ -12,6 +12,8 @@ struct ReplayCommand {
     // The reader has checked FILE is there.
     let file = arguments.positionals[0]
     let stop = arguments.count(CommandTable.Replay.to)
+    // A FIFO or a device would block the peek below, or never end.
+    if let problem = RegularFile.problem(at: file) { throw problem }
     if Self.isNavigationJournal(file) { return try replayNavigation(file, stop: stop) }
     let result = try replay(file, stop: stop, printsViews: true)
     console.note("replayed \(result.applied) action(s) of \(file); \(result.checked) snapshot(s) matched byte for byte")

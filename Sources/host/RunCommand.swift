@@ -68,10 +68,10 @@ struct RunCommand {
   static func loadFlow(_ file: String?, found: PluginCatalogue) throws(HostError) -> Flow {
     let text: String
     if let file {
-      do {
-        text = try String(contentsOfFile: file, encoding: .utf8)
+      do throws(HostError) {
+        text = try RegularFile.readText(file)
       } catch {
-        throw HostError("cannot read flow '\(file)': \(error.localizedDescription)", help: "check the path")
+        throw HostError("flow: \(error.message)", help: error.help ?? "check the path")
       }
     } else {
       guard found.plugin(id: HomeMenu.id) != nil else {

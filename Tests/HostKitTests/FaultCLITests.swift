@@ -171,4 +171,68 @@ struct FaultCLITests {
     #expect(limited.stdout.hasPrefix(#"{"clicks":1,"count":1}"#))
     #expect(limited.stderr.contains("error: input line 2 is 11 bytes, more than the 9 a line may have"))
   }
+
+  /// Paths that are not regular files, each with an id and how the error names its kind.
+  func specialFiles() throws -> [(id: String, path: String, kind: String)] {
+    let fifo = "\(state)/fifo"
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let folder = "\(state)/folder"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    return [("fifo", fifo, "a FIFO"), ("device", "/dev/zero", "a character device"), ("folder", folder, "a folder")]
+  }
+
+  @Test func filesThatAreNotRegularGetAClearErrorAndNeverBlock() throws {
+    for special in try specialFiles() {
+      let uses: [(id: String, arguments: [String], input: String, status: Int32)] = [
+        ("replay", ["replay", special.path], "", 1),
+        (":load", ["run", "counter"], ":load \(special.path)\n", 0),
+        ("--flow", ["run", "--flow", special.path], "", 1),
+        ("check", ["check", special.path], "", 1),
+      ]
+      for use in uses where !(use.id == "check" && special.id == "folder") {
+        let result = try host(use.arguments, use.input)
+        let what = "\(special.id) to \(use.id)"
+        #expect(result.status == use.status, "\(what): \(result.stderr)")
+        #expect(
+          result.stderr.contains("'\(special.path)' is \(special.kind), not a regular file"),
+          "\(what): \(result.stderr)")
+        #expect(!result.stderr.contains("NSCocoaErrorDomain"), "\(what)")
+      }
+    }
+  }
+
+  @Test func aSessionJournalThatIsAFIFOIsRefusedAndListedWithItsProblem() throws {
+    try FileManager.default.createDirectory(atPath: sessions, withIntermediateDirectories: true)
+    #expect(mkfifo(journalPath, 0o600) == 0)
+    let run = try host(["run", "counter", "--session", "demo"], "increment\n")
+    #expect(run.status == 1)
+    #expect(run.stderr.contains("'\(journalPath)' is not a regular file"), "\(run.stderr)")
+    let list = try host(["sessions"])
+    #expect(
+      list.stdout.contains("it is a FIFO, not a regular file")
+        || list.stderr.contains("it is a FIFO, not a regular file"), "\(list.stdout)\(list.stderr)")
+  }
+
+  @Test func aHugeFileThatIsNotAJournalIsRefusedAtLineOne() throws {
+    // a sparse gigabyte of zero bytes, and a gigabyte whose first line is text
+    let zeros = "\(state)/zeros.jsonl"
+    #expect(FileManager.default.createFile(atPath: zeros, contents: nil))
+    #expect(truncate(zeros, 1 << 30) == 0)
+    let text = "\(state)/text.jsonl"
+    #expect(FileManager.default.createFile(atPath: text, contents: Data("garbage\n".utf8)))
+    #expect(truncate(text, 1 << 30) == 0)
+    for (file, problem) in [
+      (zeros, "line 1 is longer than 1048576 bytes: it is not a journal header"), (text, "line 1 is not JSON"),
+    ] {
+      let result = try host(["replay", file])
+      #expect(result.status == 1)
+      #expect(result.stderr.contains("'\(file)'"), "\(result.stderr)")
+      #expect(result.stderr.contains(problem), "\(result.stderr)")
+    }
+    try FileManager.default.createDirectory(atPath: sessions, withIntermediateDirectories: true)
+    try FileManager.default.moveItem(atPath: zeros, toPath: journalPath)
+    let run = try host(["run", "counter", "--session", "demo"], "increment\n")
+    #expect(run.status == 1)
+    #expect(run.stderr.contains("line 1 is longer than 1048576 bytes"), "\(run.stderr)")
+  }
 }

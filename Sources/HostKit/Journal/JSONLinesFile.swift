@@ -131,13 +131,14 @@ final class JSONLinesFile {
   /// without `\n`, so appends start on a fresh line. A file `check` refuses is left untouched.
   static func open<Contents>(
     at path: String, limits: GroupCommitLimits,
+    header: ((UnsafeRawBufferPointer) throws(HostError) -> Void)? = nil,
     check: ([UInt8]) throws(HostError) -> (Contents, JSONLinesTail)
   ) throws(HostError) -> (file: JSONLinesFile, contents: Contents) {
     let fd = try JournalFile.open(path, O_RDWR)
     var handedOver = false
     defer { if !handedOver { JournalFile.unlockAndClose(fd) } }
     try JournalFile.lock(fd, path: path)
-    let (contents, tail) = try check(JournalFile.readAll(fd, path: path))
+    let (contents, tail) = try check(JournalFile.readAll(fd, path: path, header: header))
     var size = tail.recordsEnd
     if tail.tornTail != nil {
       try JournalFile.truncate(fd, to: size, path: path)

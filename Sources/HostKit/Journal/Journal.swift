@@ -34,7 +34,10 @@ public struct Journal: Sendable {
   public static func read(path: String, feature: String? = nil) throws(HostError) -> Journal {
     let fd = try JournalFile.open(path, O_RDONLY)
     defer { close(fd) }
-    return try Journal(bytes: JournalFile.readAll(fd, path: path), path: path, feature: feature)
+    let bytes = try JournalFile.readAll(fd, path: path) { line throws(HostError) in
+      _ = try JournalHeader.parse(line, path: path)
+    }
+    return try Journal(bytes: bytes, path: path, feature: feature)
   }
 
   /// Checks `bytes`, the contents of the journal at `path` (which is only used in messages).

@@ -67,7 +67,10 @@ public final class JournalWriter: @unchecked Sendable {
   public static func openForAppend(
     at path: String, feature: String?, policy: SnapshotPolicy = .default, limits: Limits = Limits()
   ) throws(HostError) -> (writer: JournalWriter, journal: Journal) {
-    let (file, journal) = try JSONLinesFile.open(at: path, limits: limits) {
+    let header: (UnsafeRawBufferPointer) throws(HostError) -> Void = { line throws(HostError) in
+      _ = try JournalHeader.parse(line, path: path)
+    }
+    let (file, journal) = try JSONLinesFile.open(at: path, limits: limits, header: header) {
       bytes throws(HostError) in
       let journal = try Journal(bytes: bytes, path: path, feature: feature)
       return (journal, journal.tail)

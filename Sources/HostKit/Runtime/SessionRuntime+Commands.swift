@@ -56,7 +56,12 @@ extension SessionRuntime {
 
   /// Replaces `feature`'s state with the JSON in the file at `path` (as `save` writes it).
   public func load(from path: String, into feature: PresentedFeature) throws(HostError) {
-    let state = try RegularFile.readText(path)
+    let state: String
+    do {
+      state = try RegularFile.readText(path)
+    } catch {
+      throw Self.runtimeFailure(error) { .unreadable(path: path, reason: $0) }
+    }
     try travel(feature) { journal, instance throws(HostError) in
       try journal.load(state.trimmingWhitespace(), on: instance)
     }
@@ -67,7 +72,18 @@ extension SessionRuntime {
   public func save(_ feature: PresentedFeature, to path: String, replacing: Bool = false) throws(HostError) {
     let state = try state(of: feature)
     let sessions = settings.sessions?.root ?? (try? SessionDirectory.default())?.root
-    try RegularFile.write(state + "\n", to: path, replacing: replacing, guarding: sessions)
+    do {
+      try RegularFile.write(state + "\n", to: path, replacing: replacing, guarding: sessions)
+    } catch {
+      throw Self.runtimeFailure(error) { .unwritable(path: path, reason: $0) }
+    }
+  }
+
+  /// A failed system call as the runtime's own failure (`make` gets the system's reason); any
+  /// other refusal as it is.
+  private static func runtimeFailure(_ error: HostError, _ make: (String) -> RuntimeFailure) -> HostError {
+    guard case .system(_, _, let code) = error.failure as? FileFailure else { return error }
+    return HostError(make(String(cString: strerror(code))))
   }
 
   /// Lifts the runaway guard's pause of `feature`.
