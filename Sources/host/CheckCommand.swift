@@ -62,7 +62,7 @@ struct CheckCommand {
         console.out("updated \(file)")
       } catch {
         console.out("fail \(file)")
-        console.report(HostError("cannot write '\(file)': \(error.localizedDescription)"))
+        console.report(HostError("cannot write '\(file)': \(SystemReason.of(error, naming: file))"))
       }
       return false
     }

@@ -1,5 +1,6 @@
 import FeatureTesting
 import Foundation
+import HostKit
 import Testing
 
 /// Bad input of every kind loses nothing: a journal with a bad line, `:save` onto a session,
@@ -234,5 +235,20 @@ struct FaultCLITests {
     let run = try host(["run", "counter", "--session", "demo"], "increment\n")
     #expect(run.status == 1)
     #expect(run.stderr.contains("line 1 is longer than 1048576 bytes"), "\(run.stderr)")
+  }
+
+  @Test func foundationsFileErrorsAreOneLineNamingThePathAndTheReason() throws {
+    let result = try host(["new", "tally", "--dir", "/dev/null/x"])
+    #expect(result.status == 1)
+    #expect(
+      result.stderr == "error: cannot write the plugin folder '/dev/null/x/tally': Not a directory ('/dev/null/x')\n")
+    let denied = NSError(
+      domain: NSCocoaErrorDomain, code: 512,
+      userInfo: [
+        NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(EACCES)), NSFilePathErrorKey: "/x/y",
+      ])
+    #expect(SystemReason.of(denied, naming: "/x/y") == "Permission denied")
+    #expect(SystemReason.of(denied, naming: "/x") == "Permission denied ('/x/y')")
+    #expect(SystemReason.of(NSError(domain: NSCocoaErrorDomain, code: 640)) == "No space left on device")
   }
 }
