@@ -77,7 +77,8 @@ final class RunSession {
     }
     // In a pipe, the end of input waits for effects (not after ':quit') and draws the final view.
     runtime.finish(settling: !interactive && !quit)
-    return runtime.hasEndedByClosing ? 1 : 0
+    // A journal that failed to write is a failure of the run, even when a retry saved it later.
+    return runtime.hasEndedByClosing || runtime.hadJournalTrouble ? 1 : 0
   }
 
   /// Handles one input line; returns true to quit.

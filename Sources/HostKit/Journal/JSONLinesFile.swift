@@ -38,8 +38,10 @@ struct JSONLinesTail: Sendable, Equatable {
 ///   (group commit); `lineAppended()` commits by itself when `limits` are reached.
 /// - `open` cuts a torn last line (see `scanLines`) before anything is appended.
 ///
-/// Not thread-safe: use it from one thread. After a write or sync error every later call throws
-/// that error; the file keeps what earlier commits made durable (a partial write is cut back).
+/// Not thread-safe: use it from one thread. A write or sync error (a full disk) cuts the partial
+/// write back, keeps the lines pending, and is thrown by every `commit()` until one succeeds: each
+/// commit retries, writing all pending lines again from the last durable size (a failed sync may
+/// have lost pages the kernel had, so nothing after it is trusted). Appends go on meanwhile.
 final class JSONLinesFile {
   let path: String
   let limits: GroupCommitLimits
@@ -51,7 +53,10 @@ final class JSONLinesFile {
   /// The file size after the last commit: where `pending` goes.
   private(set) var durableSize: Int
   private var fd: Int32
+  /// The error of the last commit, while it has not succeeded since.
   private var failure: HostError?
+  /// Whether `close` ran.
+  private var closed = false
 
   private init(fd: Int32, path: String, durableSize: Int, limits: GroupCommitLimits) {
     self.fd = fd
@@ -154,22 +159,31 @@ final class JSONLinesFile {
 
   // MARK: - Appending
 
-  /// Throws the error that stopped the file, if one did.
+  /// Throws once the file is closed.
   func checkUsable() throws(HostError) {
-    if let failure { throw failure }
+    if closed { throw failure ?? HostError(JournalFailure.closed(path: path)) }
   }
 
-  /// Counts a line the caller put in `pending`; commits when the limits are reached.
+  /// Whether the last commit failed (and none succeeded since).
+  var isFailing: Bool { failure != nil }
+
+  /// Counts a line the caller put in `pending`; commits when the limits are reached. While
+  /// commits fail it does not retry (the caller's own commits do), so a burst costs no rewrites.
   func lineAppended() throws(HostError) {
     pendingLines += 1
-    if pendingLines >= limits.maxLines || pending.count >= limits.maxBytes { try commit() }
+    guard failure == nil, pendingLines >= limits.maxLines || pending.count >= limits.maxBytes else { return }
+    // A failure stays in `failure`: the next explicit commit reports it.
+    try? commit()
   }
 
   /// Writes the pending lines with one `pwrite` and syncs them: when this returns, they survive
   /// a crash or power loss. Cheap when nothing is pending.
   func commit() throws(HostError) {
-    if let failure { throw failure }
-    guard !pending.isEmpty else { return }
+    try checkUsable()
+    guard !pending.isEmpty else {
+      failure = nil
+      return
+    }
     do throws(HostError) {
       try JournalFile.write(fd, pending, at: durableSize, path: path)
       if limits.syncs { try JournalFile.syncData(fd, path: path) }
@@ -182,6 +196,7 @@ final class JSONLinesFile {
     durableSize += pending.count
     pending.removeAll(keepingCapacity: true)
     pendingLines = 0
+    failure = nil
   }
 
   /// Moves the lines from byte `offset` (line `line`) to the end into a new file beside this one,
@@ -233,6 +248,7 @@ final class JSONLinesFile {
     defer {
       JournalFile.unlockAndClose(fd)
       fd = -1
+      closed = true
       failure = failure ?? HostError(JournalFailure.closed(path: path))
     }
     try commit()

@@ -57,7 +57,10 @@ public final class LineRenderer: FeatureRenderer {
   private func draw(_ features: [PresentedFeature], focus: PresentedFeature, force: Bool) {
     var lines: [String] = []
     for feature in features {
-      guard let view = feature.store.perform({ try? $0.render() }), remembers(view, of: feature, force: force) else {
+      guard let drawn = feature.store.perform({ try? $0.render() }),
+        case let view = feature.store.unsavedMark.map({ drawn + "\n" + $0 }) ?? drawn,
+        remembers(view, of: feature, force: force)
+      else {
         continue
       }
       lines.append(features.count > 1 ? "\(heading(feature, focused: feature === focus))\n\(view)" : view)

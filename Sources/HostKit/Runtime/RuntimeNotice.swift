@@ -7,6 +7,11 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
   case late(feature: String, count: Int)
   /// Emits of a feature that were not actions, each refused and reported when it came.
   case refusedEmits(feature: String, count: Int)
+  /// A feature's journal cannot be written: it goes on, its actions kept in memory and the write
+  /// retried at each change.
+  case journalUnsaved(feature: String)
+  /// A feature's journal could be written again: nothing recorded meanwhile was lost.
+  case journalSaved(feature: String)
   /// A feature's journal failed; it goes on unrecorded.
   case journalDropped(feature: String)
   /// The navigation journal failed; navigation goes on unrecorded.
@@ -38,8 +43,8 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
 
   public var level: Level {
     switch self {
-    case .unapplied, .paused, .stepIgnored, .restarted: .note
-    case .late, .refusedEmits, .journalDropped, .navigationJournalDropped, .tornJournal, .damagedJournal,
+    case .unapplied, .paused, .stepIgnored, .restarted, .journalSaved: .note
+    case .late, .refusedEmits, .journalUnsaved, .journalDropped, .navigationJournalDropped, .tornJournal, .damagedJournal,
       .tornNavigation, .configKept, .pluginLog:
       .warning
     case .navigation: .log
@@ -53,6 +58,10 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
     case .late(let feature, let count): "\(feature) emitted \(count) action(s) after it was stopped; they were ignored"
     case .refusedEmits(let feature, let count):
       "\(feature) emitted \(count) line(s) that were not actions; each was refused, none applied or journaled"
+    case .journalUnsaved(let feature):
+      "\(feature) goes on unsaved: its actions are kept in memory and written as soon as the disk takes them; "
+        + "the view says 'not saved' until then"
+    case .journalSaved(let feature): "\(feature)'s journal is saved again: nothing was lost"
     case .journalDropped(let feature):
       "\(feature) goes on without a journal: what happens from now on is not recorded"
     case .navigationJournalDropped: "navigation goes on without a journal: a restore will not show where you were"

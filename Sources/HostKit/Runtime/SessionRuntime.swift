@@ -65,6 +65,12 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   /// Set once any feature was closed after losing its instance: until then `hasEndedByClosing`
   /// costs one atomic load per input line.
   let anyClosed = Atomic<Bool>(false)
+  /// Set once any journal failed to write (even if a retry saved it later): the run's exit
+  /// status says so (`hadJournalTrouble`).
+  let journalTrouble = Atomic<Bool>(false)
+
+  /// Whether any journal of the run failed to write.
+  public var hadJournalTrouble: Bool { journalTrouble.load(ordering: .relaxed) }
 
   /// A runtime for `flow` over `plugins`, drawn by `renderers` (and heard by `listeners`), each
   /// feature created with the config `config` gives it. A plugin is loaded into this process only
@@ -359,8 +365,16 @@ private final class RuntimeListener: StoreListener {
     case .log(let level, let message):
       if level >= .warning { runtime.reporter.notice(.pluginLog(feature: id, message: message)) }
     case .journalFailed(let error):
+      runtime.journalTrouble.store(true, ordering: .relaxed)
       runtime.reporter.report(error)
+      if case .unsavedAtStop = error.failure as? StoreFailure { return }
       runtime.reporter.notice(.journalDropped(feature: id))
+    case .journalUnsaved(let error):
+      runtime.journalTrouble.store(true, ordering: .relaxed)
+      runtime.reporter.report(error)
+      runtime.reporter.notice(.journalUnsaved(feature: id))
+    case .journalSaved:
+      runtime.reporter.notice(.journalSaved(feature: id))
     case .instanceLost(let loss, let call, let action):
       runtime.reporter.report(HostError(StoreFailure.crashed(feature: id, loss: loss, call: call, action: action)))
     case .instanceRestarted(let sequence):

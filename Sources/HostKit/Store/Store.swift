@@ -70,7 +70,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
 
   public let plugin: LoadedPlugin
   private let options: Options
-  /// Where applied actions are recorded; dropped (with a `journalFailed` event) after an error.
+  /// Where applied actions are recorded. A failed commit keeps it (see `unsavedError`); any other
+  /// error drops it (with a `journalFailed` event).
   /// Internal (not private) from here on for `Store+Recovery.swift`.
   var journal: (any StoreJournal)?
   let observer: @Sendable (StoreEvent) -> Void
@@ -91,6 +92,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   var interruptible: (any InterruptibleInstance)?
   private var stopped = false
   private var unapplied = 0
+  /// Set while the journal cannot commit: what the user sees is not on disk (`unsavedMark`).
+  private var unsavedError: HostError?
   private var late = 0
   private var refused = 0
   private var timers: [UInt64: Timer] = [:]
@@ -649,13 +652,39 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     return .outcome(.pause)
   }
 
+  /// Commits the journal. A failure is reported once and marks the views unsaved; every later
+  /// commit (before each view, each job, and at stop) retries it, and the first that succeeds
+  /// says so and lifts the mark. Nothing recorded meanwhile is dropped: it waits in memory.
   private func commitJournal() {
     guard let journal else { return }
     do {
       try journal.commit()
+      condition.lock()
+      let recovered = unsavedError != nil
+      unsavedError = nil
+      condition.unlock()
+      if recovered {
+        viewIsStale = true
+        observer(.journalSaved)
+      }
     } catch {
-      dropJournal(error)
+      condition.lock()
+      let first = unsavedError == nil
+      unsavedError = error
+      condition.unlock()
+      if first {
+        viewIsStale = true
+        observer(.journalUnsaved(error))
+      }
     }
+  }
+
+  /// A line to show under the view while the journal cannot commit; nil when all is saved.
+  /// Any thread.
+  public var unsavedMark: String? {
+    condition.lock()
+    defer { condition.unlock() }
+    return unsavedError.map { "(not saved: \($0.message); retrying at each change)" }
   }
 
   /// Stops journaling after an error, saying so once; the instance keeps running.
@@ -676,12 +705,16 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       if let loss = error.loss, instanceLost(loss, call: error.call, action: nil) == .next { renderIfStale() }
       return
     }
-    guard view != lastView else { return }
-    lastView = view
-    observer(.viewChanged(view))
+    let shown = unsavedMark.map { view + "\n" + $0 } ?? view
+    guard shown != lastView else { return }
+    lastView = shown
+    observer(.viewChanged(shown))
   }
 
   private func finish() {
+    // The last chance to save what waits in memory; a failure here is reported, not dropped.
+    if unsavedMark != nil { commitJournal() }
+    if unsavedMark != nil { observer(.journalFailed(HostError(StoreFailure.unsavedAtStop(feature: plugin.id)))) }
     journal?.close()
     journal = nil
     condition.lock()

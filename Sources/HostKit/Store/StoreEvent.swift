@@ -18,8 +18,14 @@ public enum StoreEvent: Sendable, Equatable {
   case step(String)
   /// The runaway guard paused the store; `message` says why.
   case paused(HostError)
-  /// Writing the journal failed; the store goes on without it.
+  /// The journal failed and was dropped (or could not save what it held at stop); the store goes
+  /// on without it.
   case journalFailed(HostError)
+  /// A commit failed: what was recorded since waits in memory, the view is marked unsaved
+  /// (`Store.unsavedMark`), and every later commit retries. Reported once until `journalSaved`.
+  case journalUnsaved(HostError)
+  /// A commit succeeded after `journalUnsaved`: everything recorded meanwhile is on disk.
+  case journalSaved
   /// The plugin logged a line.
   case log(level: LogLevel, message: String)
   /// The instance was lost (its process crashed, exited or stopped answering) during `call`,
