@@ -44,7 +44,8 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
   public var level: Level {
     switch self {
     case .unapplied, .paused, .stepIgnored, .restarted, .journalSaved: .note
-    case .late, .refusedEmits, .journalUnsaved, .journalDropped, .navigationJournalDropped, .tornJournal, .damagedJournal,
+    case .late, .refusedEmits, .journalUnsaved, .journalDropped, .navigationJournalDropped, .tornJournal,
+      .damagedJournal,
       .tornNavigation, .configKept, .pluginLog:
       .warning
     case .navigation: .log
