@@ -177,7 +177,8 @@ final class FlowLauncher: FeatureLauncher, @unchecked Sendable {
       records[number]?.pauses.append(error)
       condition.broadcast()
       condition.unlock()
-    case .viewChanged, .journalFailed, .log, .instanceLost, .instanceRestarted:
+    case .viewChanged, .journalFailed, .log, .instanceLost, .instanceRestarted, .emitRefused, .journalUnsaved,
+      .journalSaved:
       break
     }
   }

@@ -86,7 +86,7 @@ public final class FlowTestStore: Sendable {
       do {
         text = try String(contentsOfFile: path, encoding: .utf8)
       } catch {
-        throw HostError("cannot read flow '\(path)': \(error.localizedDescription)", help: "check the path")
+        throw HostError("cannot read flow '\(path)': \(SystemReason.of(error, naming: path))", help: "check the path")
       }
       flow = try Flow.load(text, file: path, features: ids, steps: steps)
     case .json(let text):

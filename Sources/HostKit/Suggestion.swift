@@ -2,10 +2,15 @@
 public enum Suggestion {
   /// The candidate closest to `input`, if it is close enough to be a likely typo.
   public static func closest(to input: String, in candidates: [String]) -> String? {
+    // A word longer than every candidate by more than the edits allowed matches none: checked on
+    // the byte count first, so a huge word costs no table and no lowercasing.
+    let longest = candidates.map(\.utf8.count).max() ?? 0
+    guard input.utf8.count <= 4 * (longest + 3) else { return nil }
     let limit = max(1, min(3, input.count / 3 + 1))
+    let lowered = input.lowercased()
     var best: (name: String, distance: Int)?
-    for candidate in candidates {
-      let distance = editDistance(input.lowercased(), candidate.lowercased())
+    for candidate in candidates where abs(candidate.count - input.count) <= limit {
+      let distance = editDistance(lowered, candidate.lowercased())
       if distance <= limit, distance < (best?.distance ?? Int.max) { best = (candidate, distance) }
     }
     if let best { return best.name }

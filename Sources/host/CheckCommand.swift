@@ -32,7 +32,7 @@ struct CheckCommand {
   private func check(_ file: String, runner: TranscriptRunner, update: Bool) -> Bool {
     let transcript: Transcript
     do {
-      let text = try String(contentsOfFile: file, encoding: .utf8)
+      let text = try RegularFile.readText(file)
       let directory = URL(fileURLWithPath: file).standardizedFileURL.deletingLastPathComponent().path
       transcript = try Transcript(parsing: text, directory: directory)
     } catch let error as Transcript.ParseError {
@@ -41,9 +41,13 @@ struct CheckCommand {
         HostError(
           "\(file):\(error.line): \(error.message)", help: "see 'host check --help' for the transcript format"))
       return false
+    } catch let error as HostError {
+      console.out("fail \(file)")
+      console.report(error)
+      return false
     } catch {
       console.result("fail", passed: false, " \(file)")
-      console.report(HostError("cannot read '\(file)': \(error.localizedDescription)"))
+      console.report(HostError("cannot read '\(file)': \(error)"))
       return false
     }
     let outcomes = runner.run(transcript)
@@ -58,7 +62,7 @@ struct CheckCommand {
         console.out("updated \(file)")
       } catch {
         console.result("fail", passed: false, " \(file)")
-        console.report(HostError("cannot write '\(file)': \(error.localizedDescription)"))
+        console.report(HostError("cannot write '\(file)': \(SystemReason.of(error, naming: file))"))
       }
       return false
     }

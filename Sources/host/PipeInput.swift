@@ -5,26 +5,24 @@ import HostKit
 /// catalogue instead of parsed again on every line. Everything else (`:` commands, actions with
 /// arguments, JSON) goes the way a typed line goes.
 struct PipeInput {
-  /// The longest line read whole.
-  static let maximumLineLength = 1 << 20
-
   let runtime: SessionRuntime
   let console: Console
+  /// The longest line taken (`--max-line-bytes`); a longer one is skipped with an error.
+  let limit: Int
   /// Handles a line the general way; true to quit.
   let handle: (String) -> Bool
 
   /// Reads until the end of input or a quit; returns whether it was a quit.
   func run() -> Bool {
-    var reader = ChunkedLineReader(descriptor: 0, maximumLineLength: Self.maximumLineLength)
+    var reader = ChunkedLineReader(descriptor: 0, maximumLineLength: limit)
     var words = ActionWords()
+    var lineNumber = 0
     while !runtime.hasEndedByClosing {
       guard let next = reader.next() else { return false }
+      lineNumber += 1
       guard case .text(let line) = next else {
         if case .tooLong(let length) = next {
-          console.report(
-            HostError(
-              "skipped an input line of \(length) bytes: lines are at most \(Self.maximumLineLength) bytes",
-              help: "send the action as one shorter line"))
+          console.report(BoundedLineReader.tooLong(line: lineNumber, bytes: length, limit: limit))
         }
         continue
       }

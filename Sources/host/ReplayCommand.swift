@@ -12,11 +12,13 @@ struct ReplayCommand {
     // The reader has checked FILE is there.
     let file = arguments.positionals[0]
     let stop = arguments.count(CommandTable.Replay.to)
+    // A FIFO or a device would block the peek below, or never end.
+    if let problem = RegularFile.problem(at: file) { throw problem }
     let instances = try Isolation.factory(arguments)
     if Self.isNavigationJournal(file) { return try replayNavigation(file, stop: stop, instances: instances) }
     let result = try replay(file, stop: stop, printsViews: true, instances: instances)
     console.note("replayed \(result.applied) action(s) of \(file); \(result.checked) snapshot(s) matched byte for byte")
-    return 0
+    return result.damaged ? 1 : 0
   }
 
   /// Whether `file` is a session's navigation journal rather than a feature's.
@@ -46,20 +48,22 @@ struct ReplayCommand {
     // The journals' paths are relative to the sessions folder, two levels above this file.
     let root = ((file as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
     var applied = 0
+    var damaged = false
     for feature in top.features {
       if top.features.count > 1 { console.out("── \(feature.id) ──") }
       let result = try replay("\(root)/\(feature.journal)", stop: nil, printsViews: false, instances: instances)
       console.out(result.view)
       applied += result.applied
+      damaged = damaged || result.damaged
     }
     console.note("replayed \(records.count) navigation(s) and \(applied) action(s) of the features shown last")
-    return 0
+    return damaged ? 1 : 0
   }
 
   /// Replays one feature's journal; prints each changed view when `printsViews`.
   private func replay(
     _ file: String, stop: Int?, printsViews: Bool, instances: InstanceFactory
-  ) throws(HostError) -> (view: String, applied: Int, checked: Int) {
+  ) throws(HostError) -> (view: String, applied: Int, checked: Int, damaged: Bool) {
     let journal = try Journal.read(path: file)
     if let torn = journal.tornTail { console.warn("\(torn)") }
     let found = global.discover()
@@ -91,7 +95,9 @@ struct ReplayCommand {
       if printsViews && view != lastView { console.out(view) }
       lastView = view
     }
-    for record in try journal.records() {
+    // A line whose JSON does not parse ends the replay there, named; the rest cannot be trusted.
+    let (records, damage) = try journal.records(stoppingAtDamage: true)
+    for record in records {
       if let stop, record.seq > stop { break }
       switch record {
       case .action(let action):
@@ -145,7 +151,14 @@ struct ReplayCommand {
       }
     }
     if lastView == nil { try show() }
-    return (lastView ?? "", applied, checked)
+    let reachedDamage = damage != nil && (stop.map { $0 > (records.last?.seq ?? 0) } ?? true)
+    if let damage, reachedDamage {
+      console.report(
+        HostError(
+          "journal '\(file)' line \(damage.line) \(damage.problem); replayed the \(applied) action(s) before it",
+          help: "running the session again restores the state before that line and moves the rest aside"))
+    }
+    return (lastView ?? "", applied, checked, reachedDamage)
   }
 }
 

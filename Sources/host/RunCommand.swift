@@ -42,6 +42,7 @@ struct RunCommand {
       settings.session = name
     }
     if let steps = arguments.count(CommandTable.Run.maxFeedbackSteps) { settings.maxFeedbackSteps = steps }
+    if let bytes = arguments.count(CommandTable.Run.maxLineBytes) { settings.maxLineBytes = bytes }
     if let timeout = arguments.duration(CommandTable.Run.settleTimeout) { settings.settleTimeout = timeout }
     settings.instances = try Isolation.factory(arguments)
     settings.reload = try global.reloadSettings(arguments)
@@ -75,10 +76,10 @@ struct RunCommand {
   static func loadFlow(_ file: String?, found: PluginCatalogue) throws(HostError) -> Flow {
     let text: String
     if let file {
-      do {
-        text = try String(contentsOfFile: file, encoding: .utf8)
+      do throws(HostError) {
+        text = try RegularFile.readText(file)
       } catch {
-        throw HostError("cannot read flow '\(file)': \(error.localizedDescription)", help: "check the path")
+        throw HostError("flow: \(error.message)", help: error.help ?? "check the path")
       }
     } else {
       guard found.plugin(id: HomeMenu.id) != nil else {

@@ -22,6 +22,8 @@ final class RunSession {
     var reload = ReloadSettings()
     /// `--config ID.KEY=VALUE`: a JSON object per feature id, given to it wherever it is opened.
     var featureConfigs: [String: String] = [:]
+    /// The longest input line taken (`--max-line-bytes`); longer ones are skipped with an error.
+    var maxLineBytes = BoundedLineReader.defaultLimit
   }
 
   private let console: Console
@@ -78,8 +80,12 @@ final class RunSession {
     }
     var quit = false
     if !interactive {
-      quit = PipeInput(runtime: runtime, console: console) { self.handle($0, runtime: runtime) }.run()
+      quit = PipeInput(runtime: runtime, console: console, limit: settings.maxLineBytes) {
+        self.handle($0, runtime: runtime)
+      }.run()
     }
+    // At a terminal without the line editor, lines are read plainly, as long as the limit.
+    let plain = terminal == nil ? BoundedLineReader(limit: settings.maxLineBytes) : nil
     // A feature closed after crashing, with nothing to go back to, ends the run (status 1).
     reading: while interactive && !quit && !runtime.hasEndedByClosing && signals.leavingSignal == nil {
       let line: String
@@ -89,11 +95,18 @@ final class RunSession {
         case .cancelled: continue reading
         case .end: break reading
         }
-      } else {
+      } else if let plain {
         console.prompt("\(runtime.focused?.id ?? "host")> ")
-        guard let text = readLine(strippingNewline: true) else { break }
+        guard let read = plain.next() else { break }
         console.promptAnswered()
-        line = text
+        switch read {
+        case .success(let text): line = text
+        case .failure(let error):
+          console.report(error)
+          continue reading
+        }
+      } else {
+        break
       }
       quit = handle(line, runtime: runtime)
     }
@@ -102,7 +115,8 @@ final class RunSession {
     // final view.
     runtime.finish(settling: !interactive && !quit && leaving == nil)
     if let leaving { return 128 + leaving }
-    return runtime.hasEndedByClosing ? 1 : 0
+    // A journal that failed to write is a failure of the run, even when a retry saved it later.
+    return runtime.hasEndedByClosing || runtime.hadJournalTrouble ? 1 : 0
   }
 
   /// Two JSON objects' members, `over`'s winning.
@@ -129,7 +143,8 @@ final class RunSession {
         let names = Self.commands.map(\.name)
         let hint = Suggestion.closest(to: name, in: names).map { "did you mean ':\($0)'? " } ?? ""
         throw HostError(
-          "unknown command ':\(name)'", help: "\(hint)commands: \(names.map { ":" + $0 }.joined(separator: ", "))")
+          "unknown command ':\(Excerpt.of(name))'",
+          help: "\(hint)commands: \(names.map { ":" + $0 }.joined(separator: ", "))")
       }
       let call = Call(
         runtime: runtime, feature: feature, argument: words.dropFirst().joined(separator: " "), console: console,
@@ -230,13 +245,12 @@ final class RunSession {
       call.console.out("at seq \(seq)")
       return .goOn
     },
-    Command(name: "save", argument: "FILE", help: "write the state as JSON") { call throws(HostError) in
-      guard !call.argument.isEmpty else {
-        throw HostError("':save' needs a file", help: "e.g. ':save state.json'; ':load state.json' reads it back")
-      }
-      try call.runtime.save(call.feature, to: call.argument)
-      call.console.out("saved the state to '\(call.argument)'")
-      return .goOn
+    Command(name: "save", argument: "FILE", help: "write the state as JSON to a new file") { call throws(HostError) in
+      try save(call, replacing: false)
+    },
+    Command(name: "save!", argument: "FILE", help: "write the state as JSON, replacing FILE") {
+      call throws(HostError) in
+      try save(call, replacing: true)
     },
     Command(name: "load", argument: "FILE", help: "replace the state with a saved one") { call throws(HostError) in
       guard !call.argument.isEmpty else {
@@ -264,6 +278,16 @@ final class RunSession {
     },
     Command(name: "quit", aliases: ["q", "exit"], help: "stop and leave") { _ in .quit },
   ]
+
+  /// `:save FILE` and `:save! FILE` (see `SessionRuntime.save`).
+  private static func save(_ call: Call, replacing: Bool) throws(HostError) -> Next {
+    guard !call.argument.isEmpty else {
+      throw HostError("':save' needs a file", help: "e.g. ':save state.json'; ':load state.json' reads it back")
+    }
+    try call.runtime.save(call.feature, to: call.argument, replacing: replacing)
+    call.console.out("saved the state to '\(call.argument)'")
+    return .goOn
+  }
 
   /// The feature id `:open` and `:focus` need.
   private static func featureID(_ call: Call, verb: String) throws(HostError) -> String {

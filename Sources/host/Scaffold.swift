@@ -84,7 +84,7 @@ struct Scaffold {
         try manager.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)
       }
     } catch {
-      throw HostError("cannot write the plugin folder '\(folder)': \(error.localizedDescription)")
+      throw HostError("cannot write the plugin folder '\(folder)': \(SystemReason.of(error, naming: folder))")
     }
   }
 }

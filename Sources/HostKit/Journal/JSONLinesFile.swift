@@ -38,8 +38,10 @@ struct JSONLinesTail: Sendable, Equatable {
 ///   (group commit); `lineAppended()` commits by itself when `limits` are reached.
 /// - `open` cuts a torn last line (see `scanLines`) before anything is appended.
 ///
-/// Not thread-safe: use it from one thread. After a write or sync error every later call throws
-/// that error; the file keeps what earlier commits made durable (a partial write is cut back).
+/// Not thread-safe: use it from one thread. A write or sync error (a full disk) cuts the partial
+/// write back, keeps the lines pending, and is thrown by every `commit()` until one succeeds: each
+/// commit retries, writing all pending lines again from the last durable size (a failed sync may
+/// have lost pages the kernel had, so nothing after it is trusted). Appends go on meanwhile.
 final class JSONLinesFile {
   let path: String
   let limits: GroupCommitLimits
@@ -51,7 +53,10 @@ final class JSONLinesFile {
   /// The file size after the last commit: where `pending` goes.
   private(set) var durableSize: Int
   private var fd: Int32
+  /// The error of the last commit, while it has not succeeded since.
   private var failure: HostError?
+  /// Whether `close` ran.
+  private var closed = false
 
   private init(fd: Int32, path: String, durableSize: Int, limits: GroupCommitLimits) {
     self.fd = fd
@@ -131,13 +136,14 @@ final class JSONLinesFile {
   /// without `\n`, so appends start on a fresh line. A file `check` refuses is left untouched.
   static func open<Contents>(
     at path: String, limits: GroupCommitLimits,
+    header: ((UnsafeRawBufferPointer) throws(HostError) -> Void)? = nil,
     check: ([UInt8]) throws(HostError) -> (Contents, JSONLinesTail)
   ) throws(HostError) -> (file: JSONLinesFile, contents: Contents) {
     let fd = try JournalFile.open(path, O_RDWR)
     var handedOver = false
     defer { if !handedOver { JournalFile.unlockAndClose(fd) } }
     try JournalFile.lock(fd, path: path)
-    let (contents, tail) = try check(JournalFile.readAll(fd, path: path))
+    let (contents, tail) = try check(JournalFile.readAll(fd, path: path, header: header))
     var size = tail.recordsEnd
     if tail.tornTail != nil {
       try JournalFile.truncate(fd, to: size, path: path)
@@ -153,22 +159,31 @@ final class JSONLinesFile {
 
   // MARK: - Appending
 
-  /// Throws the error that stopped the file, if one did.
+  /// Throws once the file is closed.
   func checkUsable() throws(HostError) {
-    if let failure { throw failure }
+    if closed { throw failure ?? HostError(JournalFailure.closed(path: path)) }
   }
 
-  /// Counts a line the caller put in `pending`; commits when the limits are reached.
+  /// Whether the last commit failed (and none succeeded since).
+  var isFailing: Bool { failure != nil }
+
+  /// Counts a line the caller put in `pending`; commits when the limits are reached. While
+  /// commits fail it does not retry (the caller's own commits do), so a burst costs no rewrites.
   func lineAppended() throws(HostError) {
     pendingLines += 1
-    if pendingLines >= limits.maxLines || pending.count >= limits.maxBytes { try commit() }
+    guard failure == nil, pendingLines >= limits.maxLines || pending.count >= limits.maxBytes else { return }
+    // A failure stays in `failure`: the next explicit commit reports it.
+    try? commit()
   }
 
   /// Writes the pending lines with one `pwrite` and syncs them: when this returns, they survive
   /// a crash or power loss. Cheap when nothing is pending.
   func commit() throws(HostError) {
-    if let failure { throw failure }
-    guard !pending.isEmpty else { return }
+    try checkUsable()
+    guard !pending.isEmpty else {
+      failure = nil
+      return
+    }
     do throws(HostError) {
       try JournalFile.write(fd, pending, at: durableSize, path: path)
       if limits.syncs { try JournalFile.syncData(fd, path: path) }
@@ -181,6 +196,50 @@ final class JSONLinesFile {
     durableSize += pending.count
     pending.removeAll(keepingCapacity: true)
     pendingLines = 0
+    failure = nil
+  }
+
+  /// Moves the lines from byte `offset` (line `line`) to the end into a new file beside this one,
+  /// durable, then cuts this file there: nothing is deleted, and appends go on after the lines
+  /// before it. Returns the new file's path (`PATH.line-N.damaged`, numbered when taken).
+  func setAside(from offset: Int, line: Int) throws(HostError) -> String {
+    try commit()
+    guard offset < durableSize else { return path }
+    var rest = [UInt8](repeating: 0, count: durableSize - offset)
+    var done = 0
+    while done < rest.count {
+      let got = rest.withUnsafeMutableBytes { raw in
+        pread(fd, raw.baseAddress.map { $0 + done }, raw.count - done, off_t(offset + done))
+      }
+      if got > 0 {
+        done += got
+      } else if got == 0 {
+        break
+      } else if errno != EINTR {
+        throw JournalFile.failure("read", path, errno)
+      }
+    }
+    var aside = "\(path).line-\(line).damaged"
+    var number = 1
+    var sideFD: Int32 = -1
+    while sideFD < 0 {
+      sideFD = Glibc.open(aside, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+      if sideFD >= 0 { break }
+      let code = errno
+      guard code == EEXIST || code == EINTR else { throw JournalFile.failure("create", aside, code) }
+      if code == EEXIST {
+        number += 1
+        aside = "\(path).line-\(line).damaged-\(number)"
+      }
+    }
+    defer { Glibc.close(sideFD) }
+    try JournalFile.write(sideFD, Array(rest[..<done]), at: 0, path: aside)
+    try JournalFile.syncData(sideFD, path: aside)
+    try JournalFile.syncDirectory(JournalFile.directory(of: aside))
+    try JournalFile.truncate(fd, to: offset, path: path)
+    try JournalFile.syncData(fd, path: path)
+    durableSize = offset
+    return aside
   }
 
   /// Commits and closes the file, releasing the lock. Later calls throw `closed`.
@@ -189,6 +248,7 @@ final class JSONLinesFile {
     defer {
       JournalFile.unlockAndClose(fd)
       fd = -1
+      closed = true
       failure = failure ?? HostError(JournalFailure.closed(path: path))
     }
     try commit()

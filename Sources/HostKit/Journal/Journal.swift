@@ -34,7 +34,10 @@ public struct Journal: Sendable {
   public static func read(path: String, feature: String? = nil) throws(HostError) -> Journal {
     let fd = try JournalFile.open(path, O_RDONLY)
     defer { close(fd) }
-    return try Journal(bytes: JournalFile.readAll(fd, path: path), path: path, feature: feature)
+    let bytes = try JournalFile.readAll(fd, path: path) { line throws(HostError) in
+      _ = try JournalHeader.parse(line, path: path)
+    }
+    return try Journal(bytes: bytes, path: path, feature: feature)
   }
 
   /// Checks `bytes`, the contents of the journal at `path` (which is only used in messages).
@@ -58,11 +61,19 @@ public struct Journal: Sendable {
   ///
   /// Parses only the lines from the last snapshot or travel on; their JSON is checked here.
   public func restorePoint() throws(HostError) -> JournalRestorePoint {
+    let (point, damage) = try restorePoint(stoppingAtDamage: false)
+    if let damage { throw damage.error }
+    return point
+  }
+
+  /// The restore point up to the first line whose JSON does not parse (a plugin's bad emit
+  /// recorded by an older host), and that line; the whole restore point when there is none.
+  public func restorePoint(stoppingAtDamage: Bool) throws(HostError) -> (JournalRestorePoint, JournalDamage?) {
     var point = JournalRestorePoint(
       path: path, state: nil, stateSeq: 0, actions: [], lastSeq: lastSeq)
     point.actions.reserveCapacity(actionsSinceState)
     let start = lastState ?? (recordsStart, 2)
-    try forEachRecord(from: start.offset, line: start.line) {
+    let damage = try forEachRecord(from: start.offset, line: start.line, stoppingAtDamage: stoppingAtDamage) {
       line, number, scanned throws(LineProblem) in
       switch scanned.kind {
       case .action(let source):
@@ -75,14 +86,24 @@ public struct Journal: Sendable {
         break
       }
     }
-    return point
+    if damage != nil { point.lastSeq = point.actions.last?.seq ?? point.stateSeq }
+    return (point, damage)
   }
 
   /// Every record, in file order, each one's JSON checked: for replay and history.
   public func records() throws(HostError) -> [JournalRecord] {
+    let (records, damage) = try records(stoppingAtDamage: false)
+    if let damage { throw damage.error }
+    return records
+  }
+
+  /// The records up to the first line whose JSON does not parse, and that line; every record
+  /// when there is none.
+  public func records(stoppingAtDamage: Bool) throws(HostError) -> ([JournalRecord], JournalDamage?) {
     var records: [JournalRecord] = []
     records.reserveCapacity(actionCount)
-    try forEachRecord(from: recordsStart, line: 2) { line, _, scanned throws(LineProblem) in
+    let damage = try forEachRecord(from: recordsStart, line: 2, stoppingAtDamage: stoppingAtDamage) {
+      line, _, scanned throws(LineProblem) in
       switch scanned.kind {
       case .action(let source):
         let json = try JournalLineScanner.payloadText(scanned.payload, in: line, what: "an action")
@@ -99,7 +120,7 @@ public struct Journal: Sendable {
         records.append(.reload(reload))
       }
     }
-    return records
+    return (records, damage)
   }
 
   /// The records as a history to travel in.
@@ -108,15 +129,16 @@ public struct Journal: Sendable {
   }
 
   /// Calls `body` for each record line from `offset` (line number `line`) to the end of the
-  /// records. The lines were checked when the journal was read.
+  /// records. The lines were checked when the journal was read. A line `body` refuses is an
+  /// error, or with `stoppingAtDamage` where the walk stops: it is returned.
   private func forEachRecord(
-    from offset: Int, line number: Int,
+    from offset: Int, line number: Int, stoppingAtDamage: Bool = false,
     _ body: (UnsafeBufferPointer<UInt8>, Int, ScannedLine) throws(LineProblem) -> Void
-  ) throws(HostError) {
+  ) throws(HostError) -> JournalDamage? {
     let path = path
     let end = tail.recordsEnd
-    try bytes.withUnsafeBufferPointer { buffer throws(HostError) in
-      guard let base = buffer.baseAddress else { return }
+    return try bytes.withUnsafeBufferPointer { buffer throws(HostError) -> JournalDamage? in
+      guard let base = buffer.baseAddress else { return nil }
       var offset = offset
       var number = number
       while offset < end {
@@ -125,11 +147,14 @@ public struct Journal: Sendable {
         do throws(LineProblem) {
           try body(line, number, try JournalLineScanner.scan(line))
         } catch {
-          throw Self.damaged(path, line: number, error.message)
+          let damage = JournalDamage(path: path, line: number, offset: offset, problem: error.message)
+          if stoppingAtDamage { return damage }
+          throw damage.error
         }
         offset = lineEnd + 1
         number += 1
       }
+      return nil
     }
   }
 
@@ -231,6 +256,21 @@ public struct Journal: Sendable {
   static func damaged(_ path: String, line: Int, _ what: String) -> HostError {
     HostError(JournalFailure.damaged(path: path, line: line, problem: what))
   }
+}
+
+/// A line in the middle of a journal that is not a record (its JSON does not parse): where a
+/// restore or a replay that goes on despite it stops.
+public struct JournalDamage: Sendable, Equatable {
+  public var path: String
+  /// Its 1-based line number.
+  public var line: Int
+  /// Where it starts in the file.
+  public var offset: Int
+  /// What is wrong with it ("has an action that is not JSON (...)").
+  public var problem: String
+
+  /// The damage as the error reading the whole journal gives.
+  public var error: HostError { Journal.damaged(path, line: line, problem) }
 }
 
 /// A last line without `\n` that is not a record: what a crash in the middle of a write leaves.

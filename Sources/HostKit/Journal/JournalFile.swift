@@ -11,10 +11,11 @@ enum JournalFile {
     HostError(JournalFailure.system(operation: operation, path: path, code: code))
   }
 
-  /// Opens `path`, retrying on EINTR.
+  /// Opens `path`, retrying on EINTR. O_NONBLOCK: a FIFO opens at once instead of waiting for a
+  /// writer (`readAll` then refuses it); on a regular file it changes nothing.
   static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(HostError) -> Int32 {
     while true {
-      let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
+      let fd = Glibc.open(path, flags | O_CLOEXEC | O_NONBLOCK, mode)
       if fd >= 0 { return fd }
       let code = errno
       if code == EINTR { continue }
@@ -38,14 +39,22 @@ enum JournalFile {
     _ = Glibc.close(fd)
   }
 
-  /// Every byte of the file from its start, as it is at the time of the call.
-  static func readAll(_ fd: Int32, path: String) throws(HostError) -> [UInt8] {
+  /// The longest first line a journal may have: its header.
+  static let maxHeaderBytes = 1 << 20
+
+  /// Every byte of the file from its start, as it is at the time of the call. With `header`, line 1
+  /// is read and checked first, so a file that is not a journal is refused after reading at most
+  /// `maxHeaderBytes`, whatever its size.
+  static func readAll(
+    _ fd: Int32, path: String, header: ((UnsafeRawBufferPointer) throws(HostError) -> Void)? = nil
+  ) throws(HostError) -> [UInt8] {
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw failure("read", path, errno) }
     guard info.st_mode & 0o170000 == 0o100000 else {  // S_ISREG
       throw HostError(JournalFailure.notRegularFile(path: path))
     }
     let size = Int(info.st_size)
+    if let header, size > 0 { try checkFirstLine(fd, path: path, size: size, header) }
     var code: Int32 = 0
     let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
       guard let base = buffer.baseAddress else { return }
@@ -63,6 +72,37 @@ enum JournalFile {
     }
     if code != 0 { throw failure("read", path, code) }
     return bytes
+  }
+
+  /// Reads line 1 (at most `maxHeaderBytes`) and hands it to `check`; a longer line 1 is refused.
+  private static func checkFirstLine(
+    _ fd: Int32, path: String, size: Int, _ check: (UnsafeRawBufferPointer) throws(HostError) -> Void
+  ) throws(HostError) {
+    let count = min(size, maxHeaderBytes + 1)
+    var prefix = [UInt8](repeating: 0, count: count)
+    var got = 0
+    while got < count {
+      let read = prefix.withUnsafeMutableBytes { raw in
+        pread(fd, raw.baseAddress.map { $0 + got }, count - got, off_t(got))
+      }
+      if read > 0 {
+        got += read
+      } else if read == 0 {
+        break
+      } else if errno != EINTR {
+        throw failure("read", path, errno)
+      }
+    }
+    let end = prefix[..<got].firstIndex(of: JournalByte.newline) ?? got
+    guard end <= maxHeaderBytes else {
+      throw HostError(
+        JournalFailure.damaged(
+          path: path, line: 1, problem: "is longer than \(maxHeaderBytes) bytes: it is not a journal header"))
+    }
+    let result = prefix.withUnsafeBytes { raw in
+      Result { () throws(HostError) in try check(UnsafeRawBufferPointer(rebasing: raw[..<end])) }
+    }
+    try result.get()
   }
 
   /// Writes all of `bytes` at `offset`, retrying partial writes and EINTR.

@@ -67,7 +67,10 @@ public final class JournalWriter: @unchecked Sendable {
   public static func openForAppend(
     at path: String, feature: String?, policy: SnapshotPolicy = .default, limits: Limits = Limits()
   ) throws(HostError) -> (writer: JournalWriter, journal: Journal) {
-    let (file, journal) = try JSONLinesFile.open(at: path, limits: limits) {
+    let header: (UnsafeRawBufferPointer) throws(HostError) -> Void = { line throws(HostError) in
+      _ = try JournalHeader.parse(line, path: path)
+    }
+    let (file, journal) = try JSONLinesFile.open(at: path, limits: limits, header: header) {
       bytes throws(HostError) in
       let journal = try Journal(bytes: bytes, path: path, feature: feature)
       return (journal, journal.tail)
@@ -76,6 +79,14 @@ public final class JournalWriter: @unchecked Sendable {
       file: file, header: journal.header, lastSeq: journal.lastSeq,
       actionsSinceState: journal.actionsSinceState, policy: policy)
     return (writer, journal)
+  }
+
+  /// Moves the lines from `damage` on into a file beside the journal, cuts the journal there and
+  /// closes it (see `JSONLinesFile.setAside`); open it again to append. Returns the new file.
+  public func setAside(from damage: JournalDamage) throws(HostError) -> String {
+    let aside = try file.setAside(from: damage.offset, line: damage.line)
+    try file.close()
+    return aside
   }
 
   // MARK: - Appending

@@ -86,7 +86,7 @@ public struct SessionDirectory: Sendable, Equatable {
       names = try FileManager.default.contentsOfDirectory(atPath: root)
     } catch {
       if access(root, F_OK) != 0 { return [] }
-      throw HostError(SessionFailure.cannotList(root: root, detail: error.localizedDescription))
+      throw HostError(SessionFailure.cannotList(root: root, detail: SystemReason.of(error, naming: root)))
     }
     let suffix = ".\(Self.fileExtension)"
     return names.sorted().compactMap { file -> SessionSummary? in
@@ -116,7 +116,7 @@ public struct SessionDirectory: Sendable, Equatable {
       do {
         try FileManager.default.removeItem(atPath: folder)
       } catch {
-        throw HostError(SessionFailure.cannotRemove(path: folder, detail: error.localizedDescription))
+        throw HostError(SessionFailure.cannotRemove(path: folder, detail: SystemReason.of(error, naming: folder)))
       }
     }
   }

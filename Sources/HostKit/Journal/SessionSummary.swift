@@ -33,7 +33,7 @@ public struct SessionSummary: Sendable, Equatable {
     var summary = SessionSummary(
       name: name, path: path, feature: nil, actions: 0, lastChange: Date(timeIntervalSince1970: 0),
       problem: nil)
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else {
       summary.problem = "cannot open it: \(JournalFile.describe(errno))"
       return summary
@@ -43,6 +43,10 @@ public struct SessionSummary: Sendable, Equatable {
     if fstat(fd, &info) == 0 {
       summary.lastChange = Date(
         timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+      if let kind = RegularFile.kind(of: info.st_mode) {
+        summary.problem = "it is \(kind), not a regular file"
+        return summary
+      }
     }
     var counter = ActionLineCounter()
     let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)

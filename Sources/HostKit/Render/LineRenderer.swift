@@ -59,7 +59,10 @@ public final class LineRenderer: FeatureRenderer {
   private func draw(_ features: [PresentedFeature], focus: PresentedFeature, force: Bool) {
     var lines: [String] = []
     for feature in features {
-      guard let view = feature.store.perform({ try? $0.render() }), remembers(view, of: feature, force: force) else {
+      guard let drawn = feature.store.perform({ try? $0.render() }),
+        case let view = feature.store.unsavedMark.map({ drawn + "\n" + $0 }) ?? drawn,
+        remembers(view, of: feature, force: force)
+      else {
         continue
       }
       let safe = TerminalText.sanitized(view)

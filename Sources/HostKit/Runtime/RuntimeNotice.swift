@@ -5,12 +5,22 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
   case unapplied(feature: String, count: Int)
   /// Actions a feature emitted after it stopped (a plugin breaking the ABI), ignored.
   case late(feature: String, count: Int)
+  /// Emits of a feature that were not actions, each refused and reported when it came.
+  case refusedEmits(feature: String, count: Int)
+  /// A feature's journal cannot be written: it goes on, its actions kept in memory and the write
+  /// retried at each change.
+  case journalUnsaved(feature: String)
+  /// A feature's journal could be written again: nothing recorded meanwhile was lost.
+  case journalSaved(feature: String)
   /// A feature's journal failed; it goes on unrecorded.
   case journalDropped(feature: String)
   /// The navigation journal failed; navigation goes on unrecorded.
   case navigationJournalDropped
   /// A journal's last line was torn by a crash and is cut; `detail` says where.
   case tornJournal(detail: String)
+  /// A journal line's JSON did not parse: the state before it (after `restoredSeq`) was restored,
+  /// and the line with those after it moved to `setAside`.
+  case damagedJournal(JournalDamage, setAside: String, restoredSeq: Int)
   /// The navigation journal's last line was torn by a crash and is ignored.
   case tornNavigation(path: String)
   /// A restored session keeps the config it was created with, not the one given.
@@ -44,9 +54,10 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
   public var level: Level {
     switch self {
     case .unapplied, .paused, .sessionRestored, .sessionSaved, .waiting, .waitInterrupted, .stepIgnored, .restarted,
-      .reloaded:
+      .reloaded, .journalSaved:
       .note
-    case .late, .journalDropped, .navigationJournalDropped, .tornJournal, .tornNavigation, .configKept, .pluginLog:
+    case .late, .refusedEmits, .journalUnsaved, .journalDropped, .navigationJournalDropped, .tornJournal,
+      .damagedJournal, .tornNavigation, .configKept, .pluginLog:
       .warning
     case .navigation: .log
     }
@@ -57,10 +68,19 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
     case .unapplied(let feature, let count):
       "\(count) action(s) still queued when \(feature) stopped were not applied"
     case .late(let feature, let count): "\(feature) emitted \(count) action(s) after it was stopped; they were ignored"
+    case .refusedEmits(let feature, let count):
+      "\(feature) emitted \(count) line(s) that were not actions; each was refused, none applied or journaled"
+    case .journalUnsaved(let feature):
+      "\(feature) goes on unsaved: its actions are kept in memory and written as soon as the disk takes them; "
+        + "the view says 'not saved' until then"
+    case .journalSaved(let feature): "\(feature)'s journal is saved again: nothing was lost"
     case .journalDropped(let feature):
       "\(feature) goes on without a journal: what happens from now on is not recorded"
     case .navigationJournalDropped: "navigation goes on without a journal: a restore will not show where you were"
     case .tornJournal(let detail): detail
+    case .damagedJournal(let damage, let aside, let seq):
+      "journal '\(damage.path)' line \(damage.line) \(damage.problem): restored the state before it (seq \(seq)); "
+        + "that line and the ones after it were moved to '\(aside)'"
     case .tornNavigation(let path): "navigation journal '\(path)': the last line was torn by a crash and is ignored"
     case .configKept(let session, let config):
       "session '\(session)' keeps the config it was created with, \(config); the config given is ignored"

@@ -85,23 +85,32 @@ extension SessionRuntime {
   public func load(from path: String, into feature: PresentedFeature) throws(HostError) {
     let state: String
     do {
-      state = try String(contentsOfFile: path, encoding: .utf8)
+      state = try RegularFile.readText(path)
     } catch {
-      throw HostError(RuntimeFailure.unreadable(path: path, reason: error.localizedDescription))
+      throw Self.runtimeFailure(error) { .unreadable(path: path, reason: $0) }
     }
     try travel(feature) { journal, instance throws(HostError) in
       try journal.load(state.trimmingWhitespace(), on: instance)
     }
   }
 
-  /// Writes `feature`'s state as JSON to the file at `path`, whole or not at all.
-  public func save(_ feature: PresentedFeature, to path: String) throws(HostError) {
+  /// Writes `feature`'s state as JSON to the file at `path`, whole or not at all. Refuses a path
+  /// in the sessions folder and any session journal; replaces another file only with `replacing`.
+  public func save(_ feature: PresentedFeature, to path: String, replacing: Bool = false) throws(HostError) {
     let state = try state(of: feature)
+    let sessions = settings.sessions?.root ?? (try? SessionDirectory.default())?.root
     do {
-      try (state + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+      try RegularFile.write(state + "\n", to: path, replacing: replacing, guarding: sessions)
     } catch {
-      throw HostError(RuntimeFailure.unwritable(path: path, reason: error.localizedDescription))
+      throw Self.runtimeFailure(error) { .unwritable(path: path, reason: $0) }
     }
+  }
+
+  /// A failed system call as the runtime's own failure (`make` gets the system's reason); any
+  /// other refusal as it is.
+  private static func runtimeFailure(_ error: HostError, _ make: (String) -> RuntimeFailure) -> HostError {
+    guard case .system(_, _, let code) = error.failure as? FileFailure else { return error }
+    return HostError(make(String(cString: strerror(code))))
   }
 
   /// Lifts the runaway guard's pause of `feature`.
@@ -129,8 +138,15 @@ extension SessionRuntime {
   /// Presents feature `id` over the current one.
   public func open(_ id: String) throws(HostError) { try coordinator?.open(id) }
 
-  /// Goes back to the frame before, stopping the top one.
-  public func back() throws(HostError) { try coordinator?.back() }
+  /// Goes back to the frame before, stopping the top one: first everything sent to its features
+  /// before (and the navigation it caused) is applied and journaled, so going back loses no line.
+  public func back() throws(HostError) {
+    if let top = coordinator?.top {
+      for feature in top.features { feature.store.waitUntilIdle(timeout: settings.settleTimeout) }
+    }
+    coordinator?.flush()
+    try coordinator?.back()
+  }
 
   /// Sends input to feature `id` of the top frame.
   public func focus(_ id: String) throws(HostError) { try coordinator?.focus(id) }

@@ -73,6 +73,12 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   private var firstFeature: PresentedFeature?
   /// Set by `interruptWait` (Ctrl-C): the settle under way stops waiting.
   let waitInterrupted = Atomic<Bool>(false)
+  /// Set once any journal failed to write (even if a retry saved it later): the run's exit
+  /// status says so (`hadJournalTrouble`).
+  let journalTrouble = Atomic<Bool>(false)
+
+  /// Whether any journal of the run failed to write.
+  public var hadJournalTrouble: Bool { journalTrouble.load(ordering: .relaxed) }
 
   /// A runtime for `flow` over `plugins`, drawn by `renderers` (and heard by `listeners`), each
   /// feature created with the config `config` gives it. A plugin is loaded into this process only
@@ -234,6 +240,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     let report = feature.store.stop()
     if report.unapplied > 0 { reporter.notice(.unapplied(feature: feature.id, count: report.unapplied)) }
     if report.late > 0 { reporter.notice(.late(feature: feature.id, count: report.late)) }
+    if report.refused > 0 { reporter.notice(.refusedEmits(feature: feature.id, count: report.refused)) }
   }
 
   public func show(_ features: [PresentedFeature], focus: PresentedFeature, reason: ShowReason) {
@@ -310,6 +317,9 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     }
     let opened = try SessionJournal.open(at: path, plugin: plugin)
     if let torn = opened.tornTail { reporter.notice(.tornJournal(detail: "\(torn)")) }
+    if let damage = opened.damage, let aside = opened.setAsidePath {
+      reporter.notice(.damagedJournal(damage, setAside: aside, restoredSeq: opened.restorePoint.lastSeq))
+    }
     if number == 1 {
       reporter.notice(
         .sessionRestored(session: name, feature: plugin.id, sequence: opened.restorePoint.lastSeq))
@@ -387,13 +397,21 @@ private final class RuntimeListener: StoreListener {
     case .rejected(let action, let source, let error):
       runtime.reporter.report(
         HostError(RuntimeFailure.actionRefused(feature: id, source: source, action: action, error)))
-    case .paused(let error):
+    case .paused(let error), .emitRefused(let error):
       runtime.reporter.report(error)
     case .log(let level, let message):
       if level >= .warning { runtime.reporter.notice(.pluginLog(feature: id, message: message)) }
     case .journalFailed(let error):
+      runtime.journalTrouble.store(true, ordering: .relaxed)
       runtime.reporter.report(error)
+      if case .unsavedAtStop = error.failure as? StoreFailure { return }
       runtime.reporter.notice(.journalDropped(feature: id))
+    case .journalUnsaved(let error):
+      runtime.journalTrouble.store(true, ordering: .relaxed)
+      runtime.reporter.report(error)
+      runtime.reporter.notice(.journalUnsaved(feature: id))
+    case .journalSaved:
+      runtime.reporter.notice(.journalSaved(feature: id))
     case .instanceLost(let loss, let call, let action):
       runtime.reporter.report(HostError(StoreFailure.crashed(feature: id, loss: loss, call: call, action: action)))
     case .instanceRestarted(let sequence):

@@ -39,14 +39,27 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     public let config: String
     /// A last line torn by a crash, which was cut.
     public let tornTail: TornTail?
+    /// A line whose JSON did not parse (a bad emit an older host recorded): the state restored is
+    /// the one before it, and it and the lines after it were moved to `setAsidePath`.
+    public var damage: JournalDamage?
+    public var setAsidePath: String?
   }
 
-  /// Opens the journal at `path` for `plugin`, checked, with a torn last line cut.
+  /// Opens the journal at `path` for `plugin`, checked, with a torn last line cut. A line whose
+  /// JSON does not parse after the last state is set aside with what follows it (see `Opened`).
   public static func open(at path: String, plugin: LoadedPlugin) throws(HostError) -> Opened {
     let (writer, journal) = try JournalWriter.openForAppend(at: path, feature: plugin.id)
-    return Opened(
-      journal: SessionJournal(path: path, writer: writer), restorePoint: try journal.restorePoint(),
-      config: journal.header.config ?? "{}", tornTail: journal.tornTail)
+    let (point, damage) = try journal.restorePoint(stoppingAtDamage: true)
+    guard let damage else {
+      return Opened(
+        journal: SessionJournal(path: path, writer: writer), restorePoint: point,
+        config: journal.header.config ?? "{}", tornTail: journal.tornTail)
+    }
+    let aside = try writer.setAside(from: damage)
+    var opened = try open(at: path, plugin: plugin)
+    opened.damage = damage
+    opened.setAsidePath = aside
+    return opened
   }
 
   /// Records the state of a fresh instance as seq 0, so time travel can always start from a state.

@@ -68,12 +68,15 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     case action(String, ActionSource)
     /// A navigation step, delivered in order with the actions around it.
     case step(String)
+    /// An emit that is not an action, reported in order with the actions around it.
+    case refusedEmit(HostError)
     case job((any PluginInstance) -> Void)
   }
 
   public let plugin: LoadedPlugin
   private let options: Options
-  /// Where applied actions are recorded; dropped (with a `journalFailed` event) after an error.
+  /// Where applied actions are recorded. A failed commit keeps it (see `unsavedError`); any other
+  /// error drops it (with a `journalFailed` event).
   /// Internal (not private) from here on for `Store+Recovery.swift`.
   var journal: (any StoreJournal)?
   let observer: @Sendable (StoreEvent) -> Void
@@ -94,7 +97,10 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   var interruptible: (any InterruptibleInstance)?
   private var stopped = false
   private var unapplied = 0
+  /// Set while the journal cannot commit: what the user sees is not on disk (`unsavedMark`).
+  private var unsavedError: HostError?
   private var late = 0
+  private var refused = 0
   private var timers: [UInt64: Timer] = [:]
   /// Forgets every timer: a lost instance's timers die with it. Call it under `condition`.
   func dropTimers() { timers.removeAll() }
@@ -356,7 +362,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       condition.broadcast()
     }
     while !stopped { condition.wait() }
-    let report = StopReport(unapplied: unapplied, late: late)
+    let report = StopReport(unapplied: unapplied, late: late, refused: refused)
     condition.unlock()
     threadExited.wait()
     return report
@@ -365,7 +371,27 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   // MARK: - Callbacks from the plugin, any thread
 
   public func instanceEmitted(_ json: String, origin: EmitOrigin) {
+    if let reason = EmittedAction.problem(in: json) {
+      refuseEmit(json, reason: reason)
+      return
+    }
     enqueue(.action(json, origin == .feedback ? .feedback : .effect))
+  }
+
+  /// Emits refused so far because they were not actions.
+  public var refusedEmits: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return refused
+  }
+
+  /// Counts an emit that is not an action and reports it on the store thread, in order.
+  private func refuseEmit(_ json: String, reason: String) {
+    condition.lock()
+    refused += 1
+    condition.unlock()
+    let failure = StoreFailure.emitRefused(feature: plugin.id, action: EmittedAction.excerpt(json), reason: reason)
+    enqueue(.refusedEmit(HostError(failure)))
   }
 
   public func instanceEmittedStep(_ json: String) {
@@ -376,7 +402,11 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     // One action object, or an array of them delivered together.
     guard let value = try? JSONValue.parse(actions) else { return 0 }
     let list = value.arrayValue ?? [value]
-    guard !list.isEmpty, list.allSatisfy({ $0.objectValue != nil }) else { return 0 }
+    guard !list.isEmpty, list.allSatisfy({ $0["type"]?.stringValue != nil }) else {
+      refuseEmit(
+        actions, reason: "a timer's actions must be action objects (or an array of them) with a string \"type\"")
+      return 0
+    }
     let source: ActionSource = origin == .feedback ? .feedback : .effect
     condition.lock()
     defer { condition.unlock() }
@@ -552,6 +582,9 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     case .step(let json):
       observer(.step(json))
       return .next
+    case .refusedEmit(let error):
+      observer(.emitRefused(error))
+      return .next
     case .job(let body):
       // A job may show the state (`:state`): what it shows must be on disk.
       commitJournal()
@@ -687,13 +720,39 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     return .outcome(.pause)
   }
 
+  /// Commits the journal. A failure is reported once and marks the views unsaved; every later
+  /// commit (before each view, each job, and at stop) retries it, and the first that succeeds
+  /// says so and lifts the mark. Nothing recorded meanwhile is dropped: it waits in memory.
   private func commitJournal() {
     guard let journal else { return }
     do {
       try journal.commit()
+      condition.lock()
+      let recovered = unsavedError != nil
+      unsavedError = nil
+      condition.unlock()
+      if recovered {
+        viewIsStale = true
+        observer(.journalSaved)
+      }
     } catch {
-      dropJournal(error)
+      condition.lock()
+      let first = unsavedError == nil
+      unsavedError = error
+      condition.unlock()
+      if first {
+        viewIsStale = true
+        observer(.journalUnsaved(error))
+      }
     }
+  }
+
+  /// A line to show under the view while the journal cannot commit; nil when all is saved.
+  /// Any thread.
+  public var unsavedMark: String? {
+    condition.lock()
+    defer { condition.unlock() }
+    return unsavedError.map { "(not saved: \($0.message); retrying at each change)" }
   }
 
   /// Stops journaling after an error, saying so once; the instance keeps running.
@@ -714,13 +773,17 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       if let loss = error.loss, instanceLost(loss, call: error.call, action: nil) == .next { renderIfStale() }
       return
     }
-    guard view != lastView || redrawsUnchanged else { return }
+    let shown = unsavedMark.map { view + "\n" + $0 } ?? view
+    guard shown != lastView || redrawsUnchanged else { return }
     redrawsUnchanged = false
-    lastView = view
-    observer(.viewChanged(view))
+    lastView = shown
+    observer(.viewChanged(shown))
   }
 
   private func finish() {
+    // The last chance to save what waits in memory; a failure here is reported, not dropped.
+    if unsavedMark != nil { commitJournal() }
+    if unsavedMark != nil { observer(.journalFailed(HostError(StoreFailure.unsavedAtStop(feature: plugin.id)))) }
     journal?.close()
     journal = nil
     condition.lock()

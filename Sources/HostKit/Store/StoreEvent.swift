@@ -9,14 +9,23 @@ public enum StoreEvent: Sendable, Equatable {
   case applied(sequence: Int, action: String, source: ActionSource, changed: Bool)
   /// The plugin refused an action; the state is unchanged.
   case rejected(action: String, source: ActionSource, error: PluginCallError)
+  /// The plugin emitted something that is not an action (`StoreFailure.emitRefused`): refused at
+  /// the emit, counted (`Store.refusedEmits`), never applied or journaled.
+  case emitRefused(HostError)
   /// The view changed (distinct until changed); `text` is the whole new view.
   case viewChanged(String)
   /// The feature emitted a navigation step (`fh.navigation/1`), in order with its actions.
   case step(String)
   /// The runaway guard paused the store; `message` says why.
   case paused(HostError)
-  /// Writing the journal failed; the store goes on without it.
+  /// The journal failed and was dropped (or could not save what it held at stop); the store goes
+  /// on without it.
   case journalFailed(HostError)
+  /// A commit failed: what was recorded since waits in memory, the view is marked unsaved
+  /// (`Store.unsavedMark`), and every later commit retries. Reported once until `journalSaved`.
+  case journalUnsaved(HostError)
+  /// A commit succeeded after `journalUnsaved`: everything recorded meanwhile is on disk.
+  case journalSaved
   /// The plugin logged a line.
   case log(level: LogLevel, message: String)
   /// The instance was lost (its process crashed, exited or stopped answering) during `call`,
@@ -48,9 +57,12 @@ public struct StopReport: Sendable, Equatable {
   public var unapplied: Int
   /// Actions emitted after stop returned (a plugin breaking the ABI): counted, never applied.
   public var late: Int
+  /// Emits refused because they were not actions (see `StoreEvent.emitRefused`).
+  public var refused: Int
 
-  public init(unapplied: Int, late: Int) {
+  public init(unapplied: Int, late: Int, refused: Int = 0) {
     self.unapplied = unapplied
     self.late = late
+    self.refused = refused
   }
 }

@@ -17,6 +17,12 @@ public enum StoreFailure: EngineFailure, Equatable {
   case crashedTooOften(feature: String, crashes: Int, window: Duration)
   /// The instance was lost and no new one could take over: the feature is closed.
   case notRestarted(feature: String, reason: String)
+  /// The plugin emitted `action` (as `EmittedAction.excerpt` shows it), which is not a JSON object
+  /// with a string "type" (`reason` says how): refused, never applied or journaled.
+  case emitRefused(feature: String, action: String, reason: String)
+  /// The feature stopped while its journal still could not be written: what it did since the
+  /// last commit is lost.
+  case unsavedAtStop(feature: String)
 
   public var description: String {
     switch self {
@@ -37,6 +43,10 @@ public enum StoreFailure: EngineFailure, Equatable {
       "\(feature) crashed \(crashes) times within \(window.components.seconds) s; it is closed"
     case .notRestarted(let feature, let reason):
       "\(feature) could not be restarted after it was lost: \(reason); it is closed"
+    case .unsavedAtStop(let feature):
+      "\(feature) stopped while its journal could not be written: the actions since the last save are lost"
+    case .emitRefused(let feature, let action, let reason):
+      "feature '\(feature)' emitted \(action), which is not an action: \(reason); it was refused"
     }
   }
 
@@ -45,6 +55,8 @@ public enum StoreFailure: EngineFailure, Equatable {
     case .configRefused: "check the config against the feature's documented settings"
     case .restoreRefused: "the saved state does not fit this version of the feature"
     case .startFailed, .firstSnapshotFailed, .crashed: nil
+    case .unsavedAtStop: "free disk space before the next run; the journal keeps what was saved"
+    case .emitRefused: "an action is a JSON object with a string \"type\"; the plugin's author must fix the emit"
     case .runaway: "resume it to let it go on, or inspect its state"
     case .crashedTooOften, .notRestarted:
       "its journal keeps every applied action and each crash; replay it to see where it crashed"

@@ -224,10 +224,11 @@ struct ParsedArguments {
       return .count(count)
     case .seconds(let minimum, let allowsMinimum, let maximum):
       let bound = allowsMinimum ? ", \(whole(minimum)) or more" : " above \(whole(minimum))"
-      let limit = maximum.map { " (at most \(whole($0)))" } ?? ""
+      let most = maximum ?? CommandTable.longestWait
+      let limit = " (at most \(whole(most)))"
       guard let seconds = Double(text), seconds.isFinite,
         allowsMinimum ? seconds >= minimum : seconds > minimum,
-        seconds <= (maximum ?? .infinity)
+        seconds <= most
       else {
         throw .usage("\(option.name) '\(text)' must be a number of seconds\(bound)\(limit)")
       }

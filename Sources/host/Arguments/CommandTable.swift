@@ -3,6 +3,10 @@ import HostKit
 /// Every command of the host and every option, in one place: parsing, help and suggestions
 /// are derived from it (see `CommandSpec`).
 enum CommandTable {
+  /// The longest any wait may be set to, in seconds: a day. Larger values overflow the clocks
+  /// the waits use, so every seconds option stops here.
+  static let longestWait: Double = 86_400
+
   /// The commands, in the order `host --help` lists them.
   static let commands: [CommandSpec] = [list, run, validate, check, new, dev, sessions, replay, help]
 
@@ -31,7 +35,7 @@ enum CommandTable {
     static let scanTimeout = OptionSpec(
       name: "--scan-timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: 3600), valueName: "SECONDS",
       help: "how long a new or changed plugin file may take to be inspected (in a child process) before it is "
-        + "rejected (default 5)")
+        + "rejected (default 5, at most 3600)")
   }
 
   static let global = CommandSpec(
@@ -81,9 +85,14 @@ enum CommandTable {
     static let maxFeedbackSteps = OptionSpec(
       name: "--max-feedback-steps", kind: .count(minimum: 1), valueName: "N",
       help: "feedback actions in a row before the runaway guard pauses the feature (default 10000)")
+    static let maxLineBytes = OptionSpec(
+      name: "--max-line-bytes", kind: .count(minimum: 1), valueName: "N",
+      help: "the longest input line taken, in bytes (default 1048576: 1 MiB); a longer one is skipped with "
+        + "an error")
     static let settleTimeout = OptionSpec(
-      name: "--settle-timeout", kind: .seconds(minimum: 0, allowsMinimum: true, maximum: nil), valueName: "SECONDS",
-      help: "how long to wait for effects at end of input or :settle (default 10)")
+      name: "--settle-timeout", kind: .seconds(minimum: 0, allowsMinimum: true, maximum: longestWait),
+      valueName: "SECONDS",
+      help: "how long to wait for effects at end of input or :settle (default 10, at most 86400: a day)")
     static let watch = OptionSpec(
       name: "--watch", kind: .flag,
       help: "reload a feature, keeping its state, when its plugin file changes (rebuilt in place, replaced or "
@@ -98,9 +107,10 @@ enum CommandTable {
         + "that worker; none: in the host's process, faster, for trusted plugins. FEATUREHOST_ISOLATION sets "
         + "the default")
     static let callTimeout = OptionSpec(
-      name: "--call-timeout", kind: .seconds(minimum: 0, allowsMinimum: true, maximum: nil), valueName: "SECONDS",
-      help: "how long one call into an isolated feature may take before its worker is killed (default 10; "
-        + "0 waits forever)")
+      name: "--call-timeout", kind: .seconds(minimum: 0, allowsMinimum: true, maximum: longestWait),
+      valueName: "SECONDS",
+      help: "how long one call into an isolated feature may take before its worker is killed (default 10, "
+        + "at most 86400; 0 waits forever)")
   }
 
   static let run = CommandSpec(
@@ -118,8 +128,8 @@ enum CommandTable {
       """,
     positionals: [PositionalSpec(name: "ID", noun: "feature id", orElse: Run.flow, example: "counter")],
     options: [
-      Run.flow, Run.logNavigation, Run.config, Run.session, Run.maxFeedbackSteps, Run.settleTimeout,
-      Isolation.isolation, Isolation.callTimeout, Run.watch,
+      Run.flow, Run.logNavigation, Run.config, Run.session, Run.maxFeedbackSteps, Run.maxLineBytes,
+      Run.settleTimeout, Isolation.isolation, Isolation.callTimeout, Run.watch,
     ],
     epilogue: """
       commands while running:
@@ -131,7 +141,8 @@ enum CommandTable {
         :history   the actions that made the current state, numbered, with their source
         :undo      back to the state before the last action   :redo   forward again
         :goto SEQ  the state after action SEQ
-        :save FILE write the state as JSON   :load FILE   replace the state with a saved one
+        :save FILE write the state as JSON to a new FILE   :save! FILE   replace FILE
+        :load FILE replace the state with a saved one
         :open ID   present feature ID over the current one       :back   go back to the one before
         :focus ID  send input to ID, when several features are shown at once
         :reload    load the feature's plugin file again, keeping the state (--watch does it on change)
@@ -151,7 +162,7 @@ enum CommandTable {
       isRepeatable: true, exampleValue: "{}")
     static let timeout = OptionSpec(
       name: "--timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: 3600), valueName: "SECONDS",
-      help: "how long one check may take before it is killed (default 10)")
+      help: "how long one check may take before it is killed (default 10, at most 3600)")
     /// The mode the validator starts its children in: one check, its verdict on descriptor 3.
     static let check = OptionSpec(
       name: "--check", kind: .choice(ConformanceCheck.allCases.map(\.name), noun: "a check"), valueName: "CHECK",
@@ -190,8 +201,9 @@ enum CommandTable {
       help: "rewrite each failing transcript with what the host printed (it still counts as failed: review "
         + "the change)")
     static let timeout = OptionSpec(
-      name: "--timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: nil), valueName: "SECONDS",
-      help: "how long the host may take to answer one line (default 30)")
+      name: "--timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: longestWait),
+      valueName: "SECONDS",
+      help: "how long the host may take to answer one line (default 30, at most 86400)")
   }
 
   static let check = CommandSpec(

@@ -1,0 +1,15 @@
+/// Input echoed in a message, cut so that a huge value stays one short line.
+public enum Excerpt {
+  /// `text` itself when it has at most `limit` characters; else its first `limit` characters,
+  /// `…` and its length in bytes. Line breaks become spaces.
+  public static func of(_ text: String, limit: Int = 80) -> String {
+    var cut = ""
+    var count = 0
+    for character in text {
+      if count == limit { return cut + "… (\(text.utf8.count) bytes)" }
+      cut.append(character.isNewline ? " " : character)
+      count += 1
+    }
+    return cut
+  }
+}
