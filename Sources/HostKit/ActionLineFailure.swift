@@ -26,18 +26,18 @@ public enum ActionLineFailure: EngineFailure, Equatable {
   public var description: String {
     switch self {
     case .empty: "empty action"
-    case .lifecycle(let type, _): "'\(Excerpt.of(type))' is a lifecycle action only the host sends"
-    case .unknownAction(let type, let feature, _, _): "unknown action '\(Excerpt.of(type))' for \(feature)"
+    case .lifecycle(let type, _): "'\(type)' is a lifecycle action only the host sends"
+    case .unknownAction(let type, let feature, _, _): "unknown action '\(type)' for \(feature)"
     case .notNameValue(let type, let word, _):
-      "expected name=value after '\(Excerpt.of(type))', got '\(Excerpt.of(word))'"
-    case .unknownArgument(let type, let name, _, _): "'\(Excerpt.of(type))' has no argument '\(Excerpt.of(name))'"
-    case .argumentTwice(let name, _): "argument '\(Excerpt.of(name))' is given twice"
-    case .missingArgument(let type, let name, let kind, _): "'\(Excerpt.of(type))' needs \(name)=<\(kind)>"
+      "expected name=value after '\(type)', got '\(word)'"
+    case .unknownArgument(let type, let name, _, _): "'\(type)' has no argument '\(name)'"
+    case .argumentTwice(let name, _): "argument '\(name)' is given twice"
+    case .missingArgument(let type, let name, let kind, _): "'\(type)' needs \(name)=<\(kind)>"
     case .badValue(let type, let name, let text, let kind, _):
-      "argument \(name)='\(Excerpt.of(text))' of '\(Excerpt.of(type))' must be \(kind == .integer ? "an" : "a") \(kind.rawValue)"
+      "argument \(name)='\(text)' of '\(type)' must be \(kind == .integer ? "an" : "a") \(kind.rawValue)"
     case .invalidJSON(let reason): reason
     case .noType(let json): "a raw action needs a string \"type\", got \(Excerpt.of(json))"
-    case .unterminatedQuote(let quote, let line): "unterminated \(quote) in '\(Excerpt.of(line))'"
+    case .unterminatedQuote(let quote, let line): "unterminated \(quote) in '\(line)'"
     }
   }
 
