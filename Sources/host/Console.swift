@@ -26,8 +26,11 @@ final class Console: Sendable {
   /// Writes lines to stderr, sanitized.
   func err(_ text: String) { print(TerminalText.sanitized(text), to: STDERR_FILENO) }
 
-  /// Writes `text` as it is: the caller sanitized what came from elsewhere.
+  /// Writes `text` as it is: the caller sanitized what came from elsewhere. At a terminal, lines
+  /// wider than it are wrapped to its width, read at each write so a resized window is followed at
+  /// once; a pipe gets the text unchanged.
   private func print(_ text: String, to descriptor: Int32) {
+    let text = fitted(text, to: descriptor)
     // While the line editor reads, output goes above its prompt and the typed line.
     if let editor = LineEditor.current, editor.printAbove(text, to: descriptor) { return }
     lock.withLock { prompt in
@@ -37,6 +40,16 @@ final class Console: Sendable {
       write(STDOUT_FILENO, shown)
     }
   }
+
+  /// `text` wrapped to the width of the terminal `descriptor` writes to; as it is elsewhere.
+  private func fitted(_ text: String, to descriptor: Int32) -> String {
+    let terminal = descriptor == STDOUT_FILENO ? outputIsTerminal : errorIsTerminal
+    guard terminal, let columns = TerminalSize.columns(of: descriptor) else { return text }
+    return TerminalWrap.wrapped(text, columns: columns)
+  }
+
+  /// The width of the terminal on stdout, nil for a pipe.
+  var columns: Int? { outputIsTerminal ? TerminalSize.columns(of: STDOUT_FILENO) : nil }
 
   /// An error (and its help line) on stderr, with `error:` in red on a terminal.
   func report(_ error: HostError) {

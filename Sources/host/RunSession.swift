@@ -54,13 +54,16 @@ final class RunSession {
     let plugins = self.plugins
     let config = self.config
     let scoped = settings.featureConfigs
+    let columns = console.columns
     let runtime = SessionRuntime(
       plugins: plugins, flow: flow, settings: engine,
       renderers: [LineRenderer(sink: console, live: console.inputIsTerminal)], reporter: console
     ) { plugin, number in
       // The home menu offers the features found; the first other feature gets `--config`.
       if plugin.id == HomeMenu.id { return HomeMenu.config(offering: plugins) }
-      let general = number == 1 ? config : "{}"
+      var general = number == 1 ? config : "{}"
+      // Levels draws bars as wide as the terminal allows: it is told the width, never in a pipe.
+      if plugin.id == "levels", let columns { general = Self.merged("{\"columns\":\(columns)}", general) }
       guard let own = scoped[plugin.id] else { return general }
       return Self.merged(general, own)
     }

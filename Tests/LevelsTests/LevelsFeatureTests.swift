@@ -95,3 +95,15 @@ extension Effect {
   /// The actions a `.send` effect sends, for tests that run feedbacks by hand.
   var sentActions: [Action] { sent }
 }
+
+@Test func barsShrinkToTheColumnsGivenAndKeepTheScale() throws {
+  let narrow = LevelsFeature(columns: 20)
+  let lines = narrow.render(.init(left: 15, right: 20))
+  // 20 columns less "  right " and "20 ": a full bar is 9 cells; 15 of 20 is 6.
+  #expect(lines[1] == "  left  15 " + String(repeating: "█", count: 6))
+  #expect(lines[2] == "  right 20 " + String(repeating: "█", count: 9))
+  #expect(lines.dropFirst().allSatisfy { $0.count <= 20 })
+  #expect(try LevelsFeature(config: FeatureConfig(values: ["columns": 30])).columns == 30)
+  #expect(throws: FeatureError.self) { try LevelsFeature(config: FeatureConfig(values: ["columns": 0])) }
+  #expect(LevelsFeature().render(.init(left: 15, right: 20))[1].count == "  left  15 ".count + 30)
+}

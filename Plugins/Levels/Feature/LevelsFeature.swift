@@ -46,17 +46,32 @@ public struct LevelsFeature: Feature {
   /// The pause between two regulation steps.
   public let interval: Duration
 
+  /// The widest a full bar is drawn, in cells.
+  public static let fullBar = 40
+
+  /// The width of the terminal the view is drawn on, if known: the bars shrink to fit it.
+  public let columns: Int?
+
   /// Config `interval` (milliseconds, default 50; 0 runs the loop at full speed), or the
-  /// environment variable `LEVELS_INTERVAL`.
+  /// environment variable `LEVELS_INTERVAL`; config `columns`, the terminal's width (the host
+  /// gives it at a terminal).
   public init(config: FeatureConfig) throws {
     let milliseconds = try config.integer("interval", environment: "LEVELS_INTERVAL") ?? 50
     guard (0...60_000).contains(milliseconds) else {
       throw FeatureError("interval \(milliseconds) must be between 0 and 60000 milliseconds")
     }
     interval = .milliseconds(milliseconds)
+    let columns = try config.integer("columns")
+    if let columns, !(1...10_000).contains(columns) {
+      throw FeatureError("columns \(columns) must be between 1 and 10000")
+    }
+    self.columns = columns
   }
 
-  public init(interval: Duration = .zero) { self.interval = interval }
+  public init(interval: Duration = .zero, columns: Int? = nil) {
+    self.interval = interval
+    self.columns = columns
+  }
 
   public var feedbackInterval: Duration { interval }
 
@@ -113,10 +128,12 @@ public struct LevelsFeature: Feature {
 
   public func render(_ state: State) -> [String] {
     let scale = Self.scale(for: max(state.left.magnitude, state.right.magnitude))
-    func bar(_ value: Int) -> String {
-      String(repeating: "█", count: Int(UInt(max(0, value)) * 40 / scale))
-    }
     let width = max(String(state.left).count, String(state.right).count)
+    // A full bar fits the terminal after "  right ", the number and a space (at least one cell).
+    let full = UInt(columns.map { max(1, min(Self.fullBar, $0 - 9 - width)) } ?? Self.fullBar)
+    func bar(_ value: Int) -> String {
+      String(repeating: "█", count: Int(UInt(max(0, value)) * full / scale))
+    }
     func number(_ value: Int) -> String {
       String(repeating: " ", count: width - String(value).count) + String(value)
     }
