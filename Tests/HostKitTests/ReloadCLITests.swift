@@ -146,12 +146,18 @@ struct ReloadCLITests {
     // (the last old worker and scanner may still be on their way out: they are waited for)
     let until = ContinuousClock.now + .seconds(60)
     while Self.children(of: host.child.pid).count > 1 && ContinuousClock.now < until { sched_yield() }
-    #expect(Self.children(of: host.child.pid).count == 1)
+    let left = Self.children(of: host.child.pid)
+    let commands = left.map { pid in
+      (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8))?.replacingOccurrences(of: "\0", with: " ")
+        ?? "?"
+    }
+    #expect(left.count == 1, "\(commands)")
     #expect(!errors.text.contains("error:"), "\(errors.text)")
     #expect(host.quit() == 0)
   }
 
   /// The processes whose parent is `parent`.
+  /// The running (not zombie) children of `parent`.
   static func children(of parent: pid_t) -> [pid_t] {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     return entries.compactMap { entry -> pid_t? in
@@ -160,7 +166,8 @@ struct ReloadCLITests {
         let close = stat.lastIndex(of: ")")
       else { return nil }
       let fields = stat[stat.index(after: close)...].split(separator: " ")
-      return fields.count > 1 && pid_t(fields[1]) == parent ? pid : nil
+      // A zombie has ended (only its exit status waits to be collected): not a worker left running.
+      return fields.count > 1 && fields[0] != "Z" && pid_t(fields[1]) == parent ? pid : nil
     }
   }
 }
