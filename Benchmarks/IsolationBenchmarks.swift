@@ -34,6 +34,8 @@ func isolatedRoundtrip(actions: Int) throws -> Double {
   let target = QuietTarget()
   let instance = try workerFactory.makeInstance(of: loadPlugin("Counter"), config: "{}", target: target)
   try instance.start()
+  // feature_abi.h: the lifecycle action comes first.
+  _ = try instance.dispatch(#"{"type":"created"}"#)
   let increment = #"{"type":"increment"}"#
   let elapsed = try seconds {
     for _ in 0..<actions { _ = try instance.dispatch(increment) }
