@@ -57,8 +57,8 @@ func kittensPageLoaded(urls: Int, pages: Int) throws -> Double {
     of: loadPlugin("Kittens"), config: #"{"endpoint":"file:///nonexistent/catalog.json"}"#, target: target)
   try instance.restore(state)
   try instance.start()
-  // feature_abi.h: the lifecycle action comes first.
-  _ = try instance.dispatch(#"{"type":"created"}"#)
+  // feature_abi.h: the lifecycle action comes first; this instance was restored.
+  _ = try instance.dispatch(#"{"type":"restored"}"#)
   let page = (0..<10).map { #""https://cdn2.thecatapi.com/images/p\#($0).jpg""# }.joined(separator: ",")
   let actions = (0..<1_000).map { index in
     #"{"type":"pageLoaded","offset":\#(urls + index * 10),"urls":[\#(page)]}"#
