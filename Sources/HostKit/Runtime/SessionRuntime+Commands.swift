@@ -36,29 +36,27 @@ extension SessionRuntime {
 
   /// The state of `feature` as JSON, after everything queued before.
   public func state(of feature: PresentedFeature) throws(HostError) -> String {
-    let id = feature.id
-    let snapshot = {
-      feature.store.perform { instance in Result { () throws(PluginCallError) in try instance.snapshot() } }
-    }
-    var result = snapshot()
-    // A worker lost taking it was reported and replaced by the store: ask its successor.
-    if case .failure(let error) = result, error.loss != nil { result = snapshot() }
     do {
-      return try result.get()
+      return try Self.askingSuccessor(feature) { instance throws(PluginCallError) in try instance.snapshot() }.get()
     } catch {
-      throw HostError(RuntimeFailure.snapshotFailed(feature: id, error))
+      throw HostError(RuntimeFailure.snapshotFailed(feature: feature.id, error))
     }
   }
 
   /// The view of `feature` now, if it renders one.
   public func view(of feature: PresentedFeature) -> String? {
-    let render = {
-      feature.store.perform { instance in Result { () throws(PluginCallError) in try instance.render() } }
-    }
-    var result = render()
-    // A worker lost drawing it was reported and replaced by the store: ask its successor.
-    if case .failure(let error) = result, error.loss != nil { result = render() }
-    return try? result.get()
+    try? Self.askingSuccessor(feature) { instance throws(PluginCallError) in try instance.render() }.get()
+  }
+
+  /// `call` on `feature`'s instance, after everything queued before; once more when it met a lost
+  /// worker, which the store reported and replaced: its successor answers.
+  private static func askingSuccessor<T>(
+    _ feature: PresentedFeature, _ call: @escaping (any PluginInstance) throws(PluginCallError) -> T
+  ) -> Result<T, PluginCallError> {
+    let ask = { feature.store.perform { instance in Result { () throws(PluginCallError) in try call(instance) } } }
+    let first = ask()
+    if case .failure(let error) = first, error.loss != nil { return ask() }
+    return first
   }
 
   /// The actions that made `feature`'s current state, oldest first.
