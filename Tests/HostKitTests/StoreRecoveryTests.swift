@@ -102,9 +102,12 @@ struct StoreRecoveryTests {
     #expect(store.isClosed)
     // (the fourth instance only restored the journal's last state to draw it: nothing was drawn)
     #expect(plan.made == 4)
-    // and the actions behind it were never applied
+    // and the actions behind it, or typed after it, were never applied, nor blamed on the plugin
+    store.send(Self.increment, source: .user)
     let report = store.stop()
-    #expect(report.unapplied + report.late == 2)
+    #expect(report.unapplied + report.afterClosing == 3)
+    #expect(report.afterClosing >= 1)
+    #expect(report.late == 0)
     // and what is left to show is the view of the last state the journal holds
     #expect(store.perform { try? $0.render() }?.contains("count:  0") == true)
     #expect(harness.events.appliedTypes == ["created", "restored", "restored"])

@@ -5,6 +5,8 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
   case unapplied(feature: String, count: Int)
   /// Actions a feature emitted after it stopped (a plugin breaking the ABI), ignored.
   case late(feature: String, count: Int)
+  /// Actions sent to a feature after it was closed for crashing too often.
+  case afterClosing(feature: String, count: Int)
   /// Emits of a feature that were not actions, each refused and reported when it came.
   case refusedEmits(feature: String, count: Int)
   /// A feature's journal cannot be written: it goes on, its actions kept in memory and the write
@@ -56,7 +58,7 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
     case .unapplied, .paused, .sessionRestored, .sessionSaved, .waiting, .waitInterrupted, .stepIgnored, .restarted,
       .reloaded, .journalSaved:
       .note
-    case .late, .refusedEmits, .journalUnsaved, .journalDropped, .navigationJournalDropped, .tornJournal,
+    case .late, .afterClosing, .refusedEmits, .journalUnsaved, .journalDropped, .navigationJournalDropped, .tornJournal,
       .damagedJournal, .tornNavigation, .configKept, .pluginLog:
       .warning
     case .navigation: .log
@@ -68,6 +70,8 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
     case .unapplied(let feature, let count):
       "\(count) action(s) still queued when \(feature) stopped were not applied"
     case .late(let feature, let count): "\(feature) emitted \(count) action(s) after it was stopped; they were ignored"
+    case .afterClosing(let feature, let count):
+      "\(count) action(s) sent after \(feature) was closed were not applied"
     case .refusedEmits(let feature, let count):
       "\(feature) emitted \(count) line(s) that were not actions; each was refused, none applied or journaled"
     case .journalUnsaved(let feature):

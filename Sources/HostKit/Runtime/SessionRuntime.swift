@@ -240,6 +240,9 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     let report = feature.store.stop()
     if report.unapplied > 0 { reporter.notice(.unapplied(feature: feature.id, count: report.unapplied)) }
     if report.late > 0 { reporter.notice(.late(feature: feature.id, count: report.late)) }
+    if report.afterClosing > 0 {
+      reporter.notice(.afterClosing(feature: feature.id, count: report.afterClosing))
+    }
     if report.refused > 0 { reporter.notice(.refusedEmits(feature: feature.id, count: report.refused)) }
   }
 

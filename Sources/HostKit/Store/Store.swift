@@ -100,6 +100,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// Set while the journal cannot commit: what the user sees is not on disk (`unsavedMark`).
   private var unsavedError: HostError?
   private var late = 0
+  private var afterClosing = 0
   private var refused = 0
   private var timers: [UInt64: Timer] = [:]
   /// Forgets every timer: a lost instance's timers die with it. Call it under `condition`.
@@ -362,7 +363,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       condition.broadcast()
     }
     while !stopped { condition.wait() }
-    let report = StopReport(unapplied: unapplied, late: late, refused: refused)
+    let report = StopReport(unapplied: unapplied, late: late, refused: refused, afterClosing: afterClosing)
     condition.unlock()
     threadExited.wait()
     return report
@@ -502,7 +503,10 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     defer { condition.unlock() }
     if waitsForRoom { waitForRoom() }
     if stopped {
-      if case .action = item { late += 1 }
+      // After a closing, typed lines are expected (a pipe reads ahead): not the plugin's fault.
+      if case .action = item {
+        if closedAfterLoss { afterClosing += 1 } else { late += 1 }
+      }
       return
     }
     if stopping, case .action = item {

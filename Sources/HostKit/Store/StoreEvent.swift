@@ -59,10 +59,13 @@ public struct StopReport: Sendable, Equatable {
   public var late: Int
   /// Emits refused because they were not actions (see `StoreEvent.emitRefused`).
   public var refused: Int
+  /// Actions sent once the store had closed its feature (`StoreEvent.closed`): never applied.
+  public var afterClosing: Int
 
-  public init(unapplied: Int, late: Int, refused: Int = 0) {
+  public init(unapplied: Int, late: Int, refused: Int = 0, afterClosing: Int = 0) {
     self.unapplied = unapplied
     self.late = late
     self.refused = refused
+    self.afterClosing = afterClosing
   }
 }
