@@ -27,6 +27,8 @@ final class LineEditor: Sendable {
     var pending: [(descriptor: Int32, text: String)] = []
     var interrupted = false
     var ended = false
+    /// The terminal changed size since the line was last drawn.
+    var resized = false
   }
 
   /// The editor libedit's callbacks reach. Set once on the main thread before the first read.
@@ -107,12 +109,14 @@ final class LineEditor: Sendable {
     editing.cancelled = false
     editing.keys = []
     useHistory(of: feature)
-    let ended = shared.withLock { shared -> Bool in
+    let (ended, resized) = shared.withLock { shared -> (Bool, Bool) in
+      defer { shared.resized = false }
       shared.reading = true
       shared.interrupted = false
-      return shared.ended
+      return (shared.ended, shared.resized)
     }
     if ended { return .end }
+    if resized { library.resizeTerminal() }
     let raw = prompt.withCString { library.readline($0) }
     let leftover = shared.withLock { shared -> [(descriptor: Int32, text: String)] in
       shared.reading = false
@@ -160,9 +164,14 @@ final class LineEditor: Sendable {
     wake()
   }
 
-  /// The terminal changed size: the prompt and the line are drawn again. Any thread.
+  /// The terminal changed size: the prompt and the line are drawn again at the new width. Any
+  /// thread.
   func redraw() {
-    if shared.withLock({ $0.reading }) { wake() }
+    let reading = shared.withLock { shared -> Bool in
+      shared.resized = true
+      return shared.reading
+    }
+    if reading { wake() }
   }
 
   private func wake() {
@@ -188,13 +197,15 @@ final class LineEditor: Sendable {
       if fds[1].revents != 0 {
         var drain = [UInt8](repeating: 0, count: 64)
         while Glibc.read(wakeRead, &drain, drain.count) > 0 {}
-        let (texts, interrupted, ended) = shared.withLock { shared in
+        let (texts, interrupted, ended, resized) = shared.withLock { shared in
           defer {
             shared.pending = []
             shared.interrupted = false
+            shared.resized = false
           }
-          return (shared.pending, shared.interrupted, shared.ended)
+          return (shared.pending, shared.interrupted, shared.ended, shared.resized)
         }
+        if resized { library.resizeTerminal() }
         printAbove(texts)
         if ended { return -1 }
         if interrupted { return cancelLine() }
