@@ -129,11 +129,26 @@ final class RunSession {
     return JSONValue.object(members).serialized()
   }
 
-  /// Handles one input line; returns true to quit.
+  /// Handles one input line; returns true to quit. At a terminal a wait over half a second shows
+  /// a progress line.
   private func handle(_ line: String, runtime: SessionRuntime) -> Bool {
     let text = line.trimmingWhitespace()
     if text.isEmpty || text.hasPrefix("#") { return false }
     guard let feature = runtime.focused else { return true }
+    guard console.showsProgress else { return handle(text, feature: feature, runtime: runtime) }
+    let settling =
+      text.hasPrefix(":") && Self.command(named: String(text.dropFirst().prefix { $0 != " " }))?.name == "settle"
+    let progress = WaitProgress(console: console) {
+      guard settling else { return "waiting for \(feature.id); Ctrl-C interrupts it" }
+      let effects = feature.store.effectsRunning
+      return "waiting for \(feature.id) to settle"
+        + (effects > 0 ? " (\(effects) effect\(effects == 1 ? "" : "s") running)" : "") + "; Ctrl-C stops waiting"
+    }
+    defer { progress.end() }
+    return handle(text, feature: feature, runtime: runtime)
+  }
+
+  private func handle(_ text: String, feature: PresentedFeature, runtime: SessionRuntime) -> Bool {
     do throws(HostError) {
       guard text.hasPrefix(":") else {
         try Self.refuseCommandWithoutColon(text, feature: feature)

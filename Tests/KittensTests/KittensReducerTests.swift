@@ -177,6 +177,16 @@ struct KittensReducerTests {
     #expect(view[22] == "end of the catalog: 'loadMore' has nothing more to load")
   }
 
+  @Test func theCompleteViewListsEveryURLAndCountsNoneAway() {
+    let state = State(urls: Self.urls(0..<25), endReached: true)
+    let view = feature.render(state, options: RenderOptions(complete: true))
+    #expect(view.count == 1 + 25 + 1)
+    #expect(view[1] == "  1. https://cdn2.thecatapi.com/images/c0.jpg")
+    #expect(!view.contains { $0.hasPrefix("...") })
+    // Only the width told: the window as before.
+    #expect(feature.render(state, options: RenderOptions(columns: 40)) == feature.render(state))
+  }
+
   @Test func afterTheSecondLoadMoreTheNewURLsAreInView() {
     let view = feature.render(State(urls: Self.urls(0..<30)))
     #expect(view.contains(" 30. https://cdn2.thecatapi.com/images/c29.jpg"))

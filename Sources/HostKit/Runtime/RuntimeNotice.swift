@@ -35,8 +35,6 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
   case sessionRestored(session: String, feature: String, sequence: Int)
   /// A named session was saved on leaving (said at a terminal).
   case sessionSaved(session: String, sequence: Int)
-  /// A wait for `feature` to settle has taken over half a second (said at a terminal only).
-  case waiting(feature: String, effects: Int)
   /// Ctrl-C ended a wait for `feature` to settle; `effects` were still running.
   case waitInterrupted(feature: String, effects: Int)
   /// A line of the navigation log (`will navigate`, `did navigate`).
@@ -55,7 +53,7 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
 
   public var level: Level {
     switch self {
-    case .unapplied, .paused, .feedbackPaused, .sessionRestored, .sessionSaved, .waiting, .waitInterrupted,
+    case .unapplied, .paused, .feedbackPaused, .sessionRestored, .sessionSaved, .waitInterrupted,
       .stepIgnored, .restarted,
       .reloaded, .journalSaved:
       .note
@@ -93,8 +91,6 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
     case .sessionRestored(let session, let feature, let sequence):
       "restored session \(session) (\(feature)) at seq \(sequence)"
     case .sessionSaved(let session, let sequence): "session \(session) saved at seq \(sequence)"
-    case .waiting(let feature, let effects):
-      "waiting for \(feature) to settle" + (effects > 0 ? " (\(effects) effect(s) running)" : "")
     case .waitInterrupted(let feature, let effects):
       "stopped waiting for \(feature)" + (effects > 0 ? "; \(effects) effect(s) still running" : "")
     case .navigation(let line), .stepIgnored(let line): line

@@ -176,19 +176,12 @@ extension SessionRuntime {
 
   /// Waits for `feature` to settle in short slices, so `interruptWait` ends the wait promptly.
   private func waitUntilSettled(_ feature: PresentedFeature) -> SettleResult? {
-    let start = ContinuousClock.now
-    let deadline = start + settings.settleTimeout
-    var told = false
+    let deadline = ContinuousClock.now + settings.settleTimeout
     while true {
       let left = deadline - ContinuousClock.now
       let result = feature.store.waitUntilSettled(timeout: min(left, .milliseconds(100)))
       if result != .timedOut || left <= .milliseconds(100) { return result }
       if waitInterrupted.exchange(false, ordering: .sequentiallyConsistent) { return nil }
-      // At a terminal, a wait over half a second says what it waits for and how to stop it.
-      if isLive && !told && ContinuousClock.now - start > .milliseconds(500) {
-        told = true
-        reporter.notice(.waiting(feature: feature.id, effects: feature.store.effectsRunning))
-      }
     }
   }
 

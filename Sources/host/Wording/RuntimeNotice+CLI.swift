@@ -8,7 +8,6 @@ extension RuntimeNotice {
       "session '\(session)' keeps the config it was created with, \(config); --config is ignored"
     case .paused(let feature): "\(feature) is paused by the runaway guard; ':resume' to go on"
     case .feedbackPaused(let feature): "\(feature) paused; ':resume' to go on"
-    case .waiting: "\(description); Ctrl-C stops waiting"
     default: description
     }
   }
