@@ -383,6 +383,14 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     return !queue.isEmpty
   }
 
+  /// Effects in flight other than the timers of the feedback loop: work a person waits for (a
+  /// page being loaded), where a regulation shows its own progress.
+  public var effectsAwaited: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return max(0, effectsInFlight - timers.values.reduce(0) { $0 + ($1.source == .feedback ? 1 : 0) })
+  }
+
   /// Lifts a pause (or a held feedback loop): the queued actions are applied again, with a fresh
   /// feedback budget.
   public func resume() {

@@ -6,7 +6,7 @@ import HostKit
 /// times a second on the line under the output and erased when the wait ends. Output that comes
 /// meanwhile is printed above it (`Console`). Never in a pipe: the caller makes none there.
 final class WaitProgress: Sendable {
-  private static let frames = Array("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+  private static let frames = LineEditor.Prompt.frames
   private let stop = DispatchSemaphore(value: 0)
   private let done = DispatchSemaphore(value: 0)
 

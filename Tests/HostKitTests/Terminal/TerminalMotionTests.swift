@@ -69,6 +69,51 @@ import Testing
     #expect(try host.waitForExit() == 0)
   }
 
+  /// A loopback port that takes connections and never answers: a load waits out its timeout.
+  private final class SilentServer {
+    let socket: Int32
+    let port: UInt16
+
+    init() throws {
+      let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_addr.s_addr = inet_addr("127.0.0.1")
+      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+      let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+          bind(descriptor, raw, length) == 0 && listen(descriptor, 4) == 0
+            && getsockname(descriptor, raw, &length) == 0
+        }
+      }
+      socket = descriptor
+      guard descriptor >= 0, bound else { throw PseudoTerminal.Failure(description: "cannot listen on the loopback") }
+      port = UInt16(bigEndian: address.sin_port)
+    }
+
+    deinit { close(socket) }
+  }
+
+  @Test func aSlowLoadShowsProgressInThePromptAndTheTypedLineStaysIntact() throws {
+    let scratch = try JournalScratch()
+    let server = try SilentServer()
+    let host = try PseudoTerminal(
+      ["run", "kittens", "--config", "endpoint=http://127.0.0.1:\(server.port)/", "--config", "timeout=3"],
+      environment: environment(scratch))
+    try host.waitFor("loading page at offset 0")
+    host.type(":sta")
+    // After half a second: a spinner and the seconds, the half-typed line after them.
+    let progress = try host.waitFor(" s> :sta")
+    #expect(progress.contains("kittens "), "\(TerminalText.sanitized(progress))")
+    // The load gives up; the plain prompt comes back with the line, which goes on.
+    try host.waitFor("no answer from")
+    try host.waitFor("kittens> :sta")
+    host.type("te\r")
+    try host.waitFor("\"isLoading\":false")
+    host.type(":quit\r")
+    #expect(try host.waitForExit() == 0)
+  }
+
   @Test func aPipeGetsNoProgressLine() throws {
     let result = try HostProcess.run(
       ["run", "levels"], input: "set left=0 right=30\n:settle\n:state\n", environment: ["LEVELS_INTERVAL": "40"])
