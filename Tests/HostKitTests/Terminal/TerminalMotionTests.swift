@@ -131,9 +131,11 @@ import Testing
     let scratch = try JournalScratch()
     let places = environment(scratch, ["LEVELS_INTERVAL": "20"])
     let host = try PseudoTerminal(["run", "levels", "--session", "reg"], environment: places)
+    // The first regulation (10 and 20) is over before the long one starts.
+    try host.waitFor("settled at 15")
     try host.waitFor("levels> ")
     host.type("set left=0 right=400\r")
-    try host.waitFor("regulating")
+    try host.waitFor("right 399")
     // At the prompt again, the regulation running above it.
     try host.waitFor("levels> ")
     host.type(Self.ctrlC)
