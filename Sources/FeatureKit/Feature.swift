@@ -51,6 +51,10 @@ public protocol Feature: Sendable {
   /// The view: lines of plain text, no terminal control sequences.
   func render(_ state: State) -> [String]
 
+  /// The view drawn with the host's hints (`RenderOptions`: the terminal's width, the whole view
+  /// for `:view`). Default: `render(_:)`.
+  func render(_ state: State, options: RenderOptions) -> [String]
+
   /// Checks a state given to `restore` beyond what decoding checks. Default: accepts all.
   func validate(_ state: State) throws
 }

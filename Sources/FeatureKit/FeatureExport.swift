@@ -133,7 +133,7 @@ public enum FeatureExport {
           let object = Unmanaged<AnyFeatureInstance>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
           return object.lastError.value ?? emptyString
         },
-        get_extension: nil
+        get_extension: { FeatureExport.pluginExtension($0) }
       )
     )
     return descriptor

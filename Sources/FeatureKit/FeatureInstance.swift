@@ -14,6 +14,8 @@ class AnyFeatureInstance {
   func snapshot(_ out: inout UnsafePointer<CChar>?) -> fh_status { fatalError("abstract") }
   func restore(_ json: UnsafePointer<CChar>) -> fh_status { fatalError("abstract") }
   func render(_ out: inout UnsafePointer<CChar>?) -> fh_status { fatalError("abstract") }
+  /// render with `fh.render_options/1` hints (a JSON object). Default: as `render`.
+  func render(options json: UnsafePointer<CChar>, _ out: inout UnsafePointer<CChar>?) -> fh_status { render(&out) }
   func stop() -> fh_status { fatalError("abstract") }
 
   /// Records `message` as the answer to `last_error` and returns `status`.
@@ -296,6 +298,17 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
 
   override func render(_ out: inout UnsafePointer<CChar>?) -> fh_status {
     out = output.set(feature.render(state).joined(separator: "\n"))
+    return succeed()
+  }
+
+  override func render(options json: UnsafePointer<CChar>, _ out: inout UnsafePointer<CChar>?) -> fh_status {
+    let options: RenderOptions
+    do {
+      options = RenderOptions(json: try JSONValue.parse(utf8CString: json))
+    } catch {
+      return fail(FH_ERR_INTERNAL, "render options are not valid JSON: \(error)")
+    }
+    out = output.set(feature.render(state, options: options).joined(separator: "\n"))
     return succeed()
   }
 

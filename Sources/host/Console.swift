@@ -16,9 +16,15 @@ final class Console: Sendable {
   private let colors = (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true) && !Console.isDumbTerminal
   /// TERM=dumb: no colour and no cursor movement (no line editor, no clearing of the prompt).
   static let isDumbTerminal = getenv("TERM").map { String(cString: $0) == "dumb" } ?? false
-  /// The prompt on screen, if any: output that arrives while it waits for input (a view an effect
-  /// changed) clears it first and draws it again after.
-  private let lock = Mutex<String?>(nil)
+  /// What sits on the last line of the screen, if anything: the prompt waiting for input, or a
+  /// wait's progress line. Output that arrives meanwhile (a view an effect changed) clears it
+  /// first and draws it again after.
+  private struct BottomLine {
+    var prompt: String?
+    var progress: String?
+    var shown: String? { progress ?? prompt }
+  }
+  private let lock = Mutex(BottomLine())
 
   /// Writes lines to stdout, sanitized: no control sequence in them reaches the terminal.
   func out(_ text: String) { print(TerminalText.sanitized(text), to: STDOUT_FILENO) }
@@ -33,8 +39,10 @@ final class Console: Sendable {
     let text = fitted(text, to: descriptor)
     // While the line editor reads, output goes above its prompt and the typed line.
     if let editor = LineEditor.current, editor.printAbove(text, to: descriptor) { return }
-    lock.withLock { prompt in
-      guard let shown = prompt, outputIsTerminal, !Self.isDumbTerminal else { return write(descriptor, text + "\n") }
+    lock.withLock { bottom in
+      guard let shown = bottom.shown, outputIsTerminal, !Self.isDumbTerminal else {
+        return write(descriptor, text + "\n")
+      }
       write(STDOUT_FILENO, "\r\u{1B}[K")
       write(descriptor, text + "\n")
       write(STDOUT_FILENO, shown)
@@ -90,14 +98,37 @@ final class Console: Sendable {
   func prompt(_ text: String) {
     guard inputIsTerminal else { return }
     let painted = paint(text, code: "2", on: outputIsTerminal)
-    lock.withLock { prompt in
-      prompt = painted
+    lock.withLock { bottom in
+      bottom.prompt = painted
       write(STDOUT_FILENO, painted)
     }
   }
 
   /// The user pressed return: the prompt is no longer waiting.
-  func promptAnswered() { lock.withLock { $0 = nil } }
+  func promptAnswered() { lock.withLock { $0.prompt = nil } }
+
+  /// Whether waits show a progress line: input and output at a terminal that can move the cursor.
+  var showsProgress: Bool { inputIsTerminal && outputIsTerminal && !Self.isDumbTerminal }
+
+  /// Draws `text` as the progress line, in place of the one before, cut to the terminal's width
+  /// so it stays one line (which `\r` can erase).
+  func showProgress(_ text: String) {
+    let width = max(1, (columns ?? 80) - 1)
+    let line = text.count > width ? String(text.prefix(width - 1)) + "…" : text
+    lock.withLock { bottom in
+      bottom.progress = line
+      write(STDOUT_FILENO, "\r\u{1B}[K" + line)
+    }
+  }
+
+  /// Erases the progress line, if one is drawn.
+  func clearProgress() {
+    lock.withLock { bottom in
+      guard bottom.progress != nil else { return }
+      bottom.progress = nil
+      write(STDOUT_FILENO, "\r\u{1B}[K")
+    }
+  }
 
   /// Writes all of `text` to `descriptor` (unbuffered, so stdout and stderr keep their order).
   private func write(_ descriptor: Int32, _ text: String) {

@@ -51,19 +51,19 @@ final class RunSession {
     engine.logsNavigation = settings.logsNavigation
     engine.instances = settings.instances
     engine.reload = settings.reload
+    // At a terminal views are drawn for its width as it is at each render (a resize is followed).
+    let console = self.console
+    if console.outputIsTerminal { engine.renderHints = { RenderHints(columns: console.columns) } }
     let plugins = self.plugins
     let config = self.config
     let scoped = settings.featureConfigs
-    let columns = console.columns
     let runtime = SessionRuntime(
       plugins: plugins, flow: flow, settings: engine,
       renderers: [LineRenderer(sink: console, live: console.inputIsTerminal)], reporter: console
     ) { plugin, number in
       // The home menu offers the features found; the first other feature gets `--config`.
       if plugin.id == HomeMenu.id { return HomeMenu.config(offering: plugins) }
-      var general = number == 1 ? config : "{}"
-      // Levels draws bars as wide as the terminal allows: it is told the width, never in a pipe.
-      if plugin.id == "levels", let columns { general = Self.merged("{\"columns\":\(columns)}", general) }
+      let general = number == 1 ? config : "{}"
       guard let own = scoped[plugin.id] else { return general }
       return Self.merged(general, own)
     }
@@ -129,11 +129,26 @@ final class RunSession {
     return JSONValue.object(members).serialized()
   }
 
-  /// Handles one input line; returns true to quit.
+  /// Handles one input line; returns true to quit. At a terminal a wait over half a second shows
+  /// a progress line.
   private func handle(_ line: String, runtime: SessionRuntime) -> Bool {
     let text = line.trimmingWhitespace()
     if text.isEmpty || text.hasPrefix("#") { return false }
     guard let feature = runtime.focused else { return true }
+    guard console.showsProgress else { return handle(text, feature: feature, runtime: runtime) }
+    let settling =
+      text.hasPrefix(":") && Self.command(named: String(text.dropFirst().prefix { $0 != " " }))?.name == "settle"
+    let progress = WaitProgress(console: console) {
+      guard settling else { return "waiting for \(feature.id); Ctrl-C interrupts it" }
+      let effects = feature.store.effectsRunning
+      return "waiting for \(feature.id) to settle"
+        + (effects > 0 ? " (\(effects) effect\(effects == 1 ? "" : "s") running)" : "") + "; Ctrl-C stops waiting"
+    }
+    defer { progress.end() }
+    return handle(text, feature: feature, runtime: runtime)
+  }
+
+  private func handle(_ text: String, feature: PresentedFeature, runtime: SessionRuntime) -> Bool {
     do throws(HostError) {
       guard text.hasPrefix(":") else {
         try Self.refuseCommandWithoutColon(text, feature: feature)
@@ -212,7 +227,7 @@ final class RunSession {
       call.console.out(try call.runtime.state(of: call.feature))
       return .goOn
     },
-    Command(name: "view", help: "print the view") { call in
+    Command(name: "view", help: "print the whole view (a long list in full)") { call in
       if let view = call.runtime.view(of: call.feature) { call.console.out(view) }
       return .goOn
     },
@@ -220,7 +235,8 @@ final class RunSession {
       call.runtime.settle()
       return .goOn
     },
-    Command(name: "resume", help: "go on after a runaway-guard pause") { call throws(HostError) in
+    Command(name: "resume", help: "go on after a pause (Ctrl-C during a regulation, or the runaway guard)") {
+      call throws(HostError) in
       try call.runtime.resume(call.feature)
       return .goOn
     },

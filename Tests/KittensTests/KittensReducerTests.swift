@@ -171,10 +171,20 @@ struct KittensReducerTests {
     let view = feature.render(State(urls: Self.urls(0..<25), endReached: true))
     #expect(view.count == 1 + 1 + 20 + 1)
     #expect(view[0] == "Kittens — 25 images")
-    #expect(view[1] == "... 5 earlier (':state' lists every URL)")
+    #expect(view[1] == "... 5 earlier (':view' lists every URL)")
     #expect(view[2] == "  6. https://cdn2.thecatapi.com/images/c5.jpg")
     #expect(view[21] == " 25. https://cdn2.thecatapi.com/images/c24.jpg")
     #expect(view[22] == "end of the catalog: 'loadMore' has nothing more to load")
+  }
+
+  @Test func theCompleteViewListsEveryURLAndCountsNoneAway() {
+    let state = State(urls: Self.urls(0..<25), endReached: true)
+    let view = feature.render(state, options: RenderOptions(complete: true))
+    #expect(view.count == 1 + 25 + 1)
+    #expect(view[1] == "  1. https://cdn2.thecatapi.com/images/c0.jpg")
+    #expect(!view.contains { $0.hasPrefix("...") })
+    // Only the width told: the window as before.
+    #expect(feature.render(state, options: RenderOptions(columns: 40)) == feature.render(state))
   }
 
   @Test func afterTheSecondLoadMoreTheNewURLsAreInView() {

@@ -9,7 +9,10 @@ extension KittensFeature {
 
   /// The title, what is going on (loading, error, end), then the latest URLs with their numbers
   /// in the whole list, after a line counting the earlier ones.
-  public func render(_ state: State) -> [String] {
+  public func render(_ state: State) -> [String] { render(state, options: RenderOptions()) }
+
+  /// As `render(_:)`; with `options.complete` (the host's `:view`) every URL, none counted away.
+  public func render(_ state: State, options: RenderOptions) -> [String] {
     let count = state.urls.count
     var lines = ["Kittens — \(count) \(count == 1 ? "image" : "images")"]
     if state.isLoading {
@@ -23,9 +26,9 @@ extension KittensFeature {
           "offline? a catalog file works without a network: --config endpoint=file://$PWD/Plugins/Kittens/catalog.json")
       }
     }
-    let first = max(0, count - Self.shownURLs)
+    let first = options.complete ? 0 : max(0, count - Self.shownURLs)
     if first > 0 {
-      lines.append("... \(first) earlier (':state' lists every URL)")
+      lines.append("... \(first) earlier (':view' lists every URL)")
     }
     let width = max(3, String(count).count)
     for index in first..<count {

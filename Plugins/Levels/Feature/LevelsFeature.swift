@@ -126,7 +126,12 @@ public struct LevelsFeature: Feature {
     }
   }
 
-  public func render(_ state: State) -> [String] {
+  public func render(_ state: State) -> [String] { render(state, options: RenderOptions()) }
+
+  /// As `render(_:)`, the bars fitted to `options.columns` when the host gives the width (it
+  /// renders again when the terminal is resized), else to the config's `columns`.
+  public func render(_ state: State, options: RenderOptions) -> [String] {
+    let columns = options.columns ?? self.columns
     let scale = Self.scale(for: max(state.left.magnitude, state.right.magnitude))
     let width = max(String(state.left).count, String(state.right).count)
     // A full bar fits the terminal after "  right ", the number and a space (at least one cell).

@@ -70,6 +70,8 @@
  *        an effect in flight (emit); origin names the cause, a paced feedback is FEEDBACK
  *        (fh_origin); the manifest's required fields (manifest_json); reserved must be zero and
  *        a descriptor where it is not is refused (fh_plugin).
+ * - 1.0 (added, no layout change): plugin extension fh.render_options/1 (render_with: the view
+ *        fitted to the terminal's width, or complete for the host's ':view').
  */
 #pragma once
 
@@ -319,6 +321,35 @@ typedef struct fh_host_clock {
     /* [callback] Cancel a timer that has not fired yet; nothing happens otherwise. */
     void (*cancel)(uint64_t timer_id);
 } fh_host_clock;
+
+/*
+ * Plugin extension "fh.render_options/1": the view drawn for where and why it is shown.
+ *
+ * render draws one view for every place. A plugin that can do better when it knows the width of
+ * the terminal (bars that fit it) or that the whole view is asked for (every item of a list it
+ * otherwise shows a window of) returns this struct from plugin->get_extension(FH_EXT_RENDER_OPTIONS).
+ * The host then calls render_with where it has hints to give (at a terminal; for ':view') and
+ * render elsewhere, so a view in a pipe never depends on the extension. NULL when absent: the host
+ * calls render, and wraps lines wider than the terminal itself.
+ */
+#define FH_EXT_RENDER_OPTIONS "fh.render_options/1"
+
+typedef struct fh_plugin_render_options {
+    uint32_t struct_size; /* sizeof(fh_plugin_render_options) as the plugin was built */
+    uint32_t reserved;    /* zero */
+
+    /* [store-thread] The view, as render gives it, drawn with options_json (a JSON object;
+     * borrowed): hints the plugin honours where it can, each optional:
+     *   "columns"   integer >= 1: the width in cells of the terminal the view is drawn on; absent
+     *               when there is none (a pipe). A SIGWINCH makes the host render again with the
+     *               new width.
+     *   "complete"  true: the whole view is asked for (the host's ':view'): no window or summary
+     *               in place of a long list.
+     * Unlike actions and configs, unknown members are ignored, not refused: hints only ever
+     * improve a view that render already draws, and a later host may give more of them.
+     * Same lifecycle, ownership and errors as render; *out_view is owned by the instance. */
+    fh_status (*render_with)(fh_instance *instance, const char *options_json, const char **out_view);
+} fh_plugin_render_options;
 
 /* The entry point. [any-thread] Returns the plugin's static descriptor, or NULL if the plugin
  * cannot run in this process (the host then reports the plugin as broken and calls nothing else).

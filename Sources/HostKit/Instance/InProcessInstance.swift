@@ -12,6 +12,8 @@ public final class InProcessInstance: PluginInstance {
   /// nil once destroyed.
   private var handle: OpaquePointer?
   private var binding: CallbackBinding?
+  /// The plugin's `fh.render_options/1` `render_with`, if it offers one.
+  private let renderWith: RenderWithFunction?
 
   /// Creates an instance with `config` (a JSON object), its callbacks delivered to `target`.
   public init(plugin: LoadedPlugin, config: String, target: any InstanceCallbackTarget) throws(HostError) {
@@ -23,6 +25,7 @@ public final class InProcessInstance: PluginInstance {
     let binding = try CallbackBinding(target: target, hostVersion: HostVersion.cString)
     self.functions = functions
     self.binding = binding
+    renderWith = Self.renderWith(of: functions)
     var created: OpaquePointer?
     let status = config.withCString { functions.create(binding.host, $0, &created) }
     guard status == fh_status(FH_OK), let created else {
@@ -104,6 +107,35 @@ public final class InProcessInstance: PluginInstance {
     var text: UnsafePointer<CChar>?
     try check("render", functions.render(handle, &text), handle)
     return text.map { String(cString: $0) } ?? ""
+  }
+
+  public func render(_ hints: RenderHints) throws(PluginCallError) -> String {
+    hints.isEmpty ? try render() : try render(hintsJSON: hints.json)
+  }
+
+  /// The view drawn with `hintsJSON` (a `RenderHints.json`); `render()` when the plugin does not
+  /// offer `fh.render_options/1`.
+  func render(hintsJSON: String) throws(PluginCallError) -> String {
+    guard let renderWith else { return try render() }
+    let handle = try live("render")
+    var text: UnsafePointer<CChar>?
+    let status = hintsJSON.withCString { renderWith(handle, $0, &text) }
+    try check("render", status, handle)
+    return text.map { String(cString: $0) } ?? ""
+  }
+
+  typealias RenderWithFunction =
+    @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> fh_status
+
+  /// `render_with` of the plugin's `fh.render_options/1`, when its struct reaches that far.
+  private static func renderWith(of functions: fh_plugin) -> RenderWithFunction? {
+    guard let found = FH_EXT_RENDER_OPTIONS.withCString({ functions.get_extension?($0) }) else { return nil }
+    var options = fh_plugin_render_options()
+    let declared = fh_struct_read(found, &options, MemoryLayout<fh_plugin_render_options>.size)
+    guard let offset = MemoryLayout<fh_plugin_render_options>.offset(of: \.render_with),
+      Int(declared) >= offset + MemoryLayout<RenderWithFunction>.size
+    else { return nil }
+    return options.render_with
   }
 
   public func stop() throws(PluginCallError) {

@@ -20,6 +20,9 @@ public protocol PluginInstance: AnyObject {
   func snapshot() throws(PluginCallError) -> String
   func restore(_ json: String) throws(PluginCallError)
   func render() throws(PluginCallError) -> String
+  /// The view drawn with `hints` (`fh.render_options/1`); `render()` where the plugin does not
+  /// offer the extension or there is no hint.
+  func render(_ hints: RenderHints) throws(PluginCallError) -> String
   func stop() throws(PluginCallError)
   /// Destroys the plugin's instance and frees its callbacks; idempotent. Every call after it
   /// fails with `FH_ERR_LIFECYCLE`. Call it after `stop` (or instead of it for an unstarted one).
@@ -27,6 +30,9 @@ public protocol PluginInstance: AnyObject {
 }
 
 extension PluginInstance {
+  /// Instances that cannot pass hints on draw the plain view.
+  public func render(_ hints: RenderHints) throws(PluginCallError) -> String { try render() }
+
   /// One `dispatch` after the other.
   public func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void) {
     for action in actions {

@@ -31,6 +31,8 @@ public enum ShowReason: Sendable, Equatable {
   case revealed
   /// The focus moved within the top frame.
   case focused
+  /// The terminal changed size: the same features, drawn again to fit it.
+  case resized
 }
 
 /// Creates, shows and retires the features the coordinator presents. Implemented by the CLI (and

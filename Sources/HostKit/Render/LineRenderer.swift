@@ -44,7 +44,7 @@ public final class LineRenderer: FeatureRenderer {
   public func show(_ features: [PresentedFeature], focus: PresentedFeature, reason: ShowReason) {
     guard draws(on: reason) else { return }
     // A revealed or refocused feature has not changed: draw it anyway.
-    draw(features, focus: focus, force: reason == .revealed || reason == .focused)
+    draw(features, focus: focus, force: reason != .presented && reason != .start)
   }
 
   public func finish(_ features: [PresentedFeature], focus: PresentedFeature) {
@@ -59,7 +59,8 @@ public final class LineRenderer: FeatureRenderer {
   private func draw(_ features: [PresentedFeature], focus: PresentedFeature, force: Bool) {
     var lines: [String] = []
     for feature in features {
-      guard let drawn = feature.store.perform({ try? $0.render() }),
+      let hints = feature.store.renderHints
+      guard let drawn = feature.store.perform({ try? $0.render(hints) }),
         case let view = feature.store.unsavedMark.map({ drawn + "\n" + $0 }) ?? drawn,
         remembers(view, of: feature, force: force)
       else {

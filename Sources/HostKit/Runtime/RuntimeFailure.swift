@@ -12,7 +12,7 @@ public enum RuntimeFailure: EngineFailure, Equatable {
   case unreadable(path: String, reason: String)
   /// A state file could not be written.
   case unwritable(path: String, reason: String)
-  /// Resuming a feature that the runaway guard did not pause.
+  /// Resuming a feature that is not paused.
   case notPaused(feature: String)
   /// A feature this runtime did not launch (it keeps no journal of it).
   case notLaunchedHere(feature: String)
@@ -47,7 +47,7 @@ public enum RuntimeFailure: EngineFailure, Equatable {
     case .noTemporaryFolder, .snapshotFailed, .notLaunchedHere: nil
     case .unreadable: "check the path"
     case .unwritable: "check the folder exists and is writable"
-    case .notPaused: "only a runaway-guard pause can be resumed"
+    case .notPaused: "only a paused feature (its feedback loop, or the runaway guard's pause) can be resumed"
     case .notSettled: "allow more time to settle, or check what the feature is waiting for"
     case .sessionHoldsOther(let session, let holds, _):
       "run it as 'host run \(holds) --session \(session)', or pick another session name"

@@ -31,12 +31,12 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
   case pluginLog(feature: String, message: String)
   /// The runaway guard paused a feature while the run was settling.
   case paused(feature: String)
+  /// A feature's feedback loop was paused (Ctrl-C during a regulation) and waits to be resumed.
+  case feedbackPaused(feature: String)
   /// A named session was restored: its first feature and the seq it is at.
   case sessionRestored(session: String, feature: String, sequence: Int)
   /// A named session was saved on leaving (said at a terminal).
   case sessionSaved(session: String, sequence: Int)
-  /// A wait for `feature` to settle has taken over half a second (said at a terminal only).
-  case waiting(feature: String, effects: Int)
   /// Ctrl-C ended a wait for `feature` to settle; `effects` were still running.
   case waitInterrupted(feature: String, effects: Int)
   /// A line of the navigation log (`will navigate`, `did navigate`).
@@ -55,7 +55,8 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
 
   public var level: Level {
     switch self {
-    case .unapplied, .paused, .sessionRestored, .sessionSaved, .waiting, .waitInterrupted, .stepIgnored, .restarted,
+    case .unapplied, .paused, .feedbackPaused, .sessionRestored, .sessionSaved, .waitInterrupted,
+      .stepIgnored, .restarted,
       .reloaded, .journalSaved:
       .note
     case .late, .afterClosing, .refusedEmits, .journalUnsaved, .journalDropped, .navigationJournalDropped, .tornJournal,
@@ -90,11 +91,10 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
       "session '\(session)' keeps the config it was created with, \(config); the config given is ignored"
     case .pluginLog(let feature, let message): "\(feature): \(message)"
     case .paused(let feature): "\(feature) is paused by the runaway guard; resume it to go on"
+    case .feedbackPaused(let feature): "\(feature) paused: its feedback loop waits; resume it to go on"
     case .sessionRestored(let session, let feature, let sequence):
       "restored session \(session) (\(feature)) at seq \(sequence)"
     case .sessionSaved(let session, let sequence): "session \(session) saved at seq \(sequence)"
-    case .waiting(let feature, let effects):
-      "waiting for \(feature) to settle" + (effects > 0 ? " (\(effects) effect(s) running)" : "")
     case .waitInterrupted(let feature, let effects):
       "stopped waiting for \(feature)" + (effects > 0 ? "; \(effects) effect(s) still running" : "")
     case .navigation(let line), .stepIgnored(let line): line

@@ -43,9 +43,21 @@ extension SessionRuntime {
     }
   }
 
-  /// The view of `feature` now, if it renders one.
+  /// The whole view of `feature` now (`:view`: a long list in full where the plugin offers
+  /// `fh.render_options/1`), if it renders one.
   public func view(of feature: PresentedFeature) -> String? {
-    try? Self.askingSuccessor(feature) { instance throws(PluginCallError) in try instance.render() }.get()
+    var hints = feature.store.renderHints
+    hints.complete = true
+    return try? Self.askingSuccessor(feature) { instance throws(PluginCallError) in try instance.render(hints) }.get()
+  }
+
+  /// The terminal changed size: the shown features are drawn again by the live renderers, with
+  /// the new width in their hints. Any thread but a store's.
+  public func redrawForNewSize() {
+    guard let top = coordinator?.shownTop else { return }
+    for renderer in renderers where renderer.followsViews {
+      renderer.show(top.features, focus: top.focus, reason: .resized)
+    }
   }
 
   /// `call` on `feature`'s instance, after everything queued before; once more when it met a lost
@@ -111,10 +123,20 @@ extension SessionRuntime {
     return HostError(make(String(cString: strerror(code))))
   }
 
-  /// Lifts the runaway guard's pause of `feature`.
+  /// Lifts the pause of `feature`: the runaway guard's, or the one `pauseFeedbackLoops` made.
   public func resume(_ feature: PresentedFeature) throws(HostError) {
-    guard feature.store.isPaused else { throw HostError(RuntimeFailure.notPaused(feature: feature.id)) }
+    guard feature.store.isPaused || feature.store.isFeedbackHeld else {
+      throw HostError(RuntimeFailure.notPaused(feature: feature.id))
+    }
     feature.store.resume()
+  }
+
+  /// Pauses the feedback loops running in the shown features (Ctrl-C during a regulation): their
+  /// feedback actions wait, unapplied and unjournaled, until `resume`. Returns the ids of the
+  /// features paused. Any thread.
+  public func pauseFeedbackLoops() -> [String] {
+    guard let top = coordinator?.shownTop else { return [] }
+    return top.features.filter { $0.store.holdFeedback() }.map(\.id)
   }
 
   /// Waits (bounded) until the shown features settled and the navigation they caused is done;
@@ -154,19 +176,12 @@ extension SessionRuntime {
 
   /// Waits for `feature` to settle in short slices, so `interruptWait` ends the wait promptly.
   private func waitUntilSettled(_ feature: PresentedFeature) -> SettleResult? {
-    let start = ContinuousClock.now
-    let deadline = start + settings.settleTimeout
-    var told = false
+    let deadline = ContinuousClock.now + settings.settleTimeout
     while true {
       let left = deadline - ContinuousClock.now
       let result = feature.store.waitUntilSettled(timeout: min(left, .milliseconds(100)))
       if result != .timedOut || left <= .milliseconds(100) { return result }
       if waitInterrupted.exchange(false, ordering: .sequentiallyConsistent) { return nil }
-      // At a terminal, a wait over half a second says what it waits for and how to stop it.
-      if isLive && !told && ContinuousClock.now - start > .milliseconds(500) {
-        told = true
-        reporter.notice(.waiting(feature: feature.id, effects: feature.store.effectsRunning))
-      }
     }
   }
 
@@ -180,7 +195,7 @@ extension SessionRuntime {
     case .settled, .stopped:
       break
     case .paused:
-      reporter.notice(.paused(feature: feature.id))
+      reporter.notice(store.isFeedbackHeld ? .feedbackPaused(feature: feature.id) : .paused(feature: feature.id))
     case .timedOut:
       reporter.report(
         HostError(

@@ -35,6 +35,9 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     public var instances: InstanceFactory = .inProcess
     /// How features are reloaded from new builds (`:reload`, `--watch`).
     public var reload = ReloadSettings()
+    /// What views are drawn with, asked at each render (the terminal's width as it is now); nil:
+    /// the plain `render` (a pipe).
+    public var renderHints: (@Sendable () -> RenderHints)?
 
     public init() {}
   }
@@ -47,7 +50,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   public let plugins: [PluginRecord]
   public let flow: Flow
   let settings: Settings
-  private let renderers: [any FeatureRenderer]
+  let renderers: [any FeatureRenderer]
   private let listeners: [any StoreListener]
   private let config: ConfigProvider
   let reporter: any RuntimeReporter
@@ -199,10 +202,11 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     let fanOut = StoreListeners(
       plugin: plugin, stage: coordinator, listeners: [RuntimeListener(runtime: self)] + renderers + listeners)
     let store: Store
+    var options = Store.Options(maxFeedbackSteps: settings.maxFeedbackSteps, rendersViews: isLive)
+    options.renderHints = settings.renderHints
     do {
       store = try Store(
-        plugin: plugin, config: opened.config,
-        options: Store.Options(maxFeedbackSteps: settings.maxFeedbackSteps, rendersViews: isLive),
+        plugin: plugin, config: opened.config, options: options,
         journal: opened.journal, instances: reloadingInstances, observer: fanOut.observer)
     } catch {
       opened.journal.close()

@@ -228,6 +228,9 @@ final class LossWatch: PluginInstance {
     try watch { () throws(PluginCallError) in try base.restore(json) }
   }
   func render() throws(PluginCallError) -> String { try watch { () throws(PluginCallError) in try base.render() } }
+  func render(_ hints: RenderHints) throws(PluginCallError) -> String {
+    try watch { () throws(PluginCallError) in try base.render(hints) }
+  }
   func stop() throws(PluginCallError) { try watch { () throws(PluginCallError) in try base.stop() } }
   func destroy() { base.destroy() }
 }

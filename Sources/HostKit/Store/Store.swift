@@ -36,6 +36,9 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     /// store has taken them (backpressure), so a pipe of a million lines never sits in memory.
     /// Actions from effects and feedbacks are never held back (the store itself may be sending).
     public var inboxCapacity: Int = 4_096
+    /// What the views are drawn with (`fh.render_options/1`), asked at each render: the
+    /// terminal's width as it is now. Nil: the plain `render` (a pipe).
+    public var renderHints: (@Sendable () -> RenderHints)?
 
     public init(
       maxFeedbackSteps: Int = 10_000, rendersViews: Bool = true, clock: Clock = .real,
@@ -90,6 +93,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   private var processing = false
   var effectsInFlight = 0
   private var paused = false
+  /// Set by `holdFeedback` (Ctrl-C at a terminal): feedback actions wait in the inbox.
+  private var holdsFeedback = false
   var stopping = false
   /// Set when the store closed its feature after losing the instance (`Store+Recovery.swift`).
   var closedAfterLoss = false
@@ -219,6 +224,9 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     viewIsStale = true
   }
 
+  /// The hints views are drawn with now (none where `Options.renderHints` is nil).
+  public var renderHints: RenderHints { options.renderHints?() ?? RenderHints() }
+
   /// Whether the caller runs on this store's thread.
   public var isOnStoreThread: Bool {
     condition.lock()
@@ -243,7 +251,9 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   private func waitForRoom() {
     guard queue.count >= options.inboxCapacity else { return }
     if let storeThread, pthread_equal(storeThread, pthread_self()) != 0 { return }
-    while queue.count >= options.inboxCapacity && !paused && !stopping && !stopped && !closedAfterLoss {
+    while queue.count >= options.inboxCapacity && !paused && !holdsFeedback && !stopping && !stopped
+      && !closedAfterLoss
+    {
       condition.wait()
     }
   }
@@ -288,6 +298,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
         continue
       }
       if paused && !processing { return .paused }
+      if holdsFeedback && !processing && !hasRunnableItem { return .paused }
       if queue.isEmpty && !processing && effectsInFlight == 0 { return .settled }
       if !condition.wait(until: deadline) {
         if queue.isEmpty && !processing && effectsInFlight == 0 { return .settled }
@@ -304,7 +315,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     let deadline = Date(timeIntervalSinceNow: timeout.seconds)
     condition.lock()
     defer { condition.unlock() }
-    while !stopped && (processing || (!queue.isEmpty && !paused)) {
+    while !stopped && (processing || (!paused && hasRunnableItem)) {
       if !condition.wait(until: deadline) { return false }
     }
     return true
@@ -344,10 +355,49 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     return effectsInFlight
   }
 
-  /// Lifts a pause: the queued actions are applied again, with a fresh feedback budget.
+  /// Whether `holdFeedback` holds the feedback loop.
+  public var isFeedbackHeld: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return holdsFeedback
+  }
+
+  /// Holds a running feedback loop (a regulation): its actions, sent at once or by timers, wait
+  /// in the inbox, neither applied nor journaled, until `resume()`; every other action and job
+  /// goes on, so the journal stays what replay and restore expect. False, doing nothing, when no
+  /// feedback action is queued or timed, or the loop is held already. Any thread.
+  public func holdFeedback() -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    guard !holdsFeedback, !paused, !stopping, !stopped else { return false }
+    let running =
+      queue.contains(where: \.isFeedbackAction) || timers.values.contains { $0.source == .feedback }
+    if running { holdsFeedback = true }
+    return running
+  }
+
+  /// Whether the inbox holds an item the loop may take now: anything, but only jobs while
+  /// paused and no feedback action while the feedback loop is held. Call it under `condition`.
+  private var hasRunnableItem: Bool {
+    if paused { return queue.contains(where: \.isJob) }
+    if holdsFeedback { return queue.contains { !$0.isFeedbackAction } }
+    return !queue.isEmpty
+  }
+
+  /// Effects in flight other than the timers of the feedback loop: work a person waits for (a
+  /// page being loaded), where a regulation shows its own progress.
+  public var effectsAwaited: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return max(0, effectsInFlight - timers.values.reduce(0) { $0 + ($1.source == .feedback ? 1 : 0) })
+  }
+
+  /// Lifts a pause (or a held feedback loop): the queued actions are applied again, with a fresh
+  /// feedback budget.
   public func resume() {
     condition.lock()
     paused = false
+    holdsFeedback = false
     condition.broadcast()
     condition.unlock()
   }
@@ -524,7 +574,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     var batch: [Item] = []
     while true {
       condition.lock()
-      while !stopping && (queue.isEmpty || (paused && !queue.contains(where: \.isJob))) {
+      while !stopping && !hasRunnableItem {
         condition.wait()
       }
       if stopping {
@@ -534,6 +584,9 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       if paused {
         batch = queue.filter(\.isJob)
         queue.removeAll(where: \.isJob)
+      } else if holdsFeedback {
+        batch = queue.filter { !$0.isFeedbackAction }
+        queue.removeAll { !$0.isFeedbackAction }
       } else {
         swap(&batch, &queue)
       }
@@ -772,7 +825,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     viewIsStale = false
     let view: String
     do {
-      view = try instance.render()
+      view = try instance.render(renderHints)
     } catch {
       if let loss = error.loss, instanceLost(loss, call: error.call, action: nil) == .next { renderIfStale() }
       return
@@ -843,6 +896,11 @@ extension Store.Item {
 
   fileprivate var isJob: Bool {
     if case .job = self { return true }
+    return false
+  }
+
+  fileprivate var isFeedbackAction: Bool {
+    if case .action(_, .feedback) = self { return true }
     return false
   }
 }

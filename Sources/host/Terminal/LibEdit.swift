@@ -29,6 +29,10 @@ struct LibEdit: @unchecked Sendable {
   let stifleHistory: @convention(c) (Int32) -> Void
   let clearHistory: VoidProcedure
   let forcedUpdateDisplay: VoidCall
+  /// `rl_set_prompt`: the prompt drawn from the next redisplay on.
+  let setPrompt: TextCall
+  /// `rl_resize_terminal`: libedit reads the terminal's size again.
+  let resizeTerminal: VoidProcedure
   let initialize: VoidCall
   /// `rl_parse_and_bind`: one line of editrc syntax (`bind KEY FUNCTION`).
   let parseAndBind: TextCall
@@ -61,6 +65,8 @@ struct LibEdit: @unchecked Sendable {
       let stifleHistory = symbol("stifle_history", as: (@convention(c) (Int32) -> Void).self),
       let clearHistory = symbol("clear_history", as: VoidProcedure.self),
       let forcedUpdateDisplay = symbol("rl_forced_update_display", as: VoidCall.self),
+      let resizeTerminal = symbol("rl_resize_terminal", as: VoidProcedure.self),
+      let setPrompt = symbol("rl_set_prompt", as: TextCall.self),
       let initialize = symbol("rl_initialize", as: VoidCall.self),
       let parseAndBind = symbol("rl_parse_and_bind", as: TextCall.self),
       let getcFunction = variable("rl_getc_function", as: GetcFunction?.self),
@@ -78,6 +84,7 @@ struct LibEdit: @unchecked Sendable {
     return LibEdit(
       readline: readline, addHistory: addHistory, readHistory: readHistory, writeHistory: writeHistory,
       stifleHistory: stifleHistory, clearHistory: clearHistory, forcedUpdateDisplay: forcedUpdateDisplay,
+      setPrompt: setPrompt, resizeTerminal: resizeTerminal,
       initialize: initialize, parseAndBind: parseAndBind, getcFunction: getcFunction,
       attemptedCompletion: attemptedCompletion,
       attemptedCompletionOver: attemptedCompletionOver, completionAppendCharacter: completionAppendCharacter,

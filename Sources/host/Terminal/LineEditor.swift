@@ -13,6 +13,18 @@ import Synchronization
 /// is reachable as `LineEditor.current`. Its editing state is main-thread-only; what other threads
 /// hand it (output, interrupts) goes through `shared` and wakes it through a pipe.
 final class LineEditor: Sendable {
+  /// What the prompt says: `NAME> `; while `busy` has said for over half a second that the
+  /// feature is working (a page loading), a spinner and the seconds, `NAME | 1.2 s> `.
+  struct Prompt {
+    let name: String
+    /// The prompt's text as drawn: dim where colours are on, escapes marked as taking no room.
+    let paint: (String) -> String
+    let busy: (() -> Bool)?
+
+    /// ASCII: libedit decodes the prompt in the C locale, where other characters fail.
+    static let frames = Array("-\\|/")
+  }
+
   /// What one `read` gave.
   enum Input: Equatable {
     case line(String)
@@ -27,6 +39,8 @@ final class LineEditor: Sendable {
     var pending: [(descriptor: Int32, text: String)] = []
     var interrupted = false
     var ended = false
+    /// The terminal changed size since the line was last drawn.
+    var resized = false
   }
 
   /// The editor libedit's callbacks reach. Set once on the main thread before the first read.
@@ -47,6 +61,12 @@ final class LineEditor: Sendable {
     var keys: [Int32] = []
     var promptWidth = 0
     var cancelled = false
+    var prompt: Prompt?
+    /// The prompt text on screen, unpainted.
+    var promptShown = ""
+    /// Since when `prompt.busy` says the feature is working.
+    var busySince: ContinuousClock.Instant?
+    var frame = 0
   }
   // Main thread only: `read` and the libedit callbacks it runs.
   nonisolated(unsafe) private var editing = Editing()
@@ -99,21 +119,26 @@ final class LineEditor: Sendable {
     return home + "/.local/state/featurehost"
   }
 
-  /// Reads one line after `prompt` (`width`: its visible columns), with `feature`'s history and
-  /// `completion`. Main thread.
-  func read(prompt: String, width: Int, feature: String, completion: Completion) -> Input {
+  /// Reads one line after `prompt`, with `feature`'s history and `completion`. Main thread.
+  func read(prompt: Prompt, feature: String, completion: Completion) -> Input {
+    let text = prompt.name + "> "
     editing.completion = completion
-    editing.promptWidth = width
+    editing.prompt = prompt
+    editing.promptShown = text
+    editing.promptWidth = text.count
+    editing.busySince = nil
     editing.cancelled = false
     editing.keys = []
     useHistory(of: feature)
-    let ended = shared.withLock { shared -> Bool in
+    let (ended, resized) = shared.withLock { shared -> (Bool, Bool) in
+      defer { shared.resized = false }
       shared.reading = true
       shared.interrupted = false
-      return shared.ended
+      return (shared.ended, shared.resized)
     }
     if ended { return .end }
-    let raw = prompt.withCString { library.readline($0) }
+    if resized { library.resizeTerminal() }
+    let raw = prompt.paint(text).withCString { library.readline($0) }
     let leftover = shared.withLock { shared -> [(descriptor: Int32, text: String)] in
       shared.reading = false
       defer { shared.pending = [] }
@@ -160,9 +185,14 @@ final class LineEditor: Sendable {
     wake()
   }
 
-  /// The terminal changed size: the prompt and the line are drawn again. Any thread.
+  /// The terminal changed size: the prompt and the line are drawn again at the new width. Any
+  /// thread.
   func redraw() {
-    if shared.withLock({ $0.reading }) { wake() }
+    let reading = shared.withLock { shared -> Bool in
+      shared.resized = true
+      return shared.reading
+    }
+    if reading { wake() }
   }
 
   private func wake() {
@@ -181,20 +211,28 @@ final class LineEditor: Sendable {
         pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
         pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
       ]
-      if poll(&fds, 2, -1) < 0 {
+      // While the feature may be working, the prompt's progress is looked at ten times a second.
+      let ready = poll(&fds, 2, editing.prompt?.busy == nil ? -1 : 100)
+      if ready < 0 {
         if errno == EINTR { continue }
         return -1
+      }
+      if ready == 0 {
+        refreshPrompt()
+        continue
       }
       if fds[1].revents != 0 {
         var drain = [UInt8](repeating: 0, count: 64)
         while Glibc.read(wakeRead, &drain, drain.count) > 0 {}
-        let (texts, interrupted, ended) = shared.withLock { shared in
+        let (texts, interrupted, ended, resized) = shared.withLock { shared in
           defer {
             shared.pending = []
             shared.interrupted = false
+            shared.resized = false
           }
-          return (shared.pending, shared.interrupted, shared.ended)
+          return (shared.pending, shared.interrupted, shared.ended, shared.resized)
         }
+        if resized { library.resizeTerminal() }
         printAbove(texts)
         if ended { return -1 }
         if interrupted { return cancelLine() }
@@ -256,10 +294,36 @@ final class LineEditor: Sendable {
 
   /// Clears the prompt and the line, prints `texts`, and lets libedit draw both again intact.
   private func printAbove(_ texts: [(descriptor: Int32, text: String)]) {
+    clearPromptAndLine()
+    for (descriptor, text) in texts { Self.write(descriptor, text + "\n") }
+    _ = library.forcedUpdateDisplay()
+  }
+
+  /// Moves to the start of the prompt and clears from there down.
+  private func clearPromptAndLine() {
     let columns = TerminalSize.columns(of: STDOUT_FILENO) ?? 80
     let rowsUp = (editing.promptWidth + Int(library.point.pointee)) / max(columns, 1)
     Self.write(STDOUT_FILENO, (rowsUp > 0 ? "\u{1B}[\(rowsUp)A" : "") + "\r\u{1B}[J")
-    for (descriptor, text) in texts { Self.write(descriptor, text + "\n") }
+  }
+
+  /// Draws the prompt again, the typed line intact, when what it shows changed: after half a
+  /// second of the feature working, a spinner and the seconds; the plain prompt once it is done.
+  private func refreshPrompt() {
+    guard let prompt = editing.prompt, let busy = prompt.busy else { return }
+    let now = ContinuousClock.now
+    editing.busySince = busy() ? editing.busySince ?? now : nil
+    var text = prompt.name + "> "
+    if let since = editing.busySince, now - since >= .milliseconds(500) {
+      let tenths = Int((now - since).seconds * 10)
+      editing.frame += 1
+      let frame = Prompt.frames[editing.frame % Prompt.frames.count]
+      text = "\(prompt.name) \(frame) \(tenths / 10).\(tenths % 10) s> "
+    }
+    guard text != editing.promptShown else { return }
+    clearPromptAndLine()
+    editing.promptShown = text
+    editing.promptWidth = text.count
+    _ = prompt.paint(text).withCString { library.setPrompt($0) }
     _ = library.forcedUpdateDisplay()
   }
 

@@ -8,8 +8,9 @@ import Synchronization
 
 /// What signals do to `host run`.
 ///
-/// At a terminal, Ctrl-C cancels the line being typed, or ends the wait (`:settle`) or the stuck
-/// plugin call under way; twice within a second it leaves. SIGTERM and SIGHUP leave, and so does
+/// At a terminal, Ctrl-C cancels the line being typed and pauses the feedback loops running on
+/// screen (`:resume` goes on), or ends the wait (`:settle`) or the stuck plugin call under way;
+/// twice within a second it leaves. SIGTERM and SIGHUP leave, and so does
 /// SIGINT in a pipe. Leaving is the normal way out: the input loop ends, the journals are
 /// committed, the final view is drawn where the run draws one, the temporary folder is removed.
 /// SIGWINCH draws the prompt and the typed line again.
@@ -26,6 +27,8 @@ final class RunSignals: Sendable {
   private let input: TerminalInput?
   /// The thread reading the input.
   private let main = pthread_self()
+  /// Set while a redraw for a new size is queued.
+  private let redrawPending = Atomic<Bool>(false)
 
   /// Watches for a run of `runtime` read by `input` (nil: a pipe), from the thread reading it.
   init(runtime: SessionRuntime, console: Console, input: TerminalInput?) {
@@ -51,6 +54,7 @@ final class RunSignals: Sendable {
     switch signal {
     case SIGWINCH:
       input?.redraw()
+      redrawAtNewSize()
     case SIGINT where input != nil:
       let now = ContinuousClock.now
       let twice = state.withLock { state -> Bool in
@@ -61,7 +65,8 @@ final class RunSignals: Sendable {
         console.note("interrupted twice: leaving")
         leave(signal)
       } else if input?.interrupt() == true {
-        return
+        // At the prompt the line is dropped, and a regulation running on screen pauses.
+        for id in runtime.pauseFeedbackLoops() { console.notice(.feedbackPaused(feature: id)) }
       } else if let id = runtime.interruptStuckCall(grace: .milliseconds(200)) {
         console.note("interrupted \(id): its call did not return")
       } else {
@@ -69,6 +74,17 @@ final class RunSignals: Sendable {
       }
     default:
       leave(signal)
+    }
+  }
+
+  /// Draws the shown views again at the terminal's new width, off the watcher thread (a store
+  /// busy in a long call must not hold up Ctrl-C); a burst of resizes draws once or twice.
+  private func redrawAtNewSize() {
+    guard input != nil, !redrawPending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    DispatchQueue.global().async { [weak self] in
+      guard let self else { return }
+      redrawPending.store(false, ordering: .releasing)
+      runtime.redrawForNewSize()
     }
   }
 

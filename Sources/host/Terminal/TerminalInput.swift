@@ -32,8 +32,12 @@ struct TerminalInput {
         Completion(
           manifest: $0.plugin.manifest, commands: RunSession.commands.map(\.name), features: features)
       } ?? Completion(actions: [], commands: RunSession.commands.map(\.name), features: features)
+    let console = self.console
+    // A page being loaded shows in the prompt; a regulation's timers do not (it draws itself).
+    let busy = runtime.focused.map { feature in { feature.store.effectsAwaited > 0 } }
     return editor.read(
-      prompt: console.editorPrompt(prompt), width: prompt.count, feature: id, completion: completion)
+      prompt: LineEditor.Prompt(name: id, paint: { console.editorPrompt($0) }, busy: busy), feature: id,
+      completion: completion)
   }
 
   /// Ctrl-C: cancels the line being typed; false when none is being read.

@@ -7,7 +7,7 @@ extension RuntimeNotice {
     case .configKept(let session, let config):
       "session '\(session)' keeps the config it was created with, \(config); --config is ignored"
     case .paused(let feature): "\(feature) is paused by the runaway guard; ':resume' to go on"
-    case .waiting: "\(description); Ctrl-C stops waiting"
+    case .feedbackPaused(let feature): "\(feature) paused; ':resume' to go on"
     default: description
     }
   }

@@ -143,6 +143,13 @@ final class PseudoTerminal {
   /// Sends `signal` to the host.
   func send(_ signal: Int32) { kill(pid, signal) }
 
+  /// Resizes the terminal to `columns`, as a person dragging the window does: the kernel sends
+  /// the host SIGWINCH.
+  func resize(columns: UInt16) {
+    var size = winsize(ws_row: 40, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+    _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+  }
+
   /// Everything written after the last match, as text.
   var rest: String { String(decoding: output[mark...], as: UTF8.self) }
 

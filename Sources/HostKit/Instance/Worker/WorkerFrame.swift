@@ -6,6 +6,8 @@ enum WorkerFrame {
   enum Request: UInt8 {
     case create = 1
     case start, dispatch, reduce, snapshot, restore, render, stop, destroy, probe
+    /// render with hints (`fh.render_options/1`): the hints' JSON.
+    case renderWith
 
     /// The call's name in errors: `dispatch`.
     var name: String {
@@ -16,7 +18,7 @@ enum WorkerFrame {
       case .reduce: "reduce"
       case .snapshot: "snapshot"
       case .restore: "restore"
-      case .render: "render"
+      case .render, .renderWith: "render"
       case .stop: "stop"
       case .destroy: "destroy"
       case .probe: "probe"

@@ -158,6 +158,10 @@ public final class WorkerInstance: InterruptibleInstance {
 
   public func render() throws(PluginCallError) -> String { try call(.render).text }
 
+  public func render(_ hints: RenderHints) throws(PluginCallError) -> String {
+    hints.isEmpty ? try render() : try call(.renderWith, hints.json).text
+  }
+
   public func stop() throws(PluginCallError) { _ = try call(.stop) }
 
   /// Destroys the instance and ends the worker, reaping it; idempotent. Waits at most the call
