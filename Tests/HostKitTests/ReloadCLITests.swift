@@ -145,8 +145,8 @@ struct ReloadCLITests {
     let growth = try host.residentBytes() - before
     #expect(growth <= 5 << 20, "the host grew by \(growth) bytes over 50 reloads")
     // (the last old worker may still be on its way out: it is waited for)
-    let left = Self.childrenOnceAtMost(1, of: host.child.pid)
-    #expect(left.count == 1, "\(left.map(Self.commandLine))")
+    let left = ProcessTree.children(of: host.child.pid, onceAtMost: 1)
+    #expect(left.count == 1, "\(left.map(ProcessTree.commandLine))")
     #expect(!errors.text.contains("error:"), "\(errors.text)")
     #expect(host.quit() == 0)
   }
@@ -170,14 +170,14 @@ struct ReloadCLITests {
     let errors = ErrorReader(host)
     host.send("increment\n:state\n")
     try host.read(through: #"{"count":1}"#)
-    let running = Self.children(of: host.child.pid)
+    let running = ProcessTree.children(of: host.child.pid)
     #expect(running.count == 1)
     // when the file is rebuilt as a build whose entry function never returns
     try ReloadFixture.build(.hangingOnLoad, into: file)
     try errors.wait(for: "did not answer within 3 s")
     // then its scanner was killed and the worker started beside it ended: the running worker alone
     // is left, and goes on
-    #expect(Self.children(of: host.child.pid) == running, "\(errors.text)")
+    #expect(ProcessTree.children(of: host.child.pid) == running, "\(errors.text)")
     host.send("increment\n:state\n")
     try host.read(through: #"{"count":2}"#)
     #expect(host.quit() == 0)
@@ -195,78 +195,18 @@ struct ReloadCLITests {
     var children: [ProcessIdentity] = []
     // (the running worker, the scanner, and the new worker)
     func scanning() -> Bool {
-      children.count >= 3 && children.contains { Self.commandLine($0.pid).contains(" __scan ") }
+      children.count >= 3 && children.contains { ProcessTree.commandLine($0.pid).contains(" __scan ") }
     }
     while !scanning() && ContinuousClock.now < until {
       sched_yield()
-      children = Self.children(of: host.child.pid).compactMap(ProcessIdentity.init)
+      children = ProcessTree.children(of: host.child.pid).compactMap(ProcessIdentity.init)
     }
-    try #require(scanning(), "\(children.map { Self.commandLine($0.pid) })")
+    try #require(scanning(), "\(children.map { ProcessTree.commandLine($0.pid) })")
     // when the host is killed
     host.kill()
     // then every child it had ends with it
-    let gone = ContinuousClock.now + .seconds(30)
-    while children.contains(where: \.isRunning) && ContinuousClock.now < gone { sched_yield() }
-    let left = children.filter(\.isRunning)
-    #expect(left.isEmpty, "\(left.map { Self.commandLine($0.pid) })")
+    let left = ProcessTree.waitUntilEnded(children, within: .seconds(30))
+    #expect(left.isEmpty, "\(left.map { ProcessTree.commandLine($0.pid) })")
     for child in left { kill(child.pid, SIGKILL) }
-  }
-
-  /// A process, told apart from a later one given the same id by its start time.
-  struct ProcessIdentity: Equatable {
-    let pid: pid_t
-    let started: Substring
-
-    init?(_ pid: pid_t) {
-      guard let fields = Self.fields(pid), fields.count > 19 else { return nil }
-      self.pid = pid
-      started = fields[19]
-    }
-
-    /// Whether it still runs (not ended, not a zombie, not replaced by another with its id).
-    var isRunning: Bool {
-      guard let fields = Self.fields(pid), fields.count > 19 else { return false }
-      return fields[0] != "Z" && fields[19] == started
-    }
-
-    /// The fields of /proc/PID/stat after the command name: state, parent, ..., start time (20th).
-    static func fields(_ pid: pid_t) -> [Substring]? {
-      guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-        let close = stat.lastIndex(of: ")")
-      else { return nil }
-      return stat[stat.index(after: close)...].split(separator: " ")
-    }
-  }
-
-  /// The children of `parent` once they are `count` or fewer (those on their way out are waited
-  /// for, a while).
-  static func childrenOnceAtMost(_ count: Int, of parent: pid_t) -> [pid_t] {
-    let until = ContinuousClock.now + .seconds(60)
-    var left = children(of: parent)
-    while left.count > count && ContinuousClock.now < until {
-      sched_yield()
-      left = children(of: parent)
-    }
-    return left
-  }
-
-  /// The command line of `pid`, its arguments joined by spaces.
-  static func commandLine(_ pid: pid_t) -> String {
-    (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8))?.replacingOccurrences(of: "\0", with: " ")
-      ?? "?"
-  }
-
-  /// The running (not zombie) children of `parent`.
-  static func children(of parent: pid_t) -> [pid_t] {
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    return entries.compactMap { entry -> pid_t? in
-      guard let pid = pid_t(entry),
-        let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-        let close = stat.lastIndex(of: ")")
-      else { return nil }
-      let fields = stat[stat.index(after: close)...].split(separator: " ")
-      // A zombie has ended (only its exit status waits to be collected): not a worker left running.
-      return fields.count > 1 && fields[0] != "Z" && pid_t(fields[1]) == parent ? pid : nil
-    }
   }
 }
