@@ -14,6 +14,8 @@ public enum ReloadFixture {
     case renamedField
     /// 1.3.0: the entry function crashes.
     case crashingOnLoad
+    /// 1.4.0: the entry function never returns.
+    case hangingOnLoad
 
     public var number: String {
       switch self {
@@ -21,6 +23,7 @@ public enum ReloadFixture {
       case .withDouble: "1.1.0"
       case .renamedField: "1.2.0"
       case .crashingOnLoad: "1.3.0"
+      case .hangingOnLoad: "1.4.0"
       }
     }
 
@@ -30,6 +33,7 @@ public enum ReloadFixture {
       case .withDouble: ["RELOAD_DOUBLE"]
       case .renamedField: ["RELOAD_RENAMED"]
       case .crashingOnLoad: ["RELOAD_CRASH_ON_LOAD"]
+      case .hangingOnLoad: ["RELOAD_HANG_ON_LOAD"]
       }
     }
   }

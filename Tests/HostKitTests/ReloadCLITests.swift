@@ -20,7 +20,8 @@ struct ReloadCLITests {
     func wait(for wanted: String, times: Int = 1) throws -> String {
       let until = ContinuousClock.now + .seconds(120)
       while true {
-        text += host.errors
+        // All of stderr so far: each message counts once, however often it is looked at.
+        text = host.errors
         if text.components(separatedBy: wanted).count - 1 >= times { return text }
         guard host.isRunning else { throw FixtureError("the host ended before '\(wanted)'; stderr: \(text)") }
         guard host.child.pump(until: until) else { throw FixtureError("no '\(wanted)' on stderr; stderr: \(text)") }
@@ -143,35 +144,69 @@ struct ReloadCLITests {
     // then the host grew by at most 5 MB, and one worker is left: the last one
     let growth = try host.residentBytes() - before
     #expect(growth <= 5 << 20, "the host grew by \(growth) bytes over 50 reloads")
-    // (the last old worker and scanner may still be on their way out: they are waited for)
-    let until = ContinuousClock.now + .seconds(60)
-    while Self.children(of: host.child.pid).count > 1 && ContinuousClock.now < until { sched_yield() }
-    let left = Self.children(of: host.child.pid)
-    let commands = left.map { pid in
-      (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8))?.replacingOccurrences(of: "\0", with: " ")
-        ?? "?"
-    }
-    // Known bug: under a loaded full suite a reload's scanner child (`host __scan .../N-lib....so`) was
-    // seen still running long after its 5 s timeout, with the worker started beside it: to be found.
-    withKnownIssue("a reload's scanner child can stay behind under load", isIntermittent: true) {
-      #expect(left.count == 1, "\(commands)")
-    }
+    // (the last old worker may still be on its way out: it is waited for)
+    let left = ProcessTree.children(of: host.child.pid, onceAtMost: 1)
+    #expect(left.count == 1, "\(left.map(ProcessTree.commandLine))")
     #expect(!errors.text.contains("error:"), "\(errors.text)")
     #expect(host.quit() == 0)
   }
 
-  /// The processes whose parent is `parent`.
-  /// The running (not zombie) children of `parent`.
-  static func children(of parent: pid_t) -> [pid_t] {
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    return entries.compactMap { entry -> pid_t? in
-      guard let pid = pid_t(entry),
-        let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-        let close = stat.lastIndex(of: ")")
-      else { return nil }
-      let fields = stat[stat.index(after: close)...].split(separator: " ")
-      // A zombie has ended (only its exit status waits to be collected): not a worker left running.
-      return fields.count > 1 && fields[0] != "Z" && pid_t(fields[1]) == parent ? pid : nil
+  @Test func aMessageWaitedForTwiceMustHaveComeTwice() throws {
+    // given a host that warns once on stderr, then ends
+    let host = try LiveHost(["--plugins", "\(try FixturePlugin.temporaryFolder())/missing", "nonsense"])
+    defer { host.kill() }
+    let errors = ErrorReader(host)
+    try errors.wait(for: "does not exist")
+    // then waiting for the warning a second time waits for the host, which ends without it
+    #expect(throws: FixtureError.self) { try errors.wait(for: "does not exist", times: 2) }
+    #expect(errors.text.components(separatedBy: "does not exist").count == 2, "\(errors.text)")
+  }
+
+  @Test func aBuildThatHangsWhileLoadingIsRefusedAtTheScanTimeoutLeavingNoChildBehind() throws {
+    // given a watched run in a worker, scanning with a 3 s timeout
+    let (folder, file) = try ReloadFixture.folder()
+    let host = try LiveHost(["--scan-timeout", "3", "--plugins", folder, "run", "reloadable", "--watch"])
+    defer { host.kill() }
+    let errors = ErrorReader(host)
+    host.send("increment\n:state\n")
+    try host.read(through: #"{"count":1}"#)
+    let running = ProcessTree.children(of: host.child.pid)
+    #expect(running.count == 1)
+    // when the file is rebuilt as a build whose entry function never returns
+    try ReloadFixture.build(.hangingOnLoad, into: file)
+    try errors.wait(for: "did not answer within 3 s")
+    // then its scanner was killed and the worker started beside it ended: the running worker alone
+    // is left, and goes on
+    #expect(ProcessTree.children(of: host.child.pid) == running, "\(errors.text)")
+    host.send("increment\n:state\n")
+    try host.read(through: #"{"count":2}"#)
+    #expect(host.quit() == 0)
+  }
+
+  @Test func aHostKilledWhileANewBuildIsScannedTakesItsChildrenWithIt() throws {
+    // given a watched run whose new build hangs in its scanner (and in the worker started beside it)
+    let (folder, file) = try ReloadFixture.folder()
+    let host = try LiveHost(["--scan-timeout", "3600", "--plugins", folder, "run", "reloadable", "--watch"])
+    defer { host.kill() }
+    host.send("increment\n:state\n")
+    try host.read(through: #"{"count":1}"#)
+    try ReloadFixture.build(.hangingOnLoad, into: file)
+    let until = ContinuousClock.now + .seconds(120)
+    var children: [ProcessIdentity] = []
+    // (the running worker, the scanner, and the new worker)
+    func scanning() -> Bool {
+      children.count >= 3 && children.contains { ProcessTree.commandLine($0.pid).contains(" __scan ") }
     }
+    while !scanning() && ContinuousClock.now < until {
+      sched_yield()
+      children = ProcessTree.children(of: host.child.pid).compactMap(ProcessIdentity.init)
+    }
+    try #require(scanning(), "\(children.map { ProcessTree.commandLine($0.pid) })")
+    // when the host is killed
+    host.kill()
+    // then every child it had ends with it
+    let left = ProcessTree.waitUntilEnded(children, within: .seconds(30))
+    #expect(left.isEmpty, "\(left.map { ProcessTree.commandLine($0.pid) })")
+    for child in left { kill(child.pid, SIGKILL) }
   }
 }

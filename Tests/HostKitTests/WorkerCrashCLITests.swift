@@ -11,27 +11,6 @@ import Testing
 /// restart from the journal, nothing typed is lost, and the session goes on and replays.
 @Suite("A worker's crash through the CLI")
 struct WorkerCrashCLITests {
-  /// The children of `pid`, from every one of its threads (workers are started by one of them).
-  static func children(of pid: pid_t) -> [pid_t] {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-    return tasks.flatMap { task -> [pid_t] in
-      let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
-      return text.split(separator: " ").compactMap { pid_t(String($0)) }
-    }
-  }
-
-  /// Waits until `pid` is a zombie (state Z) or gone; false after 60 s.
-  static func waitUntilZombie(_ pid: pid_t) -> Bool {
-    let until = ContinuousClock.now + .seconds(60)
-    while ContinuousClock.now < until {
-      guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
-      // The state follows the command name in parentheses.
-      if let close = stat.lastIndex(of: ")"), stat[close...].dropFirst(2).first == "Z" { return true }
-      sched_yield()
-    }
-    return false
-  }
-
   @Test func aKilledWorkerIsOneErrorLineAndTheSessionGoesOnAndReplays() throws {
     // given a counter session at 2, its instance in a worker
     let state = try FixturePlugin.temporaryFolder()
@@ -39,12 +18,12 @@ struct WorkerCrashCLITests {
       ["run", "counter", "--session", "s", "--isolation", "process"], environment: ["XDG_STATE_HOME": state])
     host.send("increment\nincrement\n:state\n")
     try host.read(through: #"{"clicks":2,"count":2}"#)
-    let workers = Self.children(of: host.child.pid)
+    let workers = ProcessTree.children(of: host.child.pid)
     #expect(workers.count == 1)
     // when the worker dies between calls (and is gone: a zombie has closed its files)
     for worker in workers {
       kill(worker, SIGKILL)
-      #expect(Self.waitUntilZombie(worker))
+      #expect(ProcessTree.waitUntilEnded(worker))
     }
     host.send("increment\n:state\n")
     // then the loss is reported, the feature restarts from its journal, and the action that met
@@ -56,7 +35,7 @@ struct WorkerCrashCLITests {
     // and the session goes on in a new worker
     host.send("increment\n:state\n")
     try host.read(through: #"{"clicks":4,"count":4}"#)
-    #expect(Self.children(of: host.child.pid).count == 1)
+    #expect(ProcessTree.children(of: host.child.pid).count == 1)
     #expect(host.quit() == 0)
     // and its journal, crash line included, replays
     let journal = "\(state)/featurehost/s.jsonl"
@@ -75,7 +54,7 @@ struct WorkerCrashCLITests {
     host.send(":state\n")
     try host.read(through: #"{"count":0,"#)
     // then its worker maps the plugin, and the host does not: no code of it runs in the host
-    let workers = Self.children(of: host.child.pid)
+    let workers = ProcessTree.children(of: host.child.pid)
     #expect(workers.count == 1)
     // Read to the end: /proc files say they are empty.
     let maps = { (pid: pid_t) -> String in

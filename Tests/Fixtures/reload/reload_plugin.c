@@ -8,12 +8,14 @@
 // - RELOAD_RENAMED: the state field is "total", not "count": restoring {"count": n} is refused
 //   with FH_ERR_BAD_STATE, as a renamed field in a real feature would be.
 // - RELOAD_CRASH_ON_LOAD: the entry function crashes (SIGSEGV), as a broken build would.
+// - RELOAD_HANG_ON_LOAD: the entry function never returns, as a build stuck in its loading would.
 //
 // The view is "Reloadable <version>" then "  count: <n>" (or "  total: <n>").
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "feature_abi.h"
 
@@ -171,6 +173,9 @@ static const fh_plugin descriptor = {
 FH_EXPORT const fh_plugin *fh_plugin_entry_v1(void) {
 #ifdef RELOAD_CRASH_ON_LOAD
     raise(SIGSEGV);
+#endif
+#ifdef RELOAD_HANG_ON_LOAD
+    for (;;) pause();
 #endif
     return &descriptor;
 }
