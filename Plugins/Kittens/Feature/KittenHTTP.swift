@@ -12,12 +12,14 @@ enum KittenHTTP {
   /// The file name; discovery skips names ending in `_private.so`, so `host list` does not list it.
   static let libraryName = "libKittensHTTP_private.so"
 
-  typealias Completion = @convention(c) (
-    UnsafeMutableRawPointer?, UnsafePointer<UInt8>?, Int, UnsafePointer<CChar>?
-  ) -> Void
-  typealias Get = @convention(c) (
-    UnsafePointer<CChar>, Double, UnsafeMutableRawPointer?, Completion
-  ) -> UnsafeMutableRawPointer
+  typealias Completion =
+    @convention(c) (
+      UnsafeMutableRawPointer?, UnsafePointer<UInt8>?, Int, UnsafePointer<CChar>?
+    ) -> Void
+  typealias Get =
+    @convention(c) (
+      UnsafePointer<CChar>, Double, UnsafeMutableRawPointer?, Completion
+    ) -> UnsafeMutableRawPointer
   typealias HandleCall = @convention(c) (UnsafeMutableRawPointer) -> Void
 
   /// The library's functions. Unchecked: C function pointers, immutable, callable from any thread.
@@ -40,7 +42,9 @@ enum KittenHTTP {
     let dladdr = unsafeBitCast(symbol, to: DLAddr.self)
     let anchor: @convention(c) () -> Void = {}
     var info = [UnsafePointer<CChar>?](repeating: nil, count: 4)
-    let found = info.withUnsafeMutableBytes { dladdr(unsafeBitCast(anchor, to: UnsafeRawPointer.self), $0.baseAddress!) }
+    let found = info.withUnsafeMutableBytes {
+      dladdr(unsafeBitCast(anchor, to: UnsafeRawPointer.self), $0.baseAddress!)
+    }
     guard found != 0, let file = info[0] else { return nil }
     let path = String(cString: file)
     guard let slash = path.lastIndex(of: "/") else { return "." }

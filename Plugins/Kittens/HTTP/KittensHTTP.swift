@@ -6,9 +6,10 @@ import Foundation
 
 /// Called exactly once per request, on any thread: the body (valid during the call only) and its
 /// byte count when `reason` is nil, else one line saying why the request failed.
-public typealias KittensHTTPCompletion = @convention(c) (
-  _ context: UnsafeMutableRawPointer?, _ body: UnsafePointer<UInt8>?, _ count: Int, _ reason: UnsafePointer<CChar>?
-) -> Void
+public typealias KittensHTTPCompletion =
+  @convention(c) (
+    _ context: UnsafeMutableRawPointer?, _ body: UnsafePointer<UInt8>?, _ count: Int, _ reason: UnsafePointer<CChar>?
+  ) -> Void
 
 /// A request in flight; the handle keeps it until `kittens_http_release_v1`.
 private final class Request {
