@@ -51,11 +51,25 @@ enum KittenHTTP {
     return String(path[..<slash])
   }
 
+  /// The folder of the running executable.
+  static var executableFolder: String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard count > 0 else { return nil }
+    let path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return path.lastIndex(of: "/").map { String(path[..<$0]) }
+  }
+
   private static func open() -> Result<Functions, KittenLoadError> {
-    guard let folder = ownFolder else {
-      return .failure(KittenLoadError("cannot find the kittens plugin's folder to load \(libraryName)"))
+    // The plugin's own folder; a reloaded plugin runs from a copy elsewhere, so then the folder
+    // of the host executable, where the build puts both.
+    let folders = [ownFolder, executableFolder].compactMap { $0 }
+    guard let path = folders.map({ $0 + "/" + libraryName }).first(where: { access($0, F_OK) == 0 }) else {
+      return .failure(
+        KittenLoadError(
+          "cannot find the http client \(libraryName) in \(folders.joined(separator: " or ")); install it next to the kittens plugin"
+        ))
     }
-    let path = folder + "/" + libraryName
     guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
       let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
       return .failure(
