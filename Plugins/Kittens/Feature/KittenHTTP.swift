@@ -63,7 +63,8 @@ enum KittenHTTP {
   private static func open() -> Result<Functions, KittenLoadError> {
     // The plugin's own folder; a reloaded plugin runs from a copy elsewhere, so then the folder
     // of the host executable, where the build puts both.
-    let folders = [ownFolder, executableFolder].compactMap { $0 }
+    var folders = [ownFolder, executableFolder].compactMap { $0 }
+    if folders.count == 2 && folders[0] == folders[1] { folders.removeLast() }
     guard let path = folders.map({ $0 + "/" + libraryName }).first(where: { access($0, F_OK) == 0 }) else {
       return .failure(
         KittenLoadError(
@@ -133,7 +134,15 @@ enum KittenHTTP {
     }
     let result = await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
-        reply.state.withLock { $0.continuation = continuation }
+        let cancelledAlready = reply.state.withLock { state in
+          state.continuation = continuation
+          return state.cancelled
+        }
+        // Cancelled while the client was being opened: no request at all.
+        guard !cancelledAlready else {
+          reply.finish(.failure(KittenLoadError("the request to \(url.absoluteString) was cancelled")))
+          return
+        }
         let context = Unmanaged.passRetained(reply).toOpaque()
         let handle = Reply.Handle(
           pointer: url.absoluteString.withCString { functions.get($0, timeout, context, completion) })

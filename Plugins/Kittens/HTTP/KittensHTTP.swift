@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// The kittens plugin's http(s) client, in a library of its own so that the plugin maps
@@ -10,6 +11,20 @@ public typealias KittensHTTPCompletion =
   @convention(c) (
     _ context: UnsafeMutableRawPointer?, _ body: UnsafePointer<UInt8>?, _ count: Int, _ reason: UnsafePointer<CChar>?
   ) -> Void
+
+/// Where requests run: threads of this library's own, not Swift's cooperative pool. That pool has
+/// one thread per core, and a host (or a test run) may hold them all in blocking waits, some of them
+/// for this very request; on the pool, the request would not even start until one came free.
+private final class RequestExecutor: TaskExecutor, Sendable {
+  static let shared = RequestExecutor()
+
+  private let queue = DispatchQueue(label: "kittens.http", attributes: .concurrent)
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+  }
+}
 
 /// A request in flight; the handle keeps it until `kittens_http_release_v1`.
 private final class Request {
@@ -28,7 +43,7 @@ public func kittensHTTPGet(
   // The context is the caller's and only passes through; the completion is a C function.
   nonisolated(unsafe) let context = context
   nonisolated(unsafe) let completion = completion
-  let task = Task.detached {
+  let task = Task.detached(executorPreference: RequestExecutor.shared) {
     do throws(HTTPFailure) {
       guard let url = URL(string: address) else { throw HTTPFailure("'\(address)' is not a URL") }
       let body = try await KittenWebClient(timeout: timeout).get(url)
