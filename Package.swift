@@ -14,6 +14,9 @@ let package = Package(
     .plugin(name: "ActionDecoding", targets: ["ActionDecoding"]),
     .library(name: "Counter", type: .dynamic, targets: ["CounterPlugin"]),
     .library(name: "Kittens", type: .dynamic, targets: ["KittensPlugin"]),
+    // Kittens' http(s) client, opened by the plugin at its first http(s) fetch; plugin discovery
+    // skips `*_private.so`.
+    .library(name: "KittensHTTP_private", type: .dynamic, targets: ["KittensHTTP"]),
     .library(name: "Levels", type: .dynamic, targets: ["LevelsPlugin"]),
     .library(name: "CExample", type: .dynamic, targets: ["CExample"]),
     .library(name: "Home", type: .dynamic, targets: ["HomePlugin"]),
@@ -55,6 +58,7 @@ let package = Package(
 
     .target(name: "KittensFeature", dependencies: ["FeatureKit", "FeatureJSON"], path: "Plugins/Kittens/Feature", swiftSettings: crossModule,
       plugins: ["ActionDecoding"]),
+    .target(name: "KittensHTTP", path: "Plugins/Kittens/HTTP"),
     .target(name: "KittensPlugin", dependencies: ["KittensFeature", "FeatureKit"], path: "Plugins/Kittens/Plugin", swiftSettings: crossModule),
     .target(name: "LevelsFeature", dependencies: ["FeatureKit"], path: "Plugins/Levels/Feature", swiftSettings: crossModule,
       plugins: ["ActionDecoding"]),

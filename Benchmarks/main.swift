@@ -200,6 +200,15 @@ if wanted("kittens.pageLoaded") {
   report("kittens.pageLoaded.large", median(pairs.map(\.1)), "ns/action")
   report("kittens.pageLoaded.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
 }
+if wanted("kittens.startup") {
+  // From the catalog file (no HTTP stack) and over http (the stack mapped at the first fetch).
+  let startup = try kittensStartup(rounds: rounds * 4)
+  report("kittens.startup.file", startup.file, "ms")
+  report("kittens.startup.http", startup.http, "ms")
+  report("kittens.startup.http/file", startup.ratio, "x")
+  report("kittens.startup.file.rss", startup.fileRSS, "MB")
+  report("kittens.startup.http.rss", startup.httpRSS, "MB")
+}
 if wanted("levels.settle") {
   report("levels.settle", median(try (0..<rounds * 2).map { _ in try levelsSettle() }), "ms")
 }

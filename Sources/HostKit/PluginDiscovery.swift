@@ -31,7 +31,8 @@ public enum PluginDiscovery {
     return String(path[..<slash])
   }
 
-  /// The `*.so` files directly in `directory`, sorted by name.
+  /// The `*.so` files directly in `directory`, sorted by name. A `*_private.so` is a library a
+  /// plugin opens itself (kittens' http client), not a plugin, and is skipped.
   static func candidates(in directory: String) -> [String] {
     guard let dir = opendir(directory) else { return [] }
     defer { closedir(dir) }
@@ -40,7 +41,7 @@ public enum PluginDiscovery {
       let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
         String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
       }
-      if name.hasSuffix(".so") { names.append(name) }
+      if name.hasSuffix(".so") && !name.hasSuffix("_private.so") { names.append(name) }
     }
     let prefix = directory.hasSuffix("/") ? directory : directory + "/"
     return names.sorted().map { prefix + $0 }

@@ -55,7 +55,7 @@ public struct KittenCatalog: Sendable, Equatable {
     let location = try KittenLocation(endpoint: endpoint, limit: limit, offset: offset)
     switch location {
     case .web(let url):
-      let body = try await KittenWebClient(timeout: timeout).get(url)
+      let body = try await KittenHTTP.get(url, timeout: timeout)
       return try KittenPageDecoder(source: url.absoluteString).urls(from: body)
     case .file(let path):
       let all = try KittenPageDecoder(source: "file://\(path)").urls(

@@ -15,27 +15,27 @@ struct KittenWebClient {
   let timeout: Double
 
   /// The body of a 2xx answer to a GET of `url`.
-  func get(_ url: URL) async throws(KittenLoadError) -> Data {
+  func get(_ url: URL) async throws(HTTPFailure) -> Data {
     do {
       return try await withThrowingTaskGroup(of: Data.self) { group in
         group.addTask { try await fetch(url) }
         group.addTask {
           try await Task.sleep(for: .seconds(timeout))
-          throw KittenLoadError(
+          throw HTTPFailure(
             "no answer from \(url.absoluteString) within \(Self.seconds(timeout)) s")
         }
         defer { group.cancelAll() }
         guard let body = try await group.next() else { throw CancellationError() }
         return body
       }
-    } catch let error as KittenLoadError {
+    } catch let error as HTTPFailure {
       throw error
     } catch let error as URLError {
       throw describe(error, url: url)
     } catch is CancellationError {
-      throw KittenLoadError("the request to \(url.absoluteString) was cancelled")
+      throw HTTPFailure("the request to \(url.absoluteString) was cancelled")
     } catch {
-      throw KittenLoadError("the request to \(url.absoluteString) failed: \(error)")
+      throw HTTPFailure("the request to \(url.absoluteString) failed: \(error)")
     }
   }
 
@@ -50,31 +50,31 @@ struct KittenWebClient {
     request.setValue("application/json", forHTTPHeaderField: "Accept")
     let (body, response) = try await session.data(for: request)
     guard let http = response as? HTTPURLResponse else {
-      throw KittenLoadError("\(url.absoluteString) did not answer with HTTP")
+      throw HTTPFailure("\(url.absoluteString) did not answer with HTTP")
     }
     guard (200..<300).contains(http.statusCode) else {
-      throw KittenLoadError("HTTP \(http.statusCode) from \(url.absoluteString)")
+      throw HTTPFailure("HTTP \(http.statusCode) from \(url.absoluteString)")
     }
     return body
   }
 
-  private func describe(_ error: URLError, url: URL) -> KittenLoadError {
+  private func describe(_ error: URLError, url: URL) -> HTTPFailure {
     let address = url.absoluteString
     switch error.code {
     case .timedOut:
-      return KittenLoadError("no answer from \(address) within \(Self.seconds(timeout)) s")
+      return HTTPFailure("no answer from \(address) within \(Self.seconds(timeout)) s")
     case .cannotConnectToHost:
-      return KittenLoadError("cannot connect to \(address) (refused or unreachable)")
+      return HTTPFailure("cannot connect to \(address) (refused or unreachable)")
     case .cannotFindHost, .dnsLookupFailed:
-      return KittenLoadError("cannot find the host of \(address)")
+      return HTTPFailure("cannot find the host of \(address)")
     case .notConnectedToInternet:
-      return KittenLoadError("no network to reach \(address)")
+      return HTTPFailure("no network to reach \(address)")
     case .networkConnectionLost:
-      return KittenLoadError("the connection to \(address) was lost before the answer was complete")
+      return HTTPFailure("the connection to \(address) was lost before the answer was complete")
     case .cancelled:
-      return KittenLoadError("the request to \(address) was cancelled")
+      return HTTPFailure("the request to \(address) was cancelled")
     default:
-      return KittenLoadError(
+      return HTTPFailure(
         "the request to \(address) failed: \(error.localizedDescription) (URLError \(error.code.rawValue))"
       )
     }
@@ -84,4 +84,10 @@ struct KittenWebClient {
   static func seconds(_ value: Double) -> String {
     value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
   }
+}
+
+/// Why a request failed: one line naming the address, shown in the kittens view.
+struct HTTPFailure: Error {
+  let reason: String
+  init(_ reason: String) { self.reason = reason }
 }
