@@ -33,6 +33,7 @@ public final class RunningChild {
   /// Reaches end of file when the child has exited; -1 once that was seen.
   private var exitNotice: Int32
   private var termination: ChildTermination?
+  private let started = ContinuousClock.now
 
   init(pid: pid_t, exitNotice: Int32, input: Int32, pendingInput: [UInt8]?, outputs: [CapturedOutput]) {
     self.pid = pid
@@ -168,6 +169,40 @@ public final class RunningChild {
       standardOutput: outputs.first { $0.descriptor == 1 }.map(kept) ?? [],
       standardError: outputs.first { $0.descriptor == 2 }.map(kept) ?? [],
       extraOutputs: extra)
+  }
+
+  /// `finish(until:)` with a deadline that does not count the time the child waited for a CPU:
+  /// it gets `budget` of running or waiting for something else, so a busy machine slows it
+  /// without failing it, while one stuck in a loop or a wait still ends after `budget` of that.
+  /// `cap` bounds the whole wait. Where the kernel keeps no scheduler statistics, `budget` is
+  /// plain elapsed time.
+  public func finish(budget: Duration, cap: Duration) -> ChildResult {
+    let hardStop = started + cap
+    var deadline = min(started + budget, hardStop)
+    closeInput()
+    while termination == nil {
+      while !(hasExited && allOutputEnded) {
+        guard pump(until: deadline) else { break }
+      }
+      guard !hasExited else { break }
+      let next = min(started + budget + (runQueueWait ?? .zero), hardStop)
+      guard next > ContinuousClock.now else { break }
+      deadline = next
+    }
+    return finish(until: ContinuousClock.now)
+  }
+
+  /// How long the child's main thread has been runnable without a CPU (the second field of
+  /// /proc/PID/schedstat, in nanoseconds), or nil where the kernel does not say.
+  var runQueueWait: Duration? {
+    guard let file = fopen("/proc/\(pid)/schedstat", "r") else { return nil }
+    defer { fclose(file) }
+    var line = [CChar](repeating: 0, count: 128)
+    guard fgets(&line, Int32(line.count), file) != nil else { return nil }
+    let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let fields = text.split(separator: " ")
+    guard fields.count >= 2, let waited = Int64(fields[1]) else { return nil }
+    return .nanoseconds(waited)
   }
 
   private func kept(_ output: CapturedOutput) -> [UInt8] {

@@ -162,7 +162,9 @@ enum CommandTable {
       isRepeatable: true, exampleValue: "{}")
     static let timeout = OptionSpec(
       name: "--timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: 3600), valueName: "SECONDS",
-      help: "how long one check may take before it is killed (default 10, at most 3600)")
+      help:
+        "how long one check may run before it is killed (default 10, at most 3600; time spent waiting for a "
+        + "CPU on a busy machine does not count, up to 6 times this in all)")
     /// The mode the validator starts its children in: one check, its verdict on descriptor 3.
     static let check = OptionSpec(
       name: "--check", kind: .choice(ConformanceCheck.allCases.map(\.name), noun: "a check"), valueName: "CHECK",
