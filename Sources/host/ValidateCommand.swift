@@ -138,8 +138,6 @@ struct CheckProcess {
 
   /// How much of the child's output is kept: enough for the last message before a crash.
   private static let outputKept = 4096
-  /// How many times `--timeout` a check may take in all on a busy machine.
-  static let capFactor = 6
 
   static func run(executable: String, arguments: [String], timeout: Double) throws(HostError) -> CheckProcess {
     var environment = ChildProcess.currentEnvironment
@@ -152,8 +150,7 @@ struct CheckProcess {
     let result: ChildResult
     do {
       // A check slowed by a busy machine is not a hung plugin: waiting for a CPU does not count.
-      let budget = Duration.milliseconds(Int64(timeout * 1000))
-      result = try process.start().finish(budget: budget, cap: budget * CheckProcess.capFactor)
+      result = try process.run(budget: .milliseconds(Int64(timeout * 1000)))
     } catch {
       throw HostError(error)
     }

@@ -86,6 +86,16 @@ public struct ChildProcess: Sendable {
     return try start().finish(until: deadline)
   }
 
+  /// `run(timeout:)` for a child a busy machine may slow: time it waits for a CPU does not count
+  /// against `budget` (`RunningChild.finish(budget:cap:)`), up to `busyMachineAllowance` times
+  /// `budget` in all.
+  public func run(budget: Duration) throws(ChildProcessFailure) -> ChildResult {
+    try start().finish(budget: budget, cap: budget * Self.busyMachineAllowance)
+  }
+
+  /// How many times its budget a child run with `run(budget:)` may take in all.
+  public static let busyMachineAllowance = 6
+
   /// Starts the child and returns it running. The caller ends it with `finish(until:)`; a
   /// `RunningChild` dropped before that kills the child's group and reaps it.
   public func start() throws(ChildProcessFailure) -> RunningChild {

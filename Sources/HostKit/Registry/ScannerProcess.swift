@@ -88,7 +88,8 @@ public struct ScannerProcess: Sendable {
     process.extraOutputs = [Self.reportDescriptor]
     let result: ChildResult
     do {
-      result = try process.run(timeout: timeout)
+      // A plugin slowed by a busy machine is not a hung one: waiting for a CPU does not count.
+      result = try process.run(budget: timeout)
     } catch {
       return .rejected(reason: "the scanner could not start: \(error)", help: error.advice)
     }

@@ -35,7 +35,8 @@ enum CommandTable {
     static let scanTimeout = OptionSpec(
       name: "--scan-timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: 3600), valueName: "SECONDS",
       help: "how long a new or changed plugin file may take to be inspected (in a child process) before it is "
-        + "rejected (default 5, at most 3600)")
+        + "rejected (default 5, at most 3600; time spent waiting for a CPU on a busy machine does not count, up "
+        + "to 6 times this in all)")
   }
 
   static let global = CommandSpec(
