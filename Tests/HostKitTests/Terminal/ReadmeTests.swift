@@ -278,9 +278,12 @@ import Testing
   @Test(.timeLimit(.minutes(30)), arguments: allShellBlocks.filter { $0.notRun == nil })
   func aShellBlockRunsAsWritten(_ block: ShellBlock) async throws {
     let checkout = try Self.checkoutStandIn()
+    // Temporary files (SwiftPM's locks, named after the package's path) go in the home too.
+    let temporary = Self.home + "/tmp"
+    try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
     var process = ChildProcess(
       "/usr/bin/env", arguments: ["nice", "-n", "19", "sh", "-e", "-x", "-c", block.script],
-      environment: HostProcess.environment(adding: Self.environment))
+      environment: HostProcess.environment(adding: Self.environment.merging(["TMPDIR": temporary]) { _, new in new }))
     process.workingDirectory = checkout
     process.errorIntoOutput = true
     // On a thread of its own: a build of minutes must not hold one of the test pool's threads.
@@ -290,6 +293,12 @@ import Testing
     }
     #expect(result.termination == .exited(0), "\(block.testDescription):\n\(result.outputText)")
     if block.script.contains("host new word-count") { try Self.checkNewPackage(in: Self.home + "/features/word-count") }
+    // and nothing named after the home is left beside it (the home itself goes after the suite)
+    let home = URL(fileURLWithPath: Self.home).lastPathComponent
+    let left = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter {
+      $0.contains(home + "_")
+    }
+    #expect(left.isEmpty, "\(left)")
   }
 
   /// The folder the shell blocks run from, made once (see `aShellBlockRunsAsWritten`).
