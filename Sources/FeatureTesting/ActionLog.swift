@@ -50,7 +50,7 @@ final class ActionLog: @unchecked Sendable {
       switch event {
       case .applied(_, let action, let source, let changed):
         record(action, source: source, reportedChange: changed, rejection: nil)
-      case .rejected(let action, let source, let error):
+      case .rejected(let action, let source, let error, _):
         record(action, source: source, reportedChange: false, rejection: error)
       case .paused(let error):
         condition.lock()

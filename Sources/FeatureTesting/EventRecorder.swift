@@ -31,7 +31,7 @@ public final class EventRecorder: Sendable {
   /// The errors of the actions the plugin refused, in order.
   public var rejections: [PluginCallError] {
     all.compactMap { event in
-      guard case .rejected(_, _, let error) = event else { return nil }
+      guard case .rejected(_, _, let error, _) = event else { return nil }
       return error
     }
   }

@@ -160,7 +160,7 @@ final class FlowLauncher: FeatureLauncher, @unchecked Sendable {
     switch event {
     case .applied(_, let action, let source, let changed):
       recordAction(action, source: source, reportedChange: changed, rejection: nil, number: number)
-    case .rejected(let action, let source, let error):
+    case .rejected(let action, let source, let error, _):
       recordAction(action, source: source, reportedChange: false, rejection: error, number: number)
     case .step(let json):
       condition.lock()

@@ -16,6 +16,9 @@ public struct HostError: Error, Sendable, Equatable, CustomStringConvertible {
   public var help: String?
   /// The engine's structured failure behind this error, when it came from the engine.
   public var failure: (any EngineFailure)?
+  /// The line of input (from 1) that caused it, when input is read as numbered lines (a pipe):
+  /// a front end shows it before the message.
+  public var inputLine: Int?
 
   public init(_ message: String, help: String? = nil, kind: Kind = .failure) {
     self.message = message
@@ -36,15 +39,17 @@ public struct HostError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The process exit code for this error: 64 for usage, 1 otherwise.
   public var exitCode: Int32 { kind == .usage ? 64 : 1 }
 
-  /// `error: <message>` and, when there is one, `help: <help>` on the next line.
+  /// `error: <message>` (after `line N: ` for an input line) and, when there is one, `help: <help>`
+  /// on the next line.
   public var description: String {
-    guard let help else { return "error: \(message)" }
-    return "error: \(message)\nhelp: \(help)"
+    let line = inputLine.map { "line \($0): " } ?? ""
+    guard let help else { return "error: \(line)\(message)" }
+    return "error: \(line)\(message)\nhelp: \(help)"
   }
 
   public static func == (lhs: HostError, rhs: HostError) -> Bool {
     lhs.kind == rhs.kind && lhs.message == rhs.message && lhs.help == rhs.help
-      && lhs.failure?.description == rhs.failure?.description
+      && lhs.failure?.description == rhs.failure?.description && lhs.inputLine == rhs.inputLine
   }
 }
 

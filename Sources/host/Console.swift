@@ -59,11 +59,13 @@ final class Console: Sendable {
   /// The width of the terminal on stdout, nil for a pipe.
   var columns: Int? { outputIsTerminal ? TerminalSize.columns(of: STDOUT_FILENO) : nil }
 
-  /// An error (and its help line) on stderr, with `error:` in red on a terminal.
+  /// An error (and its help line) on stderr, with `error:` in red on a terminal, and `line N:`
+  /// after it for an error about a line of input read from a pipe.
   func report(_ error: HostError) {
     let error = error.worded
+    let line = error.inputLine.map { "line \($0): " } ?? ""
     // Messages quote input and plugin text: sanitized, each quoted part cut at 200 characters.
-    var lines = [paint("error:", code: "1;31", on: errorIsTerminal) + " " + TerminalText.message(error.message)]
+    var lines = [paint("error:", code: "1;31", on: errorIsTerminal) + " " + line + TerminalText.message(error.message)]
     if let help = error.help {
       lines.append(paint("help:", code: "1;36", on: errorIsTerminal) + " " + TerminalText.message(help))
     }

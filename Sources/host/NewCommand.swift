@@ -30,7 +30,7 @@ struct NewCommand {
         "'\(folder)' already exists; 'host new' never overwrites a folder",
         help: "choose another NAME or --dir, or move the folder away first")
     }
-    let scaffold = Scaffold(name: name, language: language, featureHost: root)
+    let scaffold = Scaffold(name: name, language: language, featureHost: root, folder: folder)
     try scaffold.write(into: folder)
     console.out("created \(folder) (\(language.rawValue)): the feature '\(name)', its build and a passing test")
     console.out("next steps:")
@@ -38,8 +38,9 @@ struct NewCommand {
     return 0
   }
 
-  static func nextSteps(_ scaffold: Scaffold, folder: String) -> [String] {
-    let host = "\(scaffold.featureHost)/host"
+  /// What to do next in `folder`, the host named in `featureHost` (the checkout's path).
+  static func nextSteps(_ scaffold: Scaffold, folder: String, featureHost: String? = nil) -> [String] {
+    let host = "\(featureHost ?? scaffold.featureHost)/host"
     switch scaffold.language {
     case .swift:
       return [

@@ -4,36 +4,70 @@ import HostKit
 /// and a bare action word (`increment`) looked up in a table made from the focused feature's
 /// catalogue instead of parsed again on every line. Everything else (`:` commands, actions with
 /// arguments, JSON) goes the way a typed line goes.
+///
+/// Every error about a line says its number (`error: line 7: ...`), and errors come out in input
+/// order: a refusal by the plugin is reported by its store as it applies the action, later than
+/// the line was read, so before it reports an error of its own this loop waits until the
+/// features have handled what the lines before sent them. Only a line in error waits (and a
+/// change of the feature lines go to); the others stream on.
 struct PipeInput {
   let runtime: SessionRuntime
   let console: Console
   /// The longest line taken (`--max-line-bytes`); a longer one is skipped with an error.
   let limit: Int
-  /// Handles a line the general way; true to quit.
-  let handle: (String) -> Bool
+  /// Handles a line (with its number) the general way; true to quit.
+  let handle: (String, Int) throws(HostError) -> Bool
 
   /// Reads until the end of input or a quit; returns whether it was a quit.
   func run() -> Bool {
     var reader = ChunkedLineReader(descriptor: 0, maximumLineLength: limit)
     var words = ActionWords()
     var lineNumber = 0
+    // The feature the last line went to: lines to another one wait until it handled them, so
+    // its refusals come before theirs.
+    var target: ObjectIdentifier?
     while !runtime.hasEndedByClosing {
       guard let next = reader.next() else { return false }
       lineNumber += 1
       guard case .text(let line) = next else {
         if case .tooLong(let length) = next {
-          console.report(BoundedLineReader.tooLong(line: lineNumber, bytes: length, limit: limit))
+          report(Self.tooLong(bytes: length, limit: limit), line: lineNumber)
         }
         continue
       }
       guard let feature = runtime.focusedNow else { return true }
+      let focus = ObjectIdentifier(feature)
+      if target != focus {
+        if target != nil { runtime.waitUntilInputHandled() }
+        target = focus
+      }
       if let action = words.action(for: line, of: feature) {
-        runtime.sendParsed(action, to: feature)
+        runtime.sendParsed(action, to: feature, inputLine: lineNumber)
         continue
       }
-      if handle(line) { return true }
+      do throws(HostError) {
+        if try handle(line, lineNumber) { return true }
+      } catch {
+        report(error, line: lineNumber)
+      }
     }
     return false
+  }
+
+  /// Reports `error` as being about input line `line`, after whatever the lines before it caused.
+  private func report(_ error: HostError, line: Int) {
+    runtime.waitUntilInputHandled()
+    var error = error
+    error.inputLine = line
+    console.report(error)
+  }
+
+  /// A line longer than `limit` bytes, skipped.
+  static func tooLong(bytes: Int, limit: Int) -> HostError {
+    HostError(
+      "the line is \(bytes) bytes, more than the \(limit) a line may have; it was skipped",
+      help: "an action or a command fits on one short line; a big state goes in a file (':load FILE'), "
+        + "or raise the limit with --max-line-bytes")
   }
 }
 

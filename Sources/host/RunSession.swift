@@ -84,7 +84,7 @@ final class RunSession {
     var quit = false
     if !interactive {
       quit = PipeInput(runtime: runtime, console: console, limit: settings.maxLineBytes) {
-        self.handle($0, runtime: runtime)
+        line, number throws(HostError) in try self.perform(line, runtime: runtime, inputLine: number)
       }.run()
     }
     // At a terminal without the line editor, lines are read plainly, as long as the limit.
@@ -135,7 +135,7 @@ final class RunSession {
     let text = line.trimmingWhitespace()
     if text.isEmpty || text.hasPrefix("#") { return false }
     guard let feature = runtime.focused else { return true }
-    guard console.showsProgress else { return handle(text, feature: feature, runtime: runtime) }
+    guard console.showsProgress else { return reporting(text, runtime: runtime) }
     let settling =
       text.hasPrefix(":") && Self.command(named: String(text.dropFirst().prefix { $0 != " " }))?.name == "settle"
     let progress = WaitProgress(console: console) {
@@ -145,33 +145,44 @@ final class RunSession {
         + (effects > 0 ? " (\(effects) effect\(effects == 1 ? "" : "s") running)" : "") + "; Ctrl-C stops waiting"
     }
     defer { progress.end() }
-    return handle(text, feature: feature, runtime: runtime)
+    return reporting(text, runtime: runtime)
   }
 
-  private func handle(_ text: String, feature: PresentedFeature, runtime: SessionRuntime) -> Bool {
+  /// Performs one line, reporting what goes wrong; returns true to quit.
+  private func reporting(_ text: String, runtime: SessionRuntime) -> Bool {
     do throws(HostError) {
-      guard text.hasPrefix(":") else {
-        try Self.refuseCommandWithoutColon(text, feature: feature)
-        try runtime.send(feature.id == HomeMenu.id ? HomeMenu.action(for: text) : text, to: feature)
-        return false
-      }
-      let words = String(text.dropFirst()).split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-      let name = words.first ?? ""
-      guard let command = Self.command(named: name) else {
-        let names = Self.commands.map(\.name)
-        let hint = Suggestion.closest(to: name, in: names).map { "did you mean ':\($0)'? " } ?? ""
-        throw HostError(
-          "unknown command ':\(Excerpt.of(name))'",
-          help: "\(hint)commands: \(names.map { ":" + $0 }.joined(separator: ", "))")
-      }
-      let call = Call(
-        runtime: runtime, feature: feature, argument: words.dropFirst().joined(separator: " "), console: console,
-        plugins: plugins)
-      return try command.run(call) == .quit
+      return try perform(text, runtime: runtime)
     } catch {
       console.report(error)
       return false
     }
+  }
+
+  /// Handles one input line (`inputLine`: its number in a pipe, which a refusal by the plugin
+  /// carries); returns true to quit, throws what goes wrong.
+  private func perform(_ line: String, runtime: SessionRuntime, inputLine: Int? = nil) throws(HostError) -> Bool {
+    let text = line.trimmingWhitespace()
+    if text.isEmpty || text.hasPrefix("#") { return false }
+    guard let feature = runtime.focused else { return true }
+    guard text.hasPrefix(":") else {
+      try Self.refuseCommandWithoutColon(text, feature: feature)
+      let action = feature.id == HomeMenu.id ? HomeMenu.action(for: text) : text
+      try runtime.send(action, to: feature, inputLine: inputLine)
+      return false
+    }
+    let words = String(text.dropFirst()).split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+    let name = words.first ?? ""
+    guard let command = Self.command(named: name) else {
+      let names = Self.commands.map(\.name)
+      let hint = Suggestion.closest(to: name, in: names).map { "did you mean ':\($0)'? " } ?? ""
+      throw HostError(
+        "unknown command ':\(Excerpt.of(name))'",
+        help: "\(hint)commands: \(names.map { ":" + $0 }.joined(separator: ", "))")
+    }
+    let call = Call(
+      runtime: runtime, feature: feature, argument: words.dropFirst().joined(separator: " "), console: console,
+      plugins: plugins)
+    return try command.run(call) == .quit
   }
 
   // MARK: - The `:` commands
@@ -240,10 +251,9 @@ final class RunSession {
       try call.runtime.resume(call.feature)
       return .goOn
     },
-    Command(name: "history", help: "the actions that made the state, numbered") { call throws(HostError) in
-      let lines = try call.runtime.history(of: call.feature).map {
-        "\(String($0.seq).leftPadded(to: 6))  \($0.source.rawValue.padding(toLength: 10))\($0.json)"
-      }
+    Command(name: "history", help: "every seq ':goto' takes: the start, the actions, the travels") {
+      call throws(HostError) in
+      let lines = try call.runtime.seqs(of: call.feature).map(historyLine)
       call.console.out((lines.isEmpty ? ["(no actions yet)"] : lines).joined(separator: "\n"))
       return .goOn
     },
@@ -297,6 +307,28 @@ final class RunSession {
     },
     Command(name: "quit", aliases: ["q", "exit"], help: "stop and leave") { _ in .quit },
   ]
+
+  /// One line of `:history`: the seq, what it was, and for an action left out of the current
+  /// state (undone, or travelled away from) a mark that says so.
+  static func historyLine(_ entry: JournalHistory.Entry) -> String {
+    let seq = String(entry.seq).leftPadded(to: 6)
+    switch entry.kind {
+    case .start:
+      return "\(seq)  \("start".padding(toLength: 10))(the state before the first action)"
+    case .action(let action, let effective):
+      let mark = effective ? "" : "  (not in the current state)"
+      return "\(seq)  \(action.source.rawValue.padding(toLength: 10))\(action.json)\(mark)"
+    case .travel(let travel):
+      let what =
+        switch (travel.kind, travel.to) {
+        case (.undo, let to?): "back to seq \(to)"
+        case (.redo, let to?): "forward to seq \(to)"
+        case (_, let to?): "to seq \(to)"
+        case (_, nil): "a state loaded from a file"
+        }
+      return "\(seq)  \(travel.kind.rawValue.padding(toLength: 10))\(what)"
+    }
+  }
 
   /// `:save FILE` and `:save! FILE` (see `SessionRuntime.save`).
   private static func save(_ call: Call, replacing: Bool) throws(HostError) -> Next {

@@ -1,6 +1,10 @@
 import Foundation
 import HostKit
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The files `host new` writes for one plugin: a feature skeleton, its build, a passing test.
 struct Scaffold {
   enum Language: String, CaseIterable {
@@ -10,8 +14,42 @@ struct Scaffold {
   /// The feature id, as typed: lowercase letters, digits, `-`, `_`.
   let name: String
   let language: Language
-  /// The FeatureHost checkout the plugin builds against (its header, FeatureKit, the host).
+  /// The FeatureHost checkout the plugin builds against (its header, FeatureKit, the host): an
+  /// absolute path, for what `host new` prints.
   let featureHost: String
+  /// The checkout as the generated files name it: relative to the plugin folder, so the folder
+  /// builds wherever the two are moved together (`$FEATUREHOST` names another checkout).
+  let recordedFeatureHost: String
+
+  /// A scaffold for the plugin folder `folder` (an absolute path, not made yet).
+  init(name: String, language: Language, featureHost: String, folder: String) {
+    self.name = name
+    self.language = language
+    self.featureHost = featureHost
+    recordedFeatureHost = Self.relativePath(to: Self.resolved(featureHost), from: Self.resolved(folder))
+  }
+
+  /// `path` with its symbolic links resolved, as far as it exists: `..` in a relative path is
+  /// taken by the system from the real folder, so the path is worked out from there.
+  static func resolved(_ path: String) -> String {
+    let url = URL(fileURLWithPath: path).standardizedFileURL
+    guard let real = realpath(url.path, nil) else {
+      let parent = url.deletingLastPathComponent().path
+      return parent == url.path ? url.path : "\(resolved(parent))/\(url.lastPathComponent)"
+    }
+    defer { free(real) }
+    return String(cString: real)
+  }
+
+  /// The relative path from folder `base` to `target`, both absolute.
+  static func relativePath(to target: String, from base: String) -> String {
+    let to = URL(fileURLWithPath: target).standardizedFileURL.pathComponents
+    let from = URL(fileURLWithPath: base).standardizedFileURL.pathComponents
+    var common = 0
+    while common < min(to.count, from.count) && to[common] == from[common] { common += 1 }
+    let parts = Array(repeating: "..", count: from.count - common) + to[common...]
+    return parts.isEmpty ? "." : parts.joined(separator: "/")
+  }
 
   /// `my-feature` -> `MyFeature`: the Swift type and library product name.
   var typeName: String {
@@ -56,11 +94,6 @@ struct Scaffold {
     guard allowed else { return "it may hold only lowercase letters, digits, '-' and '_'" }
     guard !name.hasSuffix("-"), !name.hasSuffix("_") else { return "it must not end with '-' or '_'" }
     return nil
-  }
-
-  /// The identity SwiftPM gives a path dependency: its folder's name, lowercased.
-  var featureHostIdentity: String {
-    URL(fileURLWithPath: featureHost).lastPathComponent.lowercased()
   }
 
   /// Writes every file under `folder`, which must not exist yet. Folders get mode 0755 whatever

@@ -372,7 +372,9 @@ enum ScaffoldC {
     """
     # Builds lib\(s.name).so from \(s.name).c against the FeatureHost header alone, exporting only
     # fh_plugin_entry_v1 (exports.map). `make check` runs the transcript through the host.
-    FEATUREHOST ?= \(s.featureHost)
+    # The FeatureHost checkout, relative to this folder; `make FEATUREHOST=DIR` (or the
+    # environment) names another.
+    FEATUREHOST ?= \(s.recordedFeatureHost)
     HOST ?= $(FEATUREHOST)/host
     CFLAGS ?= -O2 -Wall -Wextra -Werror
     LIB = lib\(s.name).so
@@ -417,7 +419,8 @@ enum ScaffoldC {
   }
 
   static func readme(_ s: Scaffold) -> String {
-    let steps = NewCommand.nextSteps(s, folder: ".").dropFirst().map { "    \($0)" }.joined(separator: "\n")
+    let steps = NewCommand.nextSteps(s, folder: ".", featureHost: s.recordedFeatureHost).dropFirst().map { "    \($0)" }
+      .joined(separator: "\n")
     return #"""
       # \#(s.name)
 
@@ -427,10 +430,12 @@ enum ScaffoldC {
 
       The build is one command (see the Makefile):
 
-          cc -std=c11 -shared -fPIC -O2 -Wall -Wextra -Werror -I\#(s.featureHost)/Sources/FeatureABI/include \
+          cc -std=c11 -shared -fPIC -O2 -Wall -Wextra -Werror -I\#(s.recordedFeatureHost)/Sources/FeatureABI/include \
             -Wl,--version-script=exports.map -o lib\#(s.name).so \#(s.name).c
 
-      The contract is `\#(s.featureHost)/Sources/FeatureABI/include/feature_abi.h`.
+      The contract is `\#(s.recordedFeatureHost)/Sources/FeatureABI/include/feature_abi.h`.
+      It builds against the FeatureHost checkout at `\#(s.recordedFeatureHost)` (relative to this folder, so
+      the two can move together), or the one the environment variable `FEATUREHOST` names.
 
       """#
   }

@@ -7,33 +7,36 @@ enum ScaffoldSwift {
     import PackageDescription
 
     // The feature plugin '\#(s.name)': a dynamic library the FeatureHost host loads at run time.
-    // FeatureKit (the SDK) and FeatureTesting (the test harness) come from the FeatureHost checkout
-    // at the path below; nothing is fetched.
+    // FeatureKit (the SDK) and FeatureTesting (the test harness) come from a FeatureHost checkout:
+    // the one $FEATUREHOST names when it is set, else the one at this path (relative to this
+    // folder). Nothing is fetched.
+    let featureHost = Context.environment["FEATUREHOST"] ?? "\#(s.recordedFeatureHost)"
+
     let package = Package(
       name: "\#(s.typeName)",
       products: [
         .library(name: "\#(s.typeName)", type: .dynamic, targets: ["\#(s.typeName)Plugin"])
       ],
       dependencies: [
-        .package(path: "\#(s.featureHost)")
+        .package(name: "FeatureHost", path: featureHost)
       ],
       targets: [
         // The feature logic: a plain module, so tests and benchmarks can call it directly too.
         // FeatureKit's ActionDecoding plugin writes its action decoder at build time.
         .target(
           name: "\#(s.typeName)Feature",
-          dependencies: [.product(name: "FeatureKit", package: "\#(s.featureHostIdentity)")],
-          plugins: [.plugin(name: "ActionDecoding", package: "\#(s.featureHostIdentity)")]
+          dependencies: [.product(name: "FeatureKit", package: "FeatureHost")],
+          plugins: [.plugin(name: "ActionDecoding", package: "FeatureHost")]
         ),
         // The plugin: only exports the feature through the C ABI.
         .target(
           name: "\#(s.typeName)Plugin",
-          dependencies: ["\#(s.typeName)Feature", .product(name: "FeatureKit", package: "\#(s.featureHostIdentity)")]
+          dependencies: ["\#(s.typeName)Feature", .product(name: "FeatureKit", package: "FeatureHost")]
         ),
         // Drives the built lib\#(s.typeName).so through the ABI, as the host does.
         .testTarget(
           name: "\#(s.typeName)Tests",
-          dependencies: [.product(name: "FeatureTesting", package: "\#(s.featureHostIdentity)")]
+          dependencies: [.product(name: "FeatureTesting", package: "FeatureHost")]
         ),
       ]
     )
@@ -154,7 +157,7 @@ enum ScaffoldSwift {
   static func transcript(_ s: Scaffold) -> String {
     #"""
     # \#(s.name): what a person types to the host, and exactly what it prints back.
-    # Check it: \#(s.featureHost)/host --plugins .build/debug check \#(s.name).transcript
+    # Check it: \#(s.recordedFeatureHost)/host --plugins .build/debug check \#(s.name).transcript
     $ host run \#(s.name)
     > add amount=3
     > add amount=4
@@ -171,7 +174,8 @@ enum ScaffoldSwift {
   }
 
   static func readme(_ s: Scaffold) -> String {
-    let steps = NewCommand.nextSteps(s, folder: ".").dropFirst().map { "    \($0)" }.joined(separator: "\n")
+    let steps = NewCommand.nextSteps(s, folder: ".", featureHost: s.recordedFeatureHost).dropFirst().map { "    \($0)" }
+      .joined(separator: "\n")
     return #"""
       # \#(s.name)
 
@@ -184,7 +188,9 @@ enum ScaffoldSwift {
       - `Tests/\#(s.typeName)Tests/`: drives the built plugin with FeatureTesting's `FeatureTestStore`.
       - `\#(s.name).transcript`: a session typed to `host run`, checked by `host check`.
 
-      The contract is `\#(s.featureHost)/Sources/FeatureABI/include/feature_abi.h`.
+      The contract is `\#(s.recordedFeatureHost)/Sources/FeatureABI/include/feature_abi.h`.
+      It builds against the FeatureHost checkout at `\#(s.recordedFeatureHost)` (relative to this folder, so
+      the two can move together), or the one the environment variable `FEATUREHOST` names.
 
       """#
   }

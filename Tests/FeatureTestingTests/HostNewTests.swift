@@ -46,6 +46,10 @@ struct HostNewTests {
     #expect(
       Set(try FileManager.default.contentsOfDirectory(atPath: folder))
         == ["tally.c", "exports.map", "Makefile", "tally.transcript", ".gitignore", "README.md"])
+    // with the checkout named relative to the folder, so the two can move together
+    let makefile = try String(contentsOfFile: "\(folder)/Makefile", encoding: .utf8)
+    #expect(makefile.contains("FEATUREHOST ?= ../"))
+    #expect(!makefile.contains("?= \(FixturePlugin.packageRoot)"))
     // when it is built with its Makefile (cc, the header alone, the version script)
     let built = try await Self.shell(["make"], in: folder)
     #expect(built.status == 0, "\(built.output)")
@@ -69,29 +73,58 @@ struct HostNewTests {
     #expect(check.output.hasSuffix("pass tally.transcript\n1 passed, 0 failed\n"))
   }
 
-  @Test(.timeLimit(.minutes(20)))
-  func aSwiftPluginBuildsAsItsOwnPackageLoadsAndPassesItsTest() async throws {
-    // given a new Swift plugin: a package that depends on this checkout by path
+  // The README's `host new` block (run by ReadmeTests) builds a new Swift plugin, runs its test,
+  // its transcript and `validate`: the one build of a generated package in the tests.
+
+  @Test(.timeLimit(.minutes(10)))
+  func aSwiftPackageNamesTheCheckoutByARelativePathOrFEATUREHOST() async throws {
+    // given a new Swift plugin in a folder away from the checkout
     let parent = try Self.parent()
-    let created = try await runHost(["new", "word-count", "--dir", parent])
-    #expect(created.status == 0)
-    #expect(created.stdout.hasPrefix("created \(parent)/word-count (swift)"))
-    let folder = "\(parent)/word-count"
-    // when it is built once, tests included, offline
-    let scratch = "\(folder)/.build"
-    // One job at the lowest priority: the tests running beside it have time bounds of their own.
-    let built = try await Self.shell(
-      ["nice", "-n", "19", "swift", "build", "-j", "1", "--build-tests", "--scratch-path", scratch], in: folder)
-    #expect(built.status == 0, "\(built.output)")
-    // then the plugin loads in this process, and the package's own test passes
-    let plugin = try PluginLoader.load("\(scratch)/debug/libWordCount.so")
-    #expect(plugin.manifest.id == "word-count")
-    let tested = try await Self.shell(["swift", "test", "--skip-build", "--scratch-path", scratch], in: folder)
-    #expect(tested.status == 0, "\(tested.output)")
-    #expect(tested.output.contains("Test run with 2 tests"))
-    // and so does its transcript, through this host
-    let check = try await runHost(["--plugins", "\(scratch)/debug", "check", "\(folder)/word-count.transcript"])
-    #expect(check.stdout.hasSuffix("1 passed, 0 failed\n"), "\(check.stdout)")
+    let root = FixturePlugin.packageRoot
+    let created = try await runHost(["new", "word-count", "--dir", "\(parent)/plugins"])
+    #expect(created.status == 0, "\(created.stderr)")
+    let folder = "\(parent)/plugins/word-count"
+    // then no generated file holds the checkout's absolute path, and the manifest names the
+    // checkout's package by its name, not by its folder's
+    for file in try FileManager.default.subpathsOfDirectory(atPath: folder) {
+      var isFolder: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: "\(folder)/\(file)", isDirectory: &isFolder), !isFolder.boolValue
+      else { continue }
+      let text = try String(contentsOfFile: "\(folder)/\(file)", encoding: .utf8)
+      #expect(!text.contains(" \(root)") && !text.contains("\"\(root)") && !text.contains("`\(root)"), "\(file)")
+    }
+    let manifest = try String(contentsOfFile: "\(folder)/Package.swift", encoding: .utf8)
+    let relative = Self.relativePath(from: Self.real(folder), to: Self.real(root))
+    #expect(manifest.contains(#"let featureHost = Context.environment["FEATUREHOST"] ?? "\#(relative)""#))
+    #expect(manifest.contains(#".package(name: "FeatureHost", path: featureHost)"#))
+    #expect(!manifest.contains(#"package: "\#(URL(fileURLWithPath: root).lastPathComponent.lowercased())""#))
+    // and SwiftPM finds the products through it
+    let resolved = try await Self.shell(["swift", "package", "show-dependencies"], in: folder)
+    #expect(resolved.status == 0, "\(resolved.output)")
+    // when the folder moves away alone, the path no longer leads to a checkout, and FEATUREHOST names one
+    try FileManager.default.createDirectory(atPath: "\(parent)/elsewhere/deeper", withIntermediateDirectories: true)
+    let moved = "\(parent)/elsewhere/deeper/word-count"
+    try FileManager.default.moveItem(atPath: folder, toPath: moved)
+    let lost = try await Self.shell(["swift", "package", "show-dependencies"], in: moved)
+    #expect(lost.status != 0)
+    #expect(lost.output.contains("cannot be accessed"), "\(lost.output)")
+    let named = try await Self.shell(
+      ["swift", "package", "show-dependencies"], in: moved, environment: ["FEATUREHOST": root])
+    #expect(named.status == 0, "\(named.output)")
+  }
+
+  /// `path` with its symbolic links resolved (the relative path is worked out from there).
+  static func real(_ path: String) -> String {
+    URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+  }
+
+  /// The relative path from folder `base` to `target`, both absolute and resolved.
+  static func relativePath(from base: String, to target: String) -> String {
+    let from = base.split(separator: "/")
+    let to = target.split(separator: "/")
+    let common = zip(from, to).prefix { $0 == $1 }.count
+    return (Array(repeating: "..", count: from.count - common) + to.dropFirst(common).map(String.init))
+      .joined(separator: "/")
   }
 
   @Test func anExistingFolderIsNeverOverwritten() async throws {

@@ -113,7 +113,7 @@ struct FaultCLITests {
     let file = "\(state)/saved.json"
     try "keep me\n".write(toFile: file, atomically: true, encoding: .utf8)
     let refused = try host(["run", "counter"], "increment\n:save \(file)\n")
-    #expect(refused.stderr.contains("error: '\(file)' exists; it was left as it is"))
+    #expect(refused.stderr.contains("error: line 2: '\(file)' exists; it was left as it is"))
     #expect(refused.stderr.contains("help: ':save! \(file)' replaces it"))
     #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep me\n")
     let replaced = try host(["run", "counter"], "increment\n:save! \(file)\n")
@@ -163,16 +163,16 @@ struct FaultCLITests {
     let result = try host(["run", "counter"], "\(word)\nincrement\n\(command)\n\(medium)\n:state\n")
     #expect(result.status == 0)
     #expect(result.stdout.hasPrefix(#"{"clicks":1,"count":1}"#))
-    #expect(result.stderr.contains("error: input line 1 is 2000000 bytes, more than the 1048576 a line may have"))
-    #expect(result.stderr.contains("error: input line 3 is 1500001 bytes"))
+    #expect(result.stderr.contains("error: line 1: the line is 2000000 bytes, more than the 1048576 a line may have"))
+    #expect(result.stderr.contains("error: line 3: the line is 1500001 bytes"))
     #expect(
       result.stderr.contains(
-        "error: unknown action '" + String(repeating: "z", count: 200) + "... (499800 more bytes)'"))
+        "error: line 4: unknown action '" + String(repeating: "z", count: 200) + "... (499800 more bytes)'"))
     #expect(result.stderr.utf8.count < 2_000)
     // a line that would be a good action once trimmed is still over a 9-byte limit
     let limited = try host(["run", "counter", "--max-line-bytes", "9"], "increment\n  increment\n:state\n")
     #expect(limited.stdout.hasPrefix(#"{"clicks":1,"count":1}"#))
-    #expect(limited.stderr.contains("error: input line 2 is 11 bytes, more than the 9 a line may have"))
+    #expect(limited.stderr.contains("error: line 2: the line is 11 bytes, more than the 9 a line may have"))
   }
 
   /// Paths that are not regular files, each with an id and how the error names its kind.

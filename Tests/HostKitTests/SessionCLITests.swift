@@ -43,7 +43,7 @@ struct SessionCLITests {
         "at seq 2", #"{"clicks":1,"count":1}"#,
         "Counter",
       ])
-    #expect(result.stderr.contains("error: nothing to redo"))
+    #expect(result.stderr.contains("error: line 13: nothing to redo"))
     let journal = try String(contentsOfFile: journalPath, encoding: .utf8)
     // the undone decrement is still in the journal, followed by the travels
     #expect(journal.contains(#"{"action":{"type":"decrement"},"seq":4,"source":"user"}"#))
@@ -60,7 +60,7 @@ struct SessionCLITests {
     #expect(try String(contentsOfFile: file, encoding: .utf8) == "{\"clicks\":1,\"count\":1}\n")
     let states = result.stdout.split(separator: "\n").filter { $0.hasPrefix("{") }
     #expect(states == [#"{"clicks":1,"count":1}"#, #"{"clicks":1,"count":1}"#])
-    #expect(result.stderr.contains("error: feature 'counter' refused the state"))
+    #expect(result.stderr.contains("error: line 6: feature 'counter' refused the state"))
     #expect(result.stderr.contains("count 7 cannot be reached in 1 clicks"))
   }
 

@@ -78,6 +78,48 @@ public struct JournalHistory: Sendable {
     return nil
   }
 
+  /// One seq a state can be restored at, as `seqs()` lists it.
+  public struct Entry: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+      /// Seq 0: the state before the first action.
+      case start
+      /// An action; `effective` when it is one of the actions that made the current state.
+      case action(JournalAction, effective: Bool)
+      /// A travel (undo, redo, goto, load): its seq names the state it travelled to.
+      case travel(JournalTravel)
+    }
+
+    public let seq: Int
+    public let kind: Kind
+
+    public init(seq: Int, kind: Kind) {
+      self.seq = seq
+      self.kind = kind
+    }
+  }
+
+  /// Every seq `restorePoint(to:)` finds a state for, oldest first: the start, each action and
+  /// each travel, undone actions included. O(records).
+  public func seqs() -> [Entry] {
+    let effective = Set(effectiveActions().map(\.seq))
+    var entries: [Entry] = []
+    // Whether the state after the seq before is known: a snapshot, a travel, or one before it.
+    var reachable = snapshots[0] != nil
+    if reachable { entries.append(Entry(seq: 0, kind: .start)) }
+    for (index, step) in steps.enumerated() {
+      let seq = index + 1
+      switch step {
+      case .action(let action):
+        reachable = reachable || snapshots[seq] != nil
+        if reachable { entries.append(Entry(seq: seq, kind: .action(action, effective: effective.contains(seq)))) }
+      case .travel(let travel):
+        reachable = true
+        entries.append(Entry(seq: seq, kind: .travel(travel)))
+      }
+    }
+    return entries
+  }
+
   /// The nearest recorded state at or before `seq` and the actions from there to `seq`: how
   /// `:goto` (and redo) reach the state after `seq`.
   public func restorePoint(to seq: Int) throws(HostError) -> JournalRestorePoint {

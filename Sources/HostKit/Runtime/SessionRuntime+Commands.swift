@@ -6,9 +6,10 @@ extension SessionRuntime {
   /// Parses `line` against `feature`'s catalogue and sends it as a user action. Live, waits
   /// briefly so a quick action is drawn before the next input; otherwise, for a feature that can
   /// navigate, waits until it is idle so a step it emits at once moves before the next line.
-  public func send(_ line: String, to feature: PresentedFeature) throws(HostError) {
+  /// `inputLine` (from 1): the line of input it was read from, which a refusal carries.
+  public func send(_ line: String, to feature: PresentedFeature, inputLine: Int? = nil) throws(HostError) {
     let store = feature.store
-    store.send(try ActionLine.parse(line, manifest: manifest(of: feature)), source: .user)
+    store.send(try ActionLine.parse(line, manifest: manifest(of: feature)), source: .user, inputLine: inputLine)
     if isLive {
       _ = store.waitUntilSettled(timeout: .milliseconds(250))
     } else if !manifest(of: feature).steps.isEmpty {
@@ -21,12 +22,19 @@ extension SessionRuntime {
   /// Sends `action`, an action object `ActionLine.parse` made for `feature`, as a user action,
   /// from input that is not a terminal: a feature that declares no step streams on with no wait
   /// and no round trip to the navigation queue; one that does waits as `send(_:to:)` does.
-  public func sendParsed(_ action: String, to feature: PresentedFeature) {
+  public func sendParsed(_ action: String, to feature: PresentedFeature, inputLine: Int? = nil) {
     let store = feature.store
-    store.send(action, source: .user)
+    store.send(action, source: .user, inputLine: inputLine)
     guard !feature.plugin.manifest.steps.isEmpty else { return }
     store.waitUntilIdle(timeout: settings.settleTimeout)
     coordinator?.flush()
+  }
+
+  /// Waits (bounded) until every feature of the stack has handled what was sent to it so far:
+  /// whatever those actions made it report (a refusal) has been reported. Then an error about a
+  /// later line of input comes after it. Costs a lock per feature when nothing is queued.
+  public func waitUntilInputHandled() {
+    for feature in coordinator?.all ?? [] { feature.store.waitUntilIdle(timeout: settings.settleTimeout) }
   }
 
   /// The focused feature as navigation last left it, without waiting for navigation in flight:
@@ -74,6 +82,12 @@ extension SessionRuntime {
   /// The actions that made `feature`'s current state, oldest first.
   public func history(of feature: PresentedFeature) throws(HostError) -> [JournalAction] {
     try travel(feature, redraws: false) { journal, _ throws(HostError) in try journal.effectiveActions() }
+  }
+
+  /// Every seq `goto` takes for `feature`, oldest first: the start, its actions (undone ones
+  /// too) and its travels.
+  public func seqs(of feature: PresentedFeature) throws(HostError) -> [JournalHistory.Entry] {
+    try travel(feature, redraws: false) { journal, _ throws(HostError) in try journal.seqs() }
   }
 
   /// Goes back to before the last action the user typed; returns the seq it is at.

@@ -401,9 +401,10 @@ private final class RuntimeListener: StoreListener {
     case .step(let json):
       guard let feature = origin.feature else { return }
       runtime.coordinator?.receive(step: json, from: feature)
-    case .rejected(let action, let source, let error):
-      runtime.reporter.report(
-        HostError(RuntimeFailure.actionRefused(feature: id, source: source, action: action, error)))
+    case .rejected(let action, let source, let error, let inputLine):
+      var refusal = HostError(RuntimeFailure.actionRefused(feature: id, source: source, action: action, error))
+      refusal.inputLine = inputLine
+      runtime.reporter.report(refusal)
     case .paused(let error), .emitRefused(let error):
       runtime.reporter.report(error)
     case .log(let level, let message):

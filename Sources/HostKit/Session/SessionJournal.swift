@@ -136,6 +136,11 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     try loadedHistory().effectiveActions()
   }
 
+  /// Every seq `goto` takes, oldest first (see `JournalHistory.seqs`).
+  public func seqs() throws(HostError) -> [JournalHistory.Entry] {
+    try loadedHistory().seqs()
+  }
+
   /// Goes back to the state before the last action the user typed, with everything that followed
   /// it (its effects, feedbacks, lifecycle actions). Returns that seq.
   @discardableResult

@@ -68,7 +68,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   }
 
   enum Item {
-    case action(String, ActionSource)
+    /// An action, with the input line it was read from (0: not from numbered input).
+    case action(String, ActionSource, inputLine: Int = 0)
     /// A navigation step, delivered in order with the actions around it.
     case step(String)
     /// An emit that is not an action, reported in order with the actions around it.
@@ -242,9 +243,10 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
 
   /// Queues an action (a JSON object). Thread-safe. A user action waits while the inbox holds
   /// `inboxCapacity` items (unless sent from the store thread, or the store is paused or
-  /// stopping); nothing else waits.
-  public func send(_ json: String, source: ActionSource) {
-    enqueue(.action(json, source), waitsForRoom: source == .user)
+  /// stopping); nothing else waits. `inputLine` (from 1), the line of input the action was read
+  /// from, comes back with a refusal (`StoreEvent.rejected`).
+  public func send(_ json: String, source: ActionSource, inputLine: Int? = nil) {
+    enqueue(.action(json, source, inputLine: inputLine ?? 0), waitsForRoom: source == .user)
   }
 
   /// Waits until the inbox has room for one more user action. Call it under `condition`.
@@ -600,7 +602,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
         let item = batch[index]
         let outcome: Outcome
         if case .action = item, let run = actionRun(in: batch, from: index) {
-          let applied = apply(run)
+          let applied = apply(run, from: batch, at: index)
           outcome = applied.outcome
           index += applied.handled
         } else {
@@ -646,8 +648,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       // A job may show the state (`:state`): what it shows must be on disk.
       commitJournal()
       return runJob(body)
-    case .action(let json, let source):
-      let outcome = dispatchOne(json, source: source)
+    case .action(let json, let source, let inputLine):
+      let outcome = dispatchOne(json, source: source, inputLine: inputLine)
       guard sendAlone > 0 else { return outcome }
       sendAlone -= 1
       // The last action sent again went through: the loss was none of theirs.
@@ -656,14 +658,14 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     }
   }
 
-  private func dispatchOne(_ json: String, source: ActionSource) -> Outcome {
+  private func dispatchOne(_ json: String, source: ActionSource, inputLine: Int) -> Outcome {
     let result: Result<Bool, PluginCallError>
     do throws(PluginCallError) {
       result = .success(try instance.dispatch(json))
     } catch {
       result = .failure(error)
     }
-    switch applied(json, source: source, result) {
+    switch applied(json, source: source, inputLine: inputLine, result) {
     case .outcome(let outcome): return outcome
     case .lost(let loss, let call, let action, let attribution):
       guard attribution == .thisCall else {
@@ -683,7 +685,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     var run = ActionRun()
     var feedbacks = feedbackRun
     for item in batch[index...] {
-      guard run.count < limit, case .action(let json, let source) = item else { break }
+      guard run.count < limit, case .action(let json, let source, _) = item else { break }
       run.actions.append(json)
       run.sources.append(source)
       if source == .feedback {
@@ -696,17 +698,20 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     return run.count > 1 ? run : nil
   }
 
-  /// Sends `run` to the instance together, handling each result as `process` would; returns how
-  /// many actions of the run were handled (fewer when the instance was lost: the rest go to its
-  /// successor).
-  private func apply(_ run: ActionRun) -> (outcome: Outcome, handled: Int) {
+  /// Sends `run`, the actions of `batch` from `start` on, to the instance together, handling each
+  /// result as `process` would; returns how many actions of the run were handled (fewer when the
+  /// instance was lost: the rest go to its successor).
+  private func apply(_ run: ActionRun, from batch: [Item], at start: Int) -> (outcome: Outcome, handled: Int) {
     var last = Applied.outcome(.next)
     var handled = 0
     instance.dispatch(run.actions) { result in
       // After a loss the remaining results are the lost instance's: not this store's to apply.
       if case .lost = last { return }
       // The run ends where a pause can come, so only its last result may say pause.
-      last = applied(run.actions[handled], source: run.sources[handled], result)
+      // Only a refusal needs the input line: it is read from the batch, not carried in the run.
+      var inputLine = 0
+      if case .failure = result, case .action(_, _, let line) = batch[start + handled] { inputLine = line }
+      last = applied(run.actions[handled], source: run.sources[handled], inputLine: inputLine, result)
       handled += 1
     }
     switch last {
@@ -742,7 +747,9 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   }
 
   /// What follows one action's dispatch: the journal, the observer, the runaway guard.
-  private func applied(_ json: String, source: ActionSource, _ result: Result<Bool, PluginCallError>) -> Applied {
+  private func applied(
+    _ json: String, source: ActionSource, inputLine: Int = 0, _ result: Result<Bool, PluginCallError>
+  ) -> Applied {
     switch result {
     case .success(let changed):
       appliedCount += 1
@@ -760,7 +767,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       if let lost { return .lost(lost.loss, call: lost.call, action: nil, .thisCall) }
     case .failure(let error):
       if let loss = error.loss { return .lost(loss, call: error.call, action: json, error.attribution) }
-      observer(.rejected(action: json, source: source, error: error))
+      observer(.rejected(action: json, source: source, error: error, inputLine: inputLine == 0 ? nil : inputLine))
     }
     guard source == .feedback else {
       if source != .effect { feedbackRun = 0 }
@@ -900,7 +907,7 @@ extension Store.Item {
   }
 
   fileprivate var isFeedbackAction: Bool {
-    if case .action(_, .feedback) = self { return true }
+    if case .action(_, .feedback, _) = self { return true }
     return false
   }
 }

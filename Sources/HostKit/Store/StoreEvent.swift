@@ -7,8 +7,9 @@ public enum ActionSource: String, Sendable, Equatable {
 public enum StoreEvent: Sendable, Equatable {
   /// The plugin applied an action. `sequence` counts applied actions from 1.
   case applied(sequence: Int, action: String, source: ActionSource, changed: Bool)
-  /// The plugin refused an action; the state is unchanged.
-  case rejected(action: String, source: ActionSource, error: PluginCallError)
+  /// The plugin refused an action; the state is unchanged. `inputLine`: the line of input it was
+  /// read from, when its sender gave one (`Store.send(_:source:inputLine:)`).
+  case rejected(action: String, source: ActionSource, error: PluginCallError, inputLine: Int? = nil)
   /// The plugin emitted something that is not an action (`StoreFailure.emitRefused`): refused at
   /// the emit, counted (`Store.refusedEmits`), never applied or journaled.
   case emitRefused(HostError)

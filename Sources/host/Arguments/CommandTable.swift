@@ -139,7 +139,7 @@ enum CommandTable {
         :view      print the current view
         :settle    wait (bounded) until nothing is queued and no effect is in flight
         :resume    go on after the runaway guard paused the feature
-        :history   the actions that made the current state, numbered, with their source
+        :history   every seq :goto takes: the start, each action (with its source), each travel
         :undo      back to the state before the last action   :redo   forward again
         :goto SEQ  the state after action SEQ
         :save FILE write the state as JSON to a new FILE   :save! FILE   replace FILE
@@ -250,7 +250,8 @@ enum CommandTable {
       exampleValue: "/tmp")
     static let featureHost = OptionSpec(
       name: "--featurehost", kind: .text, valueName: "DIR",
-      help: "the FeatureHost checkout to build against (default: the one this host was built from)",
+      help: "the FeatureHost checkout to build against (default: the one this host was built from); the "
+        + "generated files name it relative to the new folder, and FEATUREHOST=DIR overrides it",
       exampleValue: "/tmp")
   }
 

@@ -12,6 +12,8 @@ import HostKit
 /// and an unknown command `:transcript-barrier-N`, whose error on stderr marks where the answer to
 /// the line ends. The stdout written before that error is already in the pipe when it arrives, so
 /// the split does not depend on timing. The `:state` line printed for the barrier is dropped.
+/// Errors are compared without the `line N: ` a pipe puts before them: the numbers count the
+/// lines the runner adds too, which the transcript does not show.
 struct TranscriptRunner: Sendable {
   /// The `host` executable to run.
   var hostExecutable: String
@@ -52,6 +54,8 @@ struct TranscriptRunner: Sendable {
     let interactive = command == "run" || command == nil
     var problem: String?
     var barrier = 0
+    // The lines written so far: the barrier's error names its line.
+    var written = 0
     for step in section.steps {
       guard problem == nil else {
         outputs.append([])
@@ -67,9 +71,13 @@ struct TranscriptRunner: Sendable {
           continue
         }
         barrier += 1
-        if case .input(let text) = step.kind { child.write((text + "\n").utf8) }
+        if case .input(let text) = step.kind {
+          child.write((text + "\n").utf8)
+          written += 1
+        }
         child.write(":state\n:transcript-barrier-\(barrier)\n".utf8)
-        let answer = pipes.readAnswer(barrier: barrier, until: deadline)
+        written += 2
+        let answer = pipes.readAnswer(barrier: barrier, line: written, until: deadline)
         outputs.append(answer.lines)
         if answer.timedOut { problem = "no answer within \(stepTimeout) to \(Self.describe(step.kind))" }
       case .endOfInput:
@@ -146,8 +154,8 @@ private final class HostPipes {
   /// Reads until the error the barrier `:transcript-barrier-N` causes, and returns what came
   /// before it on both streams (without the barrier's own `:state` line), or everything up to end
   /// of file if the host exits first.
-  func readAnswer(barrier: Int, until deadline: ContinuousClock.Instant) -> Answer {
-    let marker = Array("error: unknown command ':transcript-barrier-\(barrier)'\n".utf8)
+  func readAnswer(barrier: Int, line: Int, until deadline: ContinuousClock.Instant) -> Answer {
+    let marker = Array("error: line \(line): unknown command ':transcript-barrier-\(barrier)'\n".utf8)
     while true {
       if let start = errorBytes.firstRange(of: marker)?.lowerBound {
         let afterMarker = start + marker.count
@@ -158,7 +166,7 @@ private final class HostPipes {
           readAvailable()
           var stdout = takeCompleteLines(&outputBytes)
           if let last = stdout.last, last.hasPrefix("{") { stdout.removeLast() }
-          return Answer(lines: stdout.map(Transcript.Output.stdout) + Self.lines(before).map(Transcript.Output.stderr))
+          return Answer(lines: stdout.map(Transcript.Output.stdout) + Self.errorLines(before))
         }
       }
       if outputEnded && errorsEnded { return Answer(lines: takeEverything()) }
@@ -194,7 +202,7 @@ private final class HostPipes {
 
   private func takeEverything() -> [Transcript.Output] {
     let stdout = Self.lines(outputBytes).map(Transcript.Output.stdout)
-    let stderr = Self.lines(errorBytes).map(Transcript.Output.stderr)
+    let stderr = Self.errorLines(errorBytes)
     outputBytes.removeAll()
     errorBytes.removeAll()
     return stdout + stderr
@@ -205,6 +213,16 @@ private final class HostPipes {
     let complete = Array(bytes[...lastNewline])
     bytes.removeFirst(lastNewline + 1)
     return Self.lines(complete)
+  }
+
+  /// The stderr lines of `bytes`, each `error: line N: ` as `error: `.
+  private static func errorLines(_ bytes: [UInt8]) -> [Transcript.Output] {
+    lines(bytes).map { line in
+      guard line.hasPrefix("error: line "), let colon = line.dropFirst(12).firstIndex(of: ":"),
+        line[line.index(line.startIndex, offsetBy: 12)..<colon].allSatisfy(\.isNumber)
+      else { return .stderr(line) }
+      return .stderr("error:" + line[line.index(after: colon)...])
+    }
   }
 
   /// The lines of `bytes`; a last line without its newline counts too.

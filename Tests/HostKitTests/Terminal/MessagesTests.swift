@@ -7,11 +7,11 @@ import Testing
     let result = try HostProcess.run(["run", "counter"], input: "help\nquit\nexit\nincrement\n")
     #expect(
       result.stderr == """
-        error: 'help' is not an action of counter
+        error: line 1: 'help' is not an action of counter
         help: host commands start with ':': type ':help'
-        error: 'quit' is not an action of counter
+        error: line 2: 'quit' is not an action of counter
         help: host commands start with ':': type ':quit'
-        error: 'exit' is not an action of counter
+        error: line 3: 'exit' is not an action of counter
         help: host commands start with ':': type ':quit'
 
         """)
@@ -22,7 +22,7 @@ import Testing
     let result = try HostProcess.run(["run", "counter"], input: "increment\n:sta\n:o levels\n:s\n")
     #expect(result.stdout.hasPrefix("{\"clicks\":1,\"count\":1}\n"))
     #expect(result.stdout.contains("Levels — settled at 15"))
-    #expect(result.stderr.hasPrefix("error: unknown command ':s'"))
+    #expect(result.stderr.hasPrefix("error: line 4: unknown command ':s'"))
   }
 
   @Test(arguments: [
