@@ -14,6 +14,10 @@ class AnyFeatureInstance {
   func snapshot(_ out: inout UnsafePointer<CChar>?) -> fh_status { fatalError("abstract") }
   func restore(_ json: UnsafePointer<CChar>) -> fh_status { fatalError("abstract") }
   func render(_ out: inout UnsafePointer<CChar>?) -> fh_status { fatalError("abstract") }
+  /// `fh.structured_view/1`: the view as items. Refused by features without it.
+  func renderStructured(_ out: inout UnsafePointer<CChar>?) -> fh_status {
+    fail(FH_ERR_INTERNAL, "this feature has no structured view")
+  }
   func stop() -> fh_status { fatalError("abstract") }
 
   /// Records `message` as the answer to `last_error` and returns `status`.
@@ -296,6 +300,15 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
 
   override func render(_ out: inout UnsafePointer<CChar>?) -> fh_status {
     out = output.set(feature.render(state).joined(separator: "\n"))
+    return succeed()
+  }
+
+  override func renderStructured(_ out: inout UnsafePointer<CChar>?) -> fh_status {
+    guard let viewing = feature as? any StructuredViewFeature, let items = structuredViewItems(viewing, state: state)
+    else {
+      return fail(FH_ERR_INTERNAL, "\(F.manifest.id) has no structured view")
+    }
+    out = output.set(items.structuredViewJSON)
     return succeed()
   }
 

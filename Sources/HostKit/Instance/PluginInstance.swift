@@ -20,6 +20,9 @@ public protocol PluginInstance: AnyObject {
   func snapshot() throws(PluginCallError) -> String
   func restore(_ json: String) throws(PluginCallError)
   func render() throws(PluginCallError) -> String
+  /// The view as `fh.structured_view/1` JSON (text lines and images), or nil when the plugin
+  /// does not offer that extension.
+  func structuredView() throws(PluginCallError) -> String?
   func stop() throws(PluginCallError)
   /// Destroys the plugin's instance and frees its callbacks; idempotent. Every call after it
   /// fails with `FH_ERR_LIFECYCLE`. Call it after `stop` (or instead of it for an unstarted one).
@@ -27,6 +30,9 @@ public protocol PluginInstance: AnyObject {
 }
 
 extension PluginInstance {
+  /// Instances that cannot reach the extension have none.
+  public func structuredView() throws(PluginCallError) -> String? { nil }
+
   /// One `dispatch` after the other.
   public func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void) {
     for action in actions {

@@ -228,6 +228,9 @@ final class LossWatch: PluginInstance {
     try watch { () throws(PluginCallError) in try base.restore(json) }
   }
   func render() throws(PluginCallError) -> String { try watch { () throws(PluginCallError) in try base.render() } }
+  func structuredView() throws(PluginCallError) -> String? {
+    try watch { () throws(PluginCallError) in try base.structuredView() }
+  }
   func stop() throws(PluginCallError) { try watch { () throws(PluginCallError) in try base.stop() } }
   func destroy() { base.destroy() }
 }

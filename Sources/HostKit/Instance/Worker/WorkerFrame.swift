@@ -6,6 +6,8 @@ enum WorkerFrame {
   enum Request: UInt8 {
     case create = 1
     case start, dispatch, reduce, snapshot, restore, render, stop, destroy, probe
+    /// `fh.structured_view/1`: the reply's `changed` says whether the plugin offers it.
+    case renderStructured
 
     /// The call's name in errors: `dispatch`.
     var name: String {
@@ -20,6 +22,7 @@ enum WorkerFrame {
       case .stop: "stop"
       case .destroy: "destroy"
       case .probe: "probe"
+      case .renderStructured: "render_structured"
       }
     }
   }

@@ -99,6 +99,9 @@ public enum WorkerServer {
       case .snapshot: return channel.reply(status: fh_status(FH_OK), text: try instance.snapshot())
       case .restore: try instance.restore(fields.string())
       case .render: return channel.reply(status: fh_status(FH_OK), text: try instance.render())
+      case .renderStructured:
+        let view = try instance.structuredView()
+        return channel.reply(status: fh_status(FH_OK), changed: view != nil, text: view ?? "")
       case .stop: try instance.stop()
       case .destroy: instance.destroy()
       case .create, .probe: break
