@@ -57,7 +57,10 @@ public struct ImageFailure: Error, Sendable, Equatable, CustomStringConvertible 
 
 /// Encodes pictures, for tests and benchmarks that need JPEG and PNG files to decode.
 public enum ImageEncoder {
-  public enum Format: Sendable { case jpeg(quality: Int), png }
+  public enum Format: Sendable {
+    case jpeg(quality: Int)
+    case png
+  }
 
   /// `width` x `height` RGB pixels as a file of `format`; nil when the library is missing.
   public static func encode(_ rgb: [UInt8], width: Int, height: Int, as format: Format) -> [UInt8]? {
