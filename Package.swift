@@ -42,9 +42,12 @@ let package = Package(
     .target(
       name: "FeatureKit", dependencies: ["FeatureABI", "FeatureJSON"], path: "Sources/FeatureKit",
       swiftSettings: crossModule),
+    // JPEG and PNG decoding and image fetching for views with images: libjpeg, libpng and
+    // libcurl are loaded with dlopen at first use, so the host builds and runs without them.
+    .target(name: "CImageCodecs", path: "Sources/CImageCodecs", linkerSettings: [.linkedLibrary("dl")]),
     .target(
       name: "HostKit",
-      dependencies: ["FeatureABI", "FeatureJSON", "CFFI"],
+      dependencies: ["FeatureABI", "FeatureJSON", "CFFI", "CImageCodecs"],
       path: "Sources/HostKit"
     ),
     .executableTarget(name: "host", dependencies: ["HostKit"], path: "Sources/host"),

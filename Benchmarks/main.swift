@@ -262,3 +262,4 @@ if wanted("reload.counter") {
   report("reload.counter", try reloadCounter(reloads: 20, workers: true), "ms")
   report("reload.counter.inprocess", try reloadCounter(reloads: 20, workers: false), "ms")
 }
+if wanted("image") { try imageBenchmarks(rounds: rounds) }

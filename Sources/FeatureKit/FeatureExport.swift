@@ -57,6 +57,7 @@ public enum FeatureExport {
         }
       )
       applyFunction = apply
+      offersStructuredView = F.self is any StructuredViewFeature.Type
       registration = created
       return UnsafeRawPointer(created.descriptor)
     }
@@ -89,6 +90,10 @@ public enum FeatureExport {
   // nonisolated(unsafe): written once, under `registration`, before the descriptor is handed out;
   // read only by the descriptor's functions, which the host calls after it got the descriptor.
   fileprivate nonisolated(unsafe) static var applyFunction: ApplyFunction?
+
+  /// Whether the image's feature has a structured view (`fh.structured_view/1`).
+  // nonisolated(unsafe): written once, like `applyFunction`, before the descriptor is handed out.
+  nonisolated(unsafe) static var offersStructuredView = false
 
   private static func makeDescriptor(manifest: Manifest) -> UnsafeMutablePointer<fh_plugin> {
     let descriptor = UnsafeMutablePointer<fh_plugin>.allocate(capacity: 1)
@@ -139,6 +144,24 @@ public enum FeatureExport {
     return descriptor
   }
 }
+
+/// The `fh.structured_view/1` table: static, the same for every instance.
+nonisolated(unsafe) let structuredViewExtension: UnsafeMutablePointer<fh_structured_view> = {
+  let table = UnsafeMutablePointer<fh_structured_view>.allocate(capacity: 1)
+  table.initialize(
+    to: fh_structured_view(
+      struct_size: UInt32(MemoryLayout<fh_structured_view>.size),
+      reserved: 0,
+      render_structured: { pointer, out in
+        guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
+        var text: UnsafePointer<CChar>?
+        let status = object.renderStructured(&text)
+        out?.pointee = text
+        return status
+      }
+    ))
+  return table
+}()
 
 private nonisolated(unsafe) let emptyString: UnsafePointer<CChar> = {
   let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)

@@ -16,6 +16,10 @@ class AnyFeatureInstance {
   func render(_ out: inout UnsafePointer<CChar>?) -> fh_status { fatalError("abstract") }
   /// render with `fh.render_options/1` hints (a JSON object). Default: as `render`.
   func render(options json: UnsafePointer<CChar>, _ out: inout UnsafePointer<CChar>?) -> fh_status { render(&out) }
+  /// `fh.structured_view/1`: the view as items. Refused by features without it.
+  func renderStructured(_ out: inout UnsafePointer<CChar>?) -> fh_status {
+    fail(FH_ERR_INTERNAL, "this feature has no structured view")
+  }
   func stop() -> fh_status { fatalError("abstract") }
 
   /// Records `message` as the answer to `last_error` and returns `status`.
@@ -309,6 +313,15 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
       return fail(FH_ERR_INTERNAL, "render options are not valid JSON: \(error)")
     }
     out = output.set(feature.render(state, options: options).joined(separator: "\n"))
+    return succeed()
+  }
+
+  override func renderStructured(_ out: inout UnsafePointer<CChar>?) -> fh_status {
+    guard let viewing = feature as? any StructuredViewFeature, let items = structuredViewItems(viewing, state: state)
+    else {
+      return fail(FH_ERR_INTERNAL, "\(F.manifest.id) has no structured view")
+    }
+    out = output.set(items.structuredViewJSON)
     return succeed()
   }
 

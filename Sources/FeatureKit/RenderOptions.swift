@@ -30,8 +30,10 @@ extension Feature {
 extension FeatureExport {
   /// The plugin extensions every FeatureKit plugin offers, by id (`fh_plugin.get_extension`).
   static func pluginExtension(_ id: UnsafePointer<CChar>?) -> UnsafeRawPointer? {
-    guard let id, String(cString: id) == FH_EXT_RENDER_OPTIONS else { return nil }
-    return UnsafeRawPointer(renderOptions)
+    guard let id else { return nil }
+    if strcmp(id, FH_EXT_RENDER_OPTIONS) == 0 { return UnsafeRawPointer(renderOptions) }
+    if offersStructuredView, strcmp(id, FH_EXT_STRUCTURED_VIEW) == 0 { return UnsafeRawPointer(structuredViewExtension) }
+    return nil
   }
 }
 

@@ -57,9 +57,11 @@ final class RunSession {
     let plugins = self.plugins
     let config = self.config
     let scoped = settings.featureConfigs
+    let images = console.imageViews()
+    defer { images?.close() }
     let runtime = SessionRuntime(
       plugins: plugins, flow: flow, settings: engine,
-      renderers: [LineRenderer(sink: console, live: console.inputIsTerminal)], reporter: console
+      renderers: [LineRenderer(sink: console, live: console.inputIsTerminal, images: images)], reporter: console
     ) { plugin, number in
       // The home menu offers the features found; the first other feature gets `--config`.
       if plugin.id == HomeMenu.id { return HomeMenu.config(offering: plugins) }

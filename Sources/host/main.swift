@@ -4,6 +4,11 @@ import HostKit
   import Glibc
 #endif
 
+// A child the image views start per image (fetch, decode, thumbnail): no console, no arguments parsed.
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == ImageChild.command {
+  exit(ImageChild.run(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 let console = Console()
 let code = HostCLI(console: console).run(Array(CommandLine.arguments.dropFirst()))
 exit(code)

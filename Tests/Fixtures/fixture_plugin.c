@@ -23,6 +23,8 @@
 // FIXTURE_SMALL_STRUCT (struct_size 24), FIXTURE_STRUCT_END=<field> (struct_size ends where that
 // field begins), FIXTURE_LONGER_STRUCT (fields a later 1.x would add follow the descriptor).
 // Scanner macros (crash or hang while loading): see the marked block before the entry function.
+// FIXTURE_STRUCTURED_VIEW (tally only): offers fh.structured_view/1; BREAK_STRUCTURED_VIEW_DIFFERS
+// and BREAK_STRUCTURED_VIEW_NO_URL break its rules.
 // FIXTURE_HANG_IN_DISPATCH (fixture only): {"type":"hang"} never returns, for call timeouts.
 //
 // Config, for either feature: "refuse" anywhere refuses it; {"destroy_log": "/path"} (or, without it,
@@ -536,8 +538,43 @@ static void destroy(fh_instance *instance) {
 
 static const char *last_error(const fh_instance *instance) { return instance->error; }
 
-/* Offers no capability; non-NULL so a descriptor cut short before it shows the host ignoring it. */
+#if defined(FIXTURE_TALLY) && (defined(FIXTURE_STRUCTURED_VIEW) || defined(BREAK_STRUCTURED_VIEW_DIFFERS) || \
+                               defined(BREAK_STRUCTURED_VIEW_NO_URL))
+#define OFFERS_STRUCTURED_VIEW 1
+#ifdef BREAK_STRUCTURED_VIEW_DIFFERS
+#define TOTAL_ALT "total: %ld"
+#else
+#define TOTAL_ALT "  total: %ld"
+#endif
+#ifdef BREAK_STRUCTURED_VIEW_NO_URL
+#define TOTAL_URL ""
+#else
+#define TOTAL_URL "file:///nonexistent/total.png"
+#endif
+/* fh.structured_view/1 (FIXTURE_STRUCTURED_VIEW): the total's line is an image whose alt is that
+ * line; BREAK_STRUCTURED_VIEW_DIFFERS drops its indent, BREAK_STRUCTURED_VIEW_NO_URL its URL. */
+static fh_status render_structured(fh_instance *instance, const char **out) {
+    static __thread char view[512];
+    snprintf(view, sizeof view,
+             "{\"items\":[{\"text\":\"Tally\"},{\"image\":{\"url\":\"" TOTAL_URL "\",\"alt\":\"" TOTAL_ALT
+             "\",\"width\":4,\"height\":2}},{\"text\":\"  pongs: %ld\"}]}",
+             instance->total, instance->pongs);
+    *out = view;
+    return FH_OK;
+}
+
+static const fh_structured_view structured_view = {
+    .struct_size = sizeof(fh_structured_view),
+    .render_structured = render_structured,
+};
+#endif
+
+/* Offers no capability (but fh.structured_view/1 in its variants); non-NULL so a descriptor cut
+ * short before it shows the host ignoring it. */
 static const void *get_extension(const char *id) {
+#ifdef OFFERS_STRUCTURED_VIEW
+    if (strcmp(id, FH_EXT_STRUCTURED_VIEW) == 0) return &structured_view;
+#endif
     (void)id;
     return NULL;
 }

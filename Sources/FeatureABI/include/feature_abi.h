@@ -72,6 +72,8 @@
  *        a descriptor where it is not is refused (fh_plugin).
  * - 1.0 (added, no layout change): plugin extension fh.render_options/1 (render_with: the view
  *        fitted to the terminal's width, or complete for the host's ':view').
+ * - 1.0 (added, optional): plugin extension fh.structured_view/1: a view of text lines and image
+ *        items (URL, alternative text, preferred size) as JSON, beside render's plain text.
  */
 #pragma once
 
@@ -350,6 +352,43 @@ typedef struct fh_plugin_render_options {
      * Same lifecycle, ownership and errors as render; *out_view is owned by the instance. */
     fh_status (*render_with)(fh_instance *instance, const char *options_json, const char **out_view);
 } fh_plugin_render_options;
+
+/*
+ * Plugin extension "fh.structured_view/1": a view that carries images.
+ *
+ * render stays the view: a host without this extension, a pipe and a test see its text. A plugin
+ * that also offers this extension (plugin->get_extension(FH_EXT_STRUCTURED_VIEW) not NULL) lets a
+ * host that can draw pictures show them in place of their text. Optional: a host never needs it.
+ *
+ * The structured view is a JSON object with one member "items", an array in display order. Each
+ * item is either a line of text or an image:
+ *   {"items": [
+ *     {"text": "Kittens — 2 images"},
+ *     {"image": {"url": "https://cdn2.thecatapi.com/images/a1.jpg", "alt": "  1. https://...",
+ *                "width": 500, "height": 375}},
+ *     {"image": {"url": "file:///home/me/cat.png", "alt": "  2. file:///home/me/cat.png"}}]}
+ * - "text": one line of UTF-8 text (no '\n'), no terminal control sequences.
+ * - "image": "url" (http, https or file; required, non-empty), "alt" (required: the line shown in
+ *   place of the image, by a host that cannot draw it or could not get it), and optionally
+ *   "width" and "height", the preferred size in pixels (positive integers; the host keeps the
+ *   aspect ratio and fits the picture to the terminal, and uses them for a placeholder while the
+ *   image is on its way).
+ * - Unknown members are ignored by the host (a later minor may add some).
+ * Rule: the lines of the items, each image replaced by its "alt", joined with '\n', are exactly
+ * what render returns for the same state. A host draws the text of a structured view it cannot
+ * use, and validation checks the rule.
+ */
+#define FH_EXT_STRUCTURED_VIEW "fh.structured_view/1"
+
+typedef struct fh_structured_view {
+    uint32_t struct_size; /* sizeof(fh_structured_view) as the plugin was built */
+    uint32_t reserved;    /* zero */
+
+    /* [store-thread] The structured view of the current state (the JSON object above), under the
+     * same lifecycle rules as render. *out_view_json is owned by the instance and valid until the
+     * next call on it, as render's text is. */
+    fh_status (*render_structured)(fh_instance *instance, const char **out_view_json);
+} fh_structured_view;
 
 /* The entry point. [any-thread] Returns the plugin's static descriptor, or NULL if the plugin
  * cannot run in this process (the host then reports the plugin as broken and calls nothing else).

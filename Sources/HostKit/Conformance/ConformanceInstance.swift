@@ -148,6 +148,22 @@ final class ConformanceInstance {
     return result(status, output: text)
   }
 
+  /// `render_structured` of `fh.structured_view/1`, nil when the plugin does not offer it.
+  func renderStructured() -> CallResult? {
+    guard let lookup = functions.get_extension, let table = FH_EXT_STRUCTURED_VIEW.withCString({ lookup($0) }) else {
+      return nil
+    }
+    var read = fh_structured_view()
+    guard fh_struct_read(table, &read, MemoryLayout<fh_structured_view>.size) >= MemoryLayout<fh_structured_view>.size,
+      let render = read.render_structured
+    else {
+      return CallResult(status: fh_status(FH_ERR_INTERNAL), message: "the fh.structured_view/1 table is incomplete")
+    }
+    var text: UnsafePointer<CChar>?
+    let status = render(handle, &text)
+    return result(status, output: text)
+  }
+
   /// Destroys the instance; later calls are a bug of the check. Idempotent.
   func destroy() {
     guard !destroyed else { return }

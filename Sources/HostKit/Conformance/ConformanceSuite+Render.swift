@@ -16,6 +16,40 @@ extension ConformanceSuite {
     let view = instance.render()
     guard view.isOK else { throw CheckFailure("render after \(label) returned \(view.described)") }
     if let problem = viewProblem(view.output) { throw CheckFailure("the view after \(label) \(problem)") }
+    try checkStructuredView(of: instance, text: view.output, after: label)
+  }
+
+  /// `fh.structured_view/1`, when the plugin offers it: valid items whose lines (each image as
+  /// its alternative text) are exactly the text render returned.
+  private static func checkStructuredView(
+    of instance: ConformanceInstance, text: [UInt8], after label: String
+  ) throws(CheckFailure) {
+    guard let answer = instance.renderStructured() else { return }
+    let place = "the structured view (fh.structured_view/1) after \(label)"
+    guard answer.isOK else { throw CheckFailure("\(place) returned \(answer.described)") }
+    guard let json = String(validating: answer.output, as: UTF8.self) else {
+      throw CheckFailure("\(place) is not valid UTF-8: \(ConformanceText.quote(bytes: answer.output))")
+    }
+    let view: StructuredView
+    do {
+      view = try StructuredView.parse(json)
+    } catch {
+      throw CheckFailure("\(place) \(error.message): \(ConformanceText.quote(json, limit: 120))")
+    }
+    if let problem = viewProblem(Array(view.text.utf8)) { throw CheckFailure("\(place) \(problem)") }
+    let rendered = String(decoding: text, as: UTF8.self)
+    guard view.text == rendered else {
+      let lines = view.text.split(separator: "\n", omittingEmptySubsequences: false)
+      let expected = rendered.split(separator: "\n", omittingEmptySubsequences: false)
+      let index =
+        zip(lines, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+        ?? min(lines.count, expected.count)
+      let got = index < lines.count ? ConformanceText.quote(String(lines[index])) : "no line"
+      let want = index < expected.count ? ConformanceText.quote(String(expected[index])) : "no line"
+      throw CheckFailure(
+        "\(place) differs from render at line \(index + 1): \(got), render has \(want) "
+          + "(each image's \"alt\" must be the line render shows for it)")
+    }
   }
 
   /// Why `view` is not plain text for the line renderer, or nil: it must be UTF-8, and hold no

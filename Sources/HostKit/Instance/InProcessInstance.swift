@@ -138,6 +138,14 @@ public final class InProcessInstance: PluginInstance {
     return options.render_with
   }
 
+  public func structuredView() throws(PluginCallError) -> String? {
+    guard let render = plugin.structuredViewFunction else { return nil }
+    let handle = try live("render_structured")
+    var text: UnsafePointer<CChar>?
+    try check("render_structured", render(handle, &text), handle)
+    return text.map { String(cString: $0) } ?? ""
+  }
+
   public func stop() throws(PluginCallError) {
     let handle = try live("stop")
     try check("stop", functions.stop(handle), handle)

@@ -23,6 +23,9 @@ public protocol PluginInstance: AnyObject {
   /// The view drawn with `hints` (`fh.render_options/1`); `render()` where the plugin does not
   /// offer the extension or there is no hint.
   func render(_ hints: RenderHints) throws(PluginCallError) -> String
+  /// The view as `fh.structured_view/1` JSON (text lines and images), or nil when the plugin
+  /// does not offer that extension.
+  func structuredView() throws(PluginCallError) -> String?
   func stop() throws(PluginCallError)
   /// Destroys the plugin's instance and frees its callbacks; idempotent. Every call after it
   /// fails with `FH_ERR_LIFECYCLE`. Call it after `stop` (or instead of it for an unstarted one).
@@ -32,6 +35,8 @@ public protocol PluginInstance: AnyObject {
 extension PluginInstance {
   /// Instances that cannot pass hints on draw the plain view.
   public func render(_ hints: RenderHints) throws(PluginCallError) -> String { try render() }
+  /// Instances that cannot reach the extension have none.
+  public func structuredView() throws(PluginCallError) -> String? { nil }
 
   /// One `dispatch` after the other.
   public func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void) {

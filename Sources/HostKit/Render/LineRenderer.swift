@@ -18,9 +18,15 @@ public final class LineRenderer: FeatureRenderer {
     var view: String
   }
 
-  public init(sink: any LineSink, live: Bool) {
+  /// Draws the images of views that carry them (`fh.structured_view/1`), when given.
+  private let images: ImageViews?
+
+  /// `images`: where the terminal draws pictures (see `ImageViews.terminalDrawsImages`); nil
+  /// draws every view as its text, as a pipe does.
+  public init(sink: any LineSink, live: Bool, images: ImageViews? = nil) {
     self.sink = sink
     followsViews = live
+    self.images = images
   }
 
   public func hear(_ event: StoreEvent, from origin: StoreOrigin) {
@@ -32,8 +38,13 @@ public final class LineRenderer: FeatureRenderer {
     guard case .viewChanged(let view) = event, let feature = origin.feature, origin.isVisible,
       remembers(view, of: feature, force: false)
     else { return }
+    let heading = origin.visibleCount > 1 ? heading(feature, focused: false) : nil
+    if let pictures = pictures(of: view, feature: feature, heading: heading) {
+      sink.writeLines(pictures)
+      return
+    }
     let safe = TerminalText.sanitized(view)
-    sink.writeLines(origin.visibleCount > 1 ? "\(heading(feature, focused: false))\n\(safe)" : safe)
+    sink.writeLines(heading.map { "\($0)\n\(safe)" } ?? safe)
   }
 
   public func draws(on reason: ShowReason) -> Bool {
@@ -66,8 +77,13 @@ public final class LineRenderer: FeatureRenderer {
       else {
         continue
       }
+      let heading = features.count > 1 ? heading(feature, focused: feature === focus) : nil
+      if let pictures = pictures(of: view, feature: feature, heading: heading) {
+        lines.append(pictures)
+        continue
+      }
       let safe = TerminalText.sanitized(view)
-      lines.append(features.count > 1 ? "\(heading(feature, focused: feature === focus))\n\(safe)" : safe)
+      lines.append(heading.map { "\($0)\n\(safe)" } ?? safe)
     }
     if !lines.isEmpty { sink.writeLines(lines.joined(separator: "\n")) }
   }
@@ -82,6 +98,42 @@ public final class LineRenderer: FeatureRenderer {
       if drawn[key]?.feature !== feature { drawn = drawn.filter { $0.value.feature != nil } }
       drawn[key] = Drawn(feature: feature, view: view)
       return true
+    }
+  }
+
+  /// `view` drawn with its images, under `heading`, when images are drawn here and the feature
+  /// offers a structured view that says what `view` says; nil: draw the text. Later, as images
+  /// arrive, the view is drawn again while it is still the one last drawn of `feature`.
+  private func pictures(of view: String, feature: PresentedFeature, heading: String?) -> String? {
+    guard let images else { return nil }
+    let key = ObjectIdentifier(feature)
+    guard let json = feature.store.perform({ try? $0.structuredView() }) ?? nil,
+      var structured = try? StructuredView.parse(json)
+    else {
+      images.forget(key)
+      return nil
+    }
+    // The line under a view whose journal cannot save is the host's, after the plugin's view.
+    let text = structured.text
+    if view != text {
+      guard view.hasPrefix(text + "\n") else {
+        images.forget(key)
+        return nil
+      }
+      structured.items += view.dropFirst(text.count + 1).split(separator: "\n", omittingEmptySubsequences: false)
+        .map { .text(String($0)) }
+    }
+    let lines = images.draw(structured, for: key) { [weak self, weak feature] lines in
+      guard let self, let feature, self.isLastDrawn(view, of: feature) else { return }
+      self.sink.writeLines(((heading.map { [$0] } ?? []) + lines).joined(separator: "\n"))
+    }
+    return ((heading.map { [$0] } ?? []) + lines).joined(separator: "\n")
+  }
+
+  private func isLastDrawn(_ view: String, of feature: PresentedFeature) -> Bool {
+    drawn.withLock { drawn in
+      guard let last = drawn[ObjectIdentifier(feature)] else { return false }
+      return last.feature === feature && last.view == view
     }
   }
 

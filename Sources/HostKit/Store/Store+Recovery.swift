@@ -231,6 +231,9 @@ final class LossWatch: PluginInstance {
   func render(_ hints: RenderHints) throws(PluginCallError) -> String {
     try watch { () throws(PluginCallError) in try base.render(hints) }
   }
+  func structuredView() throws(PluginCallError) -> String? {
+    try watch { () throws(PluginCallError) in try base.structuredView() }
+  }
   func stop() throws(PluginCallError) { try watch { () throws(PluginCallError) in try base.stop() } }
   func destroy() { base.destroy() }
 }

@@ -173,6 +173,24 @@ static fh_status contract_render(fh_instance *instance, const char **out) {
     return answer(c, render(c->tally, out));
 }
 
+#ifdef OFFERS_STRUCTURED_VIEW
+static fh_status contract_render_structured(fh_instance *instance, const char **out) {
+    contract *c = as_contract(instance);
+    return answer(c, render_structured(c->tally, out));
+}
+
+static const fh_structured_view contract_structured_view = {
+    .struct_size = sizeof(fh_structured_view),
+    .render_structured = contract_render_structured,
+};
+
+// The tally's fh.structured_view/1 takes the tally's instance: the wrapper's own table unwraps it.
+static const void *contract_get_extension(const char *id) {
+    if (strcmp(id, FH_EXT_STRUCTURED_VIEW) == 0) return &contract_structured_view;
+    return NULL;
+}
+#endif
+
 static fh_status contract_stop(fh_instance *instance) {
     contract *c = as_contract(instance);
     if (c->has_stray) {
@@ -218,6 +236,9 @@ static void wrap(void) {
     wrapped.stop = contract_stop;
     wrapped.destroy = contract_destroy;
     wrapped.last_error = contract_last_error;
+#ifdef OFFERS_STRUCTURED_VIEW
+    wrapped.get_extension = contract_get_extension;
+#endif
 #ifdef CONTRACT_RESERVED
     wrapped.reserved = 1;
 #endif

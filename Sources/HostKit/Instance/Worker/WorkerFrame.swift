@@ -8,6 +8,8 @@ enum WorkerFrame {
     case start, dispatch, reduce, snapshot, restore, render, stop, destroy, probe
     /// render with hints (`fh.render_options/1`): the hints' JSON.
     case renderWith
+    /// `fh.structured_view/1`: the reply's `changed` says whether the plugin offers it.
+    case renderStructured
 
     /// The call's name in errors: `dispatch`.
     var name: String {
@@ -22,6 +24,7 @@ enum WorkerFrame {
       case .stop: "stop"
       case .destroy: "destroy"
       case .probe: "probe"
+      case .renderStructured: "render_structured"
       }
     }
   }

@@ -162,6 +162,16 @@ public final class WorkerInstance: InterruptibleInstance {
     hints.isEmpty ? try render() : try call(.renderWith, hints.json).text
   }
 
+  /// Whether the worker said the plugin has no structured view: it is not asked again.
+  private var offersNoStructuredView = false
+
+  public func structuredView() throws(PluginCallError) -> String? {
+    guard !offersNoStructuredView else { return nil }
+    let reply = try call(.renderStructured)
+    offersNoStructuredView = !reply.changed
+    return reply.changed ? reply.text : nil
+  }
+
   public func stop() throws(PluginCallError) { _ = try call(.stop) }
 
   /// Destroys the instance and ends the worker, reaping it; idempotent. Waits at most the call

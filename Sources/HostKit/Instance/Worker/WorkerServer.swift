@@ -101,6 +101,9 @@ public enum WorkerServer {
       case .render: return channel.reply(status: fh_status(FH_OK), text: try instance.render())
       case .renderWith:
         return channel.reply(status: fh_status(FH_OK), text: try instance.render(hintsJSON: fields.string()))
+      case .renderStructured:
+        let view = try instance.structuredView()
+        return channel.reply(status: fh_status(FH_OK), changed: view != nil, text: view ?? "")
       case .stop: try instance.stop()
       case .destroy: instance.destroy()
       case .create, .probe: break

@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `host __image URL ORIGINAL THUMBNAIL MAX-WIDTH MAX-HEIGHT TIMEOUT-MS MAX-BYTES`: fetches one
+/// image (or reads it from ORIGINAL when cached), decodes it, writes its thumbnail to THUMBNAIL.
+///
+/// The host runs it in a short-lived child per image, so a decoder or a download that crashes or
+/// hangs costs that image only (the host kills a child past its deadline), whether the plugin
+/// runs in a worker or in process. Exit 0: the thumbnail is written; exit 2: one line on stdout
+/// says why not.
+public enum ImageChild {
+  public static let command = "__image"
+
+  public static func run(_ arguments: [String]) -> Int32 {
+    guard arguments.count == 7, let maxWidth = Int(arguments[3]), let maxHeight = Int(arguments[4]),
+      let timeout = Int(arguments[5]), let maxBytes = Int(arguments[6])
+    else {
+      say("usage: host __image URL ORIGINAL THUMBNAIL MAX-WIDTH MAX-HEIGHT TIMEOUT-MS MAX-BYTES (internal)")
+      return 64
+    }
+    let (url, original, thumbnailPath) = (arguments[0], arguments[1], arguments[2])
+    var bytes = ImageCache.read(original, limit: maxBytes)
+    if bytes == nil {
+      var source = ImageSource()
+      source.maxBytes = maxBytes
+      source.timeoutMilliseconds = timeout
+      switch source.bytes(of: url) {
+      case .success(let fetched):
+        bytes = fetched
+        // A local file is not copied into the cache; a download is, for the next run.
+        if !url.lowercased().hasPrefix("file://") { ImageCache.write(fetched, to: original) }
+      case .failure(let failure):
+        say(failure.reason)
+        return 2
+      }
+    }
+    switch ImageDecoder.thumbnail(bytes ?? [], maxWidth: maxWidth, maxHeight: maxHeight) {
+    case .success(let thumbnail):
+      guard ImageCache.write(thumbnail.fileBytes, to: thumbnailPath) else {
+        say("cannot write the thumbnail to \(thumbnailPath): \(String(cString: strerror(errno)))")
+        return 2
+      }
+      return 0
+    case .failure(let failure):
+      // A cached original that does not decode is not kept: the next run fetches it again.
+      unlink(original)
+      say(failure.reason)
+      return 2
+    }
+  }
+
+  private static func say(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+  }
+}
