@@ -102,7 +102,9 @@ public final class NavigationJournal: @unchecked Sendable {
     return (NavigationJournal(file: file, seq: last?.seq ?? 0), last, torn)
   }
 
-  /// Records the stack after a navigation, durably.
+  /// Records the stack after a navigation, durably. When the write fails (a full disk) the
+  /// record stays pending and is written again, before anything else, by every later `append`
+  /// and by `close`: a failed step is late, never lost or out of order.
   public func append(step: String, frames: [Frame]) throws(HostError) {
     try file.checkUsable()
     let record: JSONValue = [
@@ -118,13 +120,26 @@ public final class NavigationJournal: @unchecked Sendable {
     ]
     record.serialized(into: &file.pending)
     file.pending.append(JournalByte.newline)
+    seq += 1
     try file.lineAppended()
     try file.commit()
-    seq += 1
   }
 
-  /// Closes the file, releasing the lock.
-  public func close() { try? file.close() }
+  /// Whether records are waiting for a write that failed.
+  public var isUnsaved: Bool { file.isFailing }
+
+  /// Writes what is pending and closes the file, releasing the lock; returns the error of that
+  /// last write, when records could not be saved.
+  @discardableResult
+  public func close() -> HostError? {
+    do throws(HostError) {
+      try file.close()
+      return nil
+    } catch {
+      if case .closed = error.failure as? JournalFailure { return nil }
+      return error
+    }
+  }
 
   /// Every line is committed as it is appended: a navigation is durable before it is shown.
   private static let limits = GroupCommitLimits(maxLines: 1)
