@@ -26,7 +26,10 @@ struct NavigationJournalFailureTests {
     return (result.outputText, result.errorText, result.termination.shellStatus)
   }
 
-  @Test func aNavigationJournalThatCannotBeWrittenIsToldAndTheExitStatusIsOne() throws {
+  // The TSan runtime stops with SIGBUS under a small file size limit: this test needs a host
+  // without a sanitizer.
+  @Test(.disabled(if: FixturePlugin.sanitizer != nil, "a sanitizer's runtime does not run under a file size limit"))
+  func aNavigationJournalThatCannotBeWrittenIsToldAndTheExitStatusIsOne() throws {
     let state = try FixturePlugin.temporaryFolder()
     let navigation = "\(state)/featurehost/demo.d/navigation.jsonl"
     // when 60 counters are opened over the first one and popped: 121 steps of about 150 bytes
