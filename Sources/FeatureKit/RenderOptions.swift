@@ -32,7 +32,9 @@ extension FeatureExport {
   static func pluginExtension(_ id: UnsafePointer<CChar>?) -> UnsafeRawPointer? {
     guard let id else { return nil }
     if strcmp(id, FH_EXT_RENDER_OPTIONS) == 0 { return UnsafeRawPointer(renderOptions) }
-    if offersStructuredView, strcmp(id, FH_EXT_STRUCTURED_VIEW) == 0 { return UnsafeRawPointer(structuredViewExtension) }
+    if offersStructuredView, strcmp(id, FH_EXT_STRUCTURED_VIEW) == 0 {
+      return UnsafeRawPointer(structuredViewExtension)
+    }
     return nil
   }
 }

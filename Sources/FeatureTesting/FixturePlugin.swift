@@ -44,10 +44,53 @@ public enum FixturePlugin {
   /// Compiles the fixture with `defines` into `output` (a fresh build, not cached).
   public static func build(_ defines: [String] = [], into output: String) throws {
     try run(
-      "cc",
+      compiler,
       ["-shared", "-fPIC", "-O1", "-Wall", "-Werror", "-Wno-unused", "-I", includeDirectory, "-I", exampleDirectory]
-        + defines.map { "-D\($0)" } + ["-o", output, source, "\(exampleDirectory)/flat_json.c", "-lpthread"])
+        + sanitizerFlags + defines.map { "-D\($0)" }
+        + ["-o", output, source, "\(exampleDirectory)/flat_json.c", "-lpthread"])
   }
+
+  // MARK: - Under a sanitizer
+
+  /// The sanitizer this process was built with (`thread` or `address`), found by its runtime's
+  /// entry point, which the executable exports; nil in an ordinary build.
+  public static let sanitizer: String? = {
+    // nil handle: RTLD_DEFAULT, every object loaded.
+    if dlsym(nil, "__tsan_init") != nil { return "thread" }
+    if dlsym(nil, "__asan_init") != nil { return "address" }
+    return nil
+  }()
+
+  /// The C compiler fixtures are built with: `cc`, or under a sanitizer the toolchain's clang,
+  /// whose instrumentation matches the runtime the test executable carries.
+  public static var compiler: String { sanitizer == nil ? "cc" : "clang" }
+
+  /// What a fixture's compile and link take under a sanitizer: built alike, so the sanitizer sees
+  /// the fixture's threads and memory too. A shared library leaves the runtime's calls for the
+  /// executable to resolve; an executable (`forExecutable`) links the runtime and exports what
+  /// the Swift plugins it loads call (see Tests/Sanitizers/run).
+  public static func sanitizerFlags(forExecutable: Bool) -> [String] {
+    guard let sanitizer else { return [] }
+    let flags = ["-fsanitize=\(sanitizer)", "-g"]
+    guard forExecutable, sanitizer == "thread" else { return flags }
+    // The toolchain's TSan runtime intercepts libdispatch, so it links against it.
+    let libraries = toolchainLibraries
+    return flags + [
+      "-Wl,--dynamic-list=\(packageRoot)/Tests/Sanitizers/tsan-exports.list", "-L", libraries,
+      "-Wl,-rpath,\(libraries)", "-ldispatch", "-lBlocksRuntime",
+    ]
+  }
+
+  /// The toolchain's runtime libraries (libdispatch), beside the `clang` found in PATH.
+  static var toolchainLibraries: String {
+    let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+    guard let folder = folders.first(where: { access("\($0)/clang", X_OK) == 0 }) else { return "/usr/lib" }
+    let clang = URL(fileURLWithPath: "\(folder)/clang").resolvingSymlinksInPath()
+    return clang.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib/swift/linux").path
+  }
+
+  /// `sanitizerFlags(forExecutable: false)`: for a fixture plugin.
+  public static var sanitizerFlags: [String] { sanitizerFlags(forExecutable: false) }
 
   /// Runs a tool from PATH in the package root; returns its stdout, throws with its stderr.
   @discardableResult

@@ -43,8 +43,9 @@ public enum ReloadFixture {
   /// Compiles `version` into `output`, written in place (as a linker rewrites its output).
   public static func build(_ version: Version, into output: String) throws {
     try FixturePlugin.run(
-      "cc",
+      FixturePlugin.compiler,
       ["-shared", "-fPIC", "-O1", "-Wall", "-Werror", "-I", FixturePlugin.includeDirectory]
+        + FixturePlugin.sanitizerFlags
         + (version.macros + ["RELOAD_VERSION=\"\(version.number)\""]).map { "-D\($0)" } + ["-o", output, source])
   }
 

@@ -32,12 +32,13 @@ struct ContractClientTests {
     if let path = client.path(for: "client") { return path }
     let root = FixturePlugin.packageRoot
     let path = "\(try FixturePlugin.temporaryFolder())/contract_client"
+    // Built like the plugins it loads: under TSan, the Swift ones call into its runtime.
     try FixturePlugin.run(
-      "cc",
+      FixturePlugin.compiler,
       [
         "-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-I", "\(root)/Sources/FeatureABI/include", "-o", path,
         "\(root)/Tests/ContractC/contract_client.c", "-ldl", "-lpthread",
-      ])
+      ] + FixturePlugin.sanitizerFlags(forExecutable: true))
     client.record(path, for: "client")
     return path
   }

@@ -22,11 +22,13 @@ enum ContractFixture {
     let file = "\(try FixturePlugin.temporaryFolder())/\(name).so"
     let root = FixturePlugin.packageRoot
     try FixturePlugin.run(
-      "cc",
+      FixturePlugin.compiler,
       [
         "-shared", "-fPIC", "-O1", "-Wall", "-Werror", "-Wno-unused", "-I", "\(root)/Sources/FeatureABI/include",
         "-I", "\(root)/Plugins/CExample", "-I", "\(root)/Tests/Fixtures", "-DFIXTURE_TALLY",
-      ] + defines.map { "-D\($0)" } + ["-o", file, source, "\(root)/Plugins/CExample/flat_json.c", "-lpthread"])
+      ] + FixturePlugin.sanitizerFlags + defines.map { "-D\($0)" } + [
+        "-o", file, source, "\(root)/Plugins/CExample/flat_json.c", "-lpthread",
+      ])
     built.record(file, for: name)
     return file
   }

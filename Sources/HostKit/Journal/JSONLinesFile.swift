@@ -17,6 +17,18 @@ public struct GroupCommitLimits: Sendable, Equatable {
   }
 }
 
+/// Where a walk through a file's lines stands, between the chunks of a file read in chunks.
+struct LineCursor {
+  /// Where the next line starts.
+  var offset: Int
+  /// Its 1-based number.
+  var number: Int
+  /// Whether the last line walked ended in `\n`.
+  var endsWithNewline = true
+  /// The check of the line at `offset` while it is long and unfinished.
+  var longLine = JSONPrefixCheck()
+}
+
 /// How a file's lines end, as checking them found it.
 struct JSONLinesTail: Sendable, Equatable {
   /// Where the records end: the file size, or where a torn last line starts.
@@ -131,19 +143,21 @@ final class JSONLinesFile {
     return HostError(JournalFailure.alreadyExists(path: path))
   }
 
-  /// Opens the file at `path` to append: locks it, hands its bytes to `check` (which reads them
-  /// and says how the lines end, see `scanLines`), then cuts a torn tail or ends a last record
+  /// Opens the file at `path` to append: locks it, reads it (`progress` checks it as it is read,
+  /// see `JournalFile.readAll`), hands its bytes to `check` (which says how the lines end, see
+  /// `scanLines`), then cuts a torn tail or ends a last record
   /// without `\n`, so appends start on a fresh line. A file `check` refuses is left untouched.
   static func open<Contents>(
     at path: String, limits: GroupCommitLimits,
     header: ((UnsafeRawBufferPointer) throws(HostError) -> Void)? = nil,
+    progress: ((UnsafeBufferPointer<UInt8>, _ atEnd: Bool) throws(HostError) -> Void)? = nil,
     check: ([UInt8]) throws(HostError) -> (Contents, JSONLinesTail)
   ) throws(HostError) -> (file: JSONLinesFile, contents: Contents) {
     let fd = try JournalFile.open(path, O_RDWR)
     var handedOver = false
     defer { if !handedOver { JournalFile.unlockAndClose(fd) } }
     try JournalFile.lock(fd, path: path)
-    let (contents, tail) = try check(JournalFile.readAll(fd, path: path, header: header))
+    let (contents, tail) = try check(JournalFile.readAll(fd, path: path, header: header, progress: progress))
     var size = tail.recordsEnd
     if tail.tornTail != nil {
       try JournalFile.truncate(fd, to: size, path: path)
@@ -268,30 +282,71 @@ final class JSONLinesFile {
     accept: (Line, _ offset: Int, _ number: Int) throws(HostError) -> Void,
     damaged: (_ number: Int, LineProblem) -> HostError
   ) throws(HostError) -> JSONLinesTail {
+    var cursor = LineCursor(offset: start, number: number)
+    return try scanLines(
+      buffer, cursor: &cursor, atEnd: true, path: path, recognize: recognize, accept: accept, damaged: damaged)
+  }
+
+  /// A line longer than this that has no end yet is checked as it comes in (`JSONPrefixCheck`), so a
+  /// huge line that is not a record is refused at its first wrong byte, not once it is all read.
+  static let longLineBytes = 1 << 20
+
+  /// `scanLines` over a file read a chunk at a time: `buffer` is what has been read so far, and
+  /// each call goes on from `cursor`. Before the end (`atEnd` false) it walks the lines that end
+  /// in `\n` and checks a long unfinished one as far as it goes; at the end it walks the rest
+  /// and returns how the lines end.
+  ///
+  /// A line longer than `longLineBytes` that cannot be the start of a JSON object is damaged even
+  /// when it is the last one: what a crash leaves of such a line is the start of it.
+  static func scanLines<Line>(
+    _ buffer: UnsafeBufferPointer<UInt8>, cursor: inout LineCursor, atEnd: Bool, path: String,
+    recognize: (UnsafeBufferPointer<UInt8>, _ isLast: Bool) throws(LineProblem) -> Line,
+    accept: (Line, _ offset: Int, _ number: Int) throws(HostError) -> Void,
+    damaged: (_ number: Int, LineProblem) -> HostError
+  ) throws(HostError) -> JSONLinesTail {
     let count = buffer.count
-    var tail = JSONLinesTail(recordsEnd: count, tornTail: nil, endsWithNewline: true)
+    var tail = JSONLinesTail(recordsEnd: count, tornTail: nil, endsWithNewline: cursor.endsWithNewline)
     guard let base = buffer.baseAddress else { return tail }
-    var offset = start
-    var number = number
-    while offset < count {
+    while cursor.offset < count {
+      let offset = cursor.offset
       let end = lineEnd(base, from: offset, to: count)
-      let line = UnsafeBufferPointer(start: base + offset, count: end - offset)
       let isLast = end == count
+      if isLast && end - offset > longLineBytes {
+        let checked = offset + cursor.longLine.count
+        if let wrong = cursor.longLine.check(UnsafeBufferPointer(start: base + checked, count: count - checked)) {
+          let byte = base[offset + wrong]
+          let shown = byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte \(hex(byte))"
+          throw damaged(
+            cursor.number,
+            LineProblem(
+              message: "is not JSON (invalid JSON at byte \(wrong): unexpected \(shown); "
+                + "the line is \(atEnd ? "" : "at least ")\(count - offset) bytes long)"))
+        }
+      }
+      if isLast && !atEnd { break }
+      let line = UnsafeBufferPointer(start: base + offset, count: end - offset)
       let recognized: Line
       do throws(LineProblem) {
         recognized = try recognize(line, isLast)
       } catch {
-        guard isLast else { throw damaged(number, error) }
-        tail.tornTail = TornTail(path: path, line: number, offset: offset, byteCount: end - offset)
+        guard isLast else { throw damaged(cursor.number, error) }
+        tail.tornTail = TornTail(path: path, line: cursor.number, offset: offset, byteCount: end - offset)
         tail.recordsEnd = offset
         return tail
       }
-      try accept(recognized, offset, number)
-      tail.endsWithNewline = !isLast
-      offset = end + 1
-      number += 1
+      try accept(recognized, offset, cursor.number)
+      cursor.endsWithNewline = !isLast
+      cursor.longLine = JSONPrefixCheck()
+      cursor.offset = end + 1
+      cursor.number += 1
     }
+    tail.endsWithNewline = cursor.endsWithNewline
     return tail
+  }
+
+  private static func hex(_ byte: UInt8) -> String {
+    let digits = Array("0123456789ABCDEF")
+    return "0x\(digits[Int(byte >> 4)])\(digits[Int(byte & 0xF)])"
   }
 
   /// Where the line starting at `offset` ends: its `\n`, or `end`.

@@ -30,23 +30,30 @@ public struct Journal: Sendable {
   let tail: JSONLinesTail
 
   /// Reads and checks the journal at `path`; with `feature`, a journal of another feature is an
-  /// error.
+  /// error. The lines are checked as the file is read, so a damaged one is refused without the
+  /// rest of the file being read.
   public static func read(path: String, feature: String? = nil) throws(HostError) -> Journal {
     let fd = try JournalFile.open(path, O_RDONLY)
     defer { close(fd) }
-    let bytes = try JournalFile.readAll(fd, path: path) { line throws(HostError) in
-      _ = try JournalHeader.parse(line, path: path)
-    }
-    return try Journal(bytes: bytes, path: path, feature: feature)
+    var checker = Checker(path: path, feature: feature)
+    let bytes = try JournalFile.readAll(
+      fd, path: path,
+      header: { line throws(HostError) in _ = try JournalHeader.parse(line, path: path) },
+      progress: { buffer, atEnd throws(HostError) in try checker.feed(buffer, atEnd: atEnd) })
+    return Journal(bytes: bytes, path: path, checked: try checker.result())
   }
 
   /// Checks `bytes`, the contents of the journal at `path` (which is only used in messages).
   public init(bytes: [UInt8], path: String, feature: String? = nil) throws(HostError) {
+    var checker = Checker(path: path, feature: feature)
+    try bytes.withUnsafeBufferPointer { buffer throws(HostError) in try checker.feed(buffer, atEnd: true) }
+    self.init(bytes: bytes, path: path, checked: try checker.result())
+  }
+
+  /// The journal of `bytes`, which `checked` says a `Checker` fed with all of them found.
+  init(bytes: [UInt8], path: String, checked: Checked) {
     self.path = path
     self.bytes = bytes
-    let checked = try bytes.withUnsafeBufferPointer { buffer throws(HostError) in
-      try Self.check(buffer, path: path, feature: feature)
-    }
     header = checked.header
     tornTail = checked.tail.tornTail
     lastSeq = checked.lastSeq
@@ -160,7 +167,7 @@ public struct Journal: Sendable {
 
   // MARK: - Checking
 
-  private struct Checked {
+  struct Checked {
     var header: JournalHeader
     var lastSeq = 0
     var actionCount = 0
@@ -170,72 +177,104 @@ public struct Journal: Sendable {
     var tail = JSONLinesTail(recordsEnd: 0, tornTail: nil, endsWithNewline: true)
   }
 
-  private static func check(
-    _ buffer: UnsafeBufferPointer<UInt8>, path: String, feature: String?
-  ) throws(HostError) -> Checked {
-    guard let base = buffer.baseAddress, buffer.count > 0 else {
-      throw HostError(JournalFailure.empty(path: path))
+  /// Checks a journal's bytes as they are read: the header once line 1 is whole, then each line
+  /// once it ends (see `JSONLinesFile.scanLines`).
+  struct Checker {
+    let path: String
+    let feature: String?
+    private var checked: Checked?
+    private var cursor = LineCursor(offset: 0, number: 2)
+    private var finished = false
+
+    init(path: String, feature: String?) {
+      self.path = path
+      self.feature = feature
     }
-    let count = buffer.count
-    let headerEnd = JSONLinesFile.lineEnd(base, from: 0, to: count)
-    let header = try JournalHeader.parse(
-      UnsafeRawBufferPointer(start: base, count: headerEnd), path: path)
-    if let feature, header.feature != feature {
-      throw HostError(JournalFailure.otherFeature(path: path, feature: header.feature, expected: feature))
-    }
-    var checked = Checked(header: header, recordsStart: min(headerEnd + 1, count))
-    let tail = try JSONLinesFile.scanLines(
-      buffer, from: checked.recordsStart, line: 2, path: path,
-      recognize: { line, isLast throws(LineProblem) in
-        // A torn line can look like a record from its ends; only a full parse tells.
-        try isLast ? JournalLineScanner.scanParsed(line) : JournalLineScanner.scan(line)
-      },
-      accept: { scanned, offset, number throws(HostError) in
-        switch scanned.kind {
-        case .action:
-          try follow(&checked, scanned.seq, path: path, line: number)
-          checked.actionCount += 1
-          checked.actionsSinceState += 1
-        case .travel(_, let to):
-          try follow(&checked, scanned.seq, path: path, line: number)
-          if let to, to >= scanned.seq {
-            throw damaged(
-              path, line: number,
-              "travels to seq \(to), which is not before its own seq \(scanned.seq)")
-          }
-          checked.lastState = (offset, number)
-          checked.actionsSinceState = 0
-        case .snapshot:
-          guard scanned.seq == checked.lastSeq else {
-            throw damaged(
-              path, line: number,
-              "is a snapshot of seq \(scanned.seq), but the records before it reach seq \(checked.lastSeq)"
-            )
-          }
-          checked.lastState = (offset, number)
-          checked.actionsSinceState = 0
-        case .crash:
-          // Like a snapshot, it names the state before it; it carries none.
-          guard scanned.seq == checked.lastSeq else {
-            throw damaged(
-              path, line: number,
-              "is a crash at seq \(scanned.seq), but the records before it reach seq \(checked.lastSeq)")
-          }
-        case .reload:
-          guard scanned.seq == checked.lastSeq else {
-            throw damaged(
-              path, line: number,
-              "is a reload at seq \(scanned.seq), but the records before it reach seq \(checked.lastSeq)")
-          }
+
+    /// Goes on with `buffer`, the bytes read so far (all of them when `atEnd`).
+    mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>, atEnd: Bool) throws(HostError) {
+      let path = path
+      guard let base = buffer.baseAddress, buffer.count > 0 else {
+        if atEnd { throw HostError(JournalFailure.empty(path: path)) }
+        return
+      }
+      let count = buffer.count
+      if checked == nil {
+        let headerEnd = JSONLinesFile.lineEnd(base, from: 0, to: count)
+        guard headerEnd < count || atEnd else { return }
+        let header = try JournalHeader.parse(UnsafeRawBufferPointer(start: base, count: headerEnd), path: path)
+        if let feature, header.feature != feature {
+          throw HostError(JournalFailure.otherFeature(path: path, feature: header.feature, expected: feature))
         }
-      },
-      damaged: { number, problem in damaged(path, line: number, problem.message) })
-    checked.tail = tail
-    // A header with nothing after it: whether it has its newline.
-    if checked.recordsStart == count && checked.tail.tornTail == nil {
-      checked.tail.endsWithNewline = headerEnd < count
+        checked = Checked(header: header, recordsStart: min(headerEnd + 1, count))
+        cursor.offset = min(headerEnd + 1, count)
+        // A header with nothing after it: whether it has its newline.
+        cursor.endsWithNewline = headerEnd < count
+      }
+      guard var checked else { return }
+      let tail = try JSONLinesFile.scanLines(
+        buffer, cursor: &cursor, atEnd: atEnd, path: path,
+        recognize: { line, isLast throws(LineProblem) in
+          // A torn line can look like a record from its ends; only a full parse tells.
+          try isLast ? JournalLineScanner.scanParsed(line) : JournalLineScanner.scan(line)
+        },
+        accept: { scanned, offset, number throws(HostError) in
+          try Journal.accept(scanned, offset: offset, line: number, into: &checked, path: path)
+        },
+        damaged: { number, problem in Journal.damaged(path, line: number, problem.message) })
+      checked.tail = tail
+      self.checked = checked
+      finished = atEnd
     }
-    return checked
+
+    /// What the whole file was found to hold.
+    func result() throws(HostError) -> Checked {
+      guard finished, let checked else { throw HostError(JournalFailure.empty(path: path)) }
+      return checked
+    }
+  }
+
+  /// Checks one record line against those before it.
+  private static func accept(
+    _ scanned: ScannedLine, offset: Int, line number: Int, into checked: inout Checked, path: String
+  ) throws(HostError) {
+    switch scanned.kind {
+    case .action:
+      try follow(&checked, scanned.seq, path: path, line: number)
+      checked.actionCount += 1
+      checked.actionsSinceState += 1
+    case .travel(_, let to):
+      try follow(&checked, scanned.seq, path: path, line: number)
+      if let to, to >= scanned.seq {
+        throw damaged(
+          path, line: number,
+          "travels to seq \(to), which is not before its own seq \(scanned.seq)")
+      }
+      checked.lastState = (offset, number)
+      checked.actionsSinceState = 0
+    case .snapshot:
+      guard scanned.seq == checked.lastSeq else {
+        throw damaged(
+          path, line: number,
+          "is a snapshot of seq \(scanned.seq), but the records before it reach seq \(checked.lastSeq)"
+        )
+      }
+      checked.lastState = (offset, number)
+      checked.actionsSinceState = 0
+    case .crash:
+      // Like a snapshot, it names the state before it; it carries none.
+      guard scanned.seq == checked.lastSeq else {
+        throw damaged(
+          path, line: number,
+          "is a crash at seq \(scanned.seq), but the records before it reach seq \(checked.lastSeq)")
+      }
+    case .reload:
+      guard scanned.seq == checked.lastSeq else {
+        throw damaged(
+          path, line: number,
+          "is a reload at seq \(scanned.seq), but the records before it reach seq \(checked.lastSeq)")
+      }
+    }
   }
 
   /// Actions and travels number 1, 2, 3, ... in file order.

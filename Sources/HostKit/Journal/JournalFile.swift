@@ -44,9 +44,13 @@ enum JournalFile {
 
   /// Every byte of the file from its start, as it is at the time of the call. With `header`, line 1
   /// is read and checked first, so a file that is not a journal is refused after reading at most
-  /// `maxHeaderBytes`, whatever its size.
+  /// `maxHeaderBytes`, whatever its size. With `progress`, the file is read `chunkBytes` at a
+  /// time and `progress` sees the bytes read so far after each chunk (`atEnd` false), then all of
+  /// them (`atEnd` true): a check that throws stops the reading there, so a file is refused at its
+  /// first wrong line without being read whole.
   static func readAll(
-    _ fd: Int32, path: String, header: ((UnsafeRawBufferPointer) throws(HostError) -> Void)? = nil
+    _ fd: Int32, path: String, header: ((UnsafeRawBufferPointer) throws(HostError) -> Void)? = nil,
+    progress: ((UnsafeBufferPointer<UInt8>, _ atEnd: Bool) throws(HostError) -> Void)? = nil
   ) throws(HostError) -> [UInt8] {
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw failure("read", path, errno) }
@@ -55,24 +59,41 @@ enum JournalFile {
     }
     let size = Int(info.st_size)
     if let header, size > 0 { try checkFirstLine(fd, path: path, size: size, header) }
-    var code: Int32 = 0
+    var failure: HostError?
+    // Reserved whole, but only the pages read into are touched: a file refused early costs
+    // the memory of what was read.
     let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
       guard let base = buffer.baseAddress else { return }
       while count < size {
-        let got = pread(fd, base + count, size - count, off_t(count))
+        let want = progress == nil ? size - count : min(chunkBytes, size - count)
+        let got = pread(fd, base + count, want, off_t(count))
         if got > 0 {
           count += got
         } else if got == 0 {
-          return  // the file shrank since fstat: read what is there
+          break  // the file shrank since fstat: read what is there
         } else if errno != EINTR {
-          code = errno
+          failure = Self.failure("read", path, errno)
           return
+        } else {
+          continue
+        }
+        if let progress, count < size {
+          do throws(HostError) {
+            try progress(UnsafeBufferPointer(start: base, count: count), false)
+          } catch {
+            failure = error
+            return
+          }
         }
       }
     }
-    if code != 0 { throw failure("read", path, code) }
+    if let failure { throw failure }
+    try bytes.withUnsafeBufferPointer { buffer throws(HostError) in try progress?(buffer, true) }
     return bytes
   }
+
+  /// How much `readAll` reads at a time when it checks as it goes.
+  static let chunkBytes = 1 << 20
 
   /// Reads line 1 (at most `maxHeaderBytes`) and hands it to `check`; a longer line 1 is refused.
   private static func checkFirstLine(

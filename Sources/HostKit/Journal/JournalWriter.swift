@@ -70,11 +70,14 @@ public final class JournalWriter: @unchecked Sendable {
     let header: (UnsafeRawBufferPointer) throws(HostError) -> Void = { line throws(HostError) in
       _ = try JournalHeader.parse(line, path: path)
     }
-    let (file, journal) = try JSONLinesFile.open(at: path, limits: limits, header: header) {
-      bytes throws(HostError) in
-      let journal = try Journal(bytes: bytes, path: path, feature: feature)
-      return (journal, journal.tail)
-    }
+    var checker = Journal.Checker(path: path, feature: feature)
+    let (file, journal) = try JSONLinesFile.open(
+      at: path, limits: limits, header: header,
+      progress: { buffer, atEnd throws(HostError) in try checker.feed(buffer, atEnd: atEnd) },
+      check: { bytes throws(HostError) in
+        let journal = Journal(bytes: bytes, path: path, checked: try checker.result())
+        return (journal, journal.tail)
+      })
     let writer = JournalWriter(
       file: file, header: journal.header, lastSeq: journal.lastSeq,
       actionsSinceState: journal.actionsSinceState, policy: policy)

@@ -76,7 +76,10 @@ public final class NavigationJournal: @unchecked Sendable {
   public static func read(at path: String) throws(HostError) -> (flow: String, records: [Record], torn: Bool) {
     let fd = try JournalFile.open(path, O_RDONLY)
     defer { Glibc.close(fd) }
-    let (contents, tail) = try check(JournalFile.readAll(fd, path: path), path: path)
+    var checker = Checker(path: path)
+    _ = try JournalFile.readAll(
+      fd, path: path, progress: { buffer, atEnd throws(HostError) in try checker.feed(buffer, atEnd: atEnd) })
+    let (contents, tail) = try checker.result()
     return (contents.flow, contents.records, tail.tornTail != nil)
   }
 
@@ -85,18 +88,23 @@ public final class NavigationJournal: @unchecked Sendable {
   /// record. A torn last line is cut.
   public static func open(at path: String) throws(HostError) -> (journal: NavigationJournal, last: Record?, torn: Bool)
   {
+    var checker = Checker(path: path)
     var torn = false
-    let (file, contents) = try JSONLinesFile.open(at: path, limits: limits) {
-      bytes throws(HostError) in
-      let (contents, tail) = try check(bytes, path: path)
-      torn = tail.tornTail != nil
-      return (contents, tail)
-    }
+    let (file, contents) = try JSONLinesFile.open(
+      at: path, limits: limits,
+      progress: { buffer, atEnd throws(HostError) in try checker.feed(buffer, atEnd: atEnd) },
+      check: { _ throws(HostError) in
+        let (contents, tail) = try checker.result()
+        torn = tail.tornTail != nil
+        return (contents, tail)
+      })
     let last = contents.records.last
     return (NavigationJournal(file: file, seq: last?.seq ?? 0), last, torn)
   }
 
-  /// Records the stack after a navigation, durably.
+  /// Records the stack after a navigation, durably. When the write fails (a full disk) the
+  /// record stays pending and is written again, before anything else, by every later `append`
+  /// and by `close`: a failed step is late, never lost or out of order.
   public func append(step: String, frames: [Frame]) throws(HostError) {
     try file.checkUsable()
     let record: JSONValue = [
@@ -112,13 +120,26 @@ public final class NavigationJournal: @unchecked Sendable {
     ]
     record.serialized(into: &file.pending)
     file.pending.append(JournalByte.newline)
+    seq += 1
     try file.lineAppended()
     try file.commit()
-    seq += 1
   }
 
-  /// Closes the file, releasing the lock.
-  public func close() { try? file.close() }
+  /// Whether records are waiting for a write that failed.
+  public var isUnsaved: Bool { file.isFailing }
+
+  /// Writes what is pending and closes the file, releasing the lock; returns the error of that
+  /// last write, when records could not be saved.
+  @discardableResult
+  public func close() -> HostError? {
+    do throws(HostError) {
+      try file.close()
+      return nil
+    } catch {
+      if case .closed = error.failure as? JournalFailure { return nil }
+      return error
+    }
+  }
 
   /// Every line is committed as it is appended: a navigation is durable before it is shown.
   private static let limits = GroupCommitLimits(maxLines: 1)
@@ -128,31 +149,61 @@ public final class NavigationJournal: @unchecked Sendable {
     var records: [Record] = []
   }
 
-  /// Checks the header and every record; a last line without `\n` that is not a record is a
-  /// torn tail.
-  private static func check(_ bytes: [UInt8], path: String) throws(HostError) -> (Contents, JSONLinesTail) {
-    try bytes.withUnsafeBufferPointer { buffer throws(HostError) in
+  /// Checks the header and every record as the file is read (see `JSONLinesFile.scanLines`); a
+  /// last line without `\n` that is not a record is a torn tail.
+  private struct Checker {
+    let path: String
+    private var contents: Contents?
+    private var cursor = LineCursor(offset: 0, number: 2)
+    private var tail: JSONLinesTail?
+
+    init(path: String) { self.path = path }
+
+    /// Goes on with `buffer`, the bytes read so far (all of them when `atEnd`).
+    mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>, atEnd: Bool) throws(HostError) {
+      let path = path
       guard let base = buffer.baseAddress, !buffer.isEmpty else {
-        throw HostError(JournalFailure.headerWithoutMarker(path: path, marker: marker))
+        if atEnd { throw HostError(JournalFailure.headerWithoutMarker(path: path, marker: NavigationJournal.marker)) }
+        return
       }
-      let headerEnd = JSONLinesFile.lineEnd(base, from: 0, to: buffer.count)
-      let first = UnsafeRawBufferPointer(start: base, count: headerEnd)
-      guard let header = try? JSONValue.parse(bytes: first), header["journal"]?.stringValue == marker,
-        let flow = header["flow"]?.stringValue
-      else {
-        throw HostError(JournalFailure.headerWithoutMarker(path: path, marker: marker))
+      if contents == nil {
+        let headerEnd = JSONLinesFile.lineEnd(base, from: 0, to: buffer.count)
+        if headerEnd == buffer.count && !atEnd {
+          guard headerEnd <= JournalFile.maxHeaderBytes else {
+            throw HostError(JournalFailure.headerWithoutMarker(path: path, marker: NavigationJournal.marker))
+          }
+          return
+        }
+        let first = UnsafeRawBufferPointer(start: base, count: headerEnd)
+        guard let header = try? JSONValue.parse(bytes: first),
+          header["journal"]?.stringValue == NavigationJournal.marker,
+          let flow = header["flow"]?.stringValue
+        else {
+          throw HostError(JournalFailure.headerWithoutMarker(path: path, marker: NavigationJournal.marker))
+        }
+        guard (header["format"]?.intValue ?? 0) <= 1 else {
+          throw HostError(
+            JournalFailure.navigationFormatTooNew(path: path, format: header["format"]?.serialized() ?? "?"))
+        }
+        contents = Contents(flow: flow)
+        cursor.offset = min(headerEnd + 1, buffer.count)
+        cursor.endsWithNewline = headerEnd < buffer.count
       }
-      guard (header["format"]?.intValue ?? 0) <= 1 else {
-        throw HostError(
-          JournalFailure.navigationFormatTooNew(path: path, format: header["format"]?.serialized() ?? "?"))
-      }
-      var contents = Contents(flow: flow)
-      var tail = try JSONLinesFile.scanLines(
-        buffer, from: min(headerEnd + 1, buffer.count), line: 2, path: path,
-        recognize: { line, _ throws(LineProblem) in try parse(line) },
+      guard var contents else { return }
+      tail = try JSONLinesFile.scanLines(
+        buffer, cursor: &cursor, atEnd: atEnd, path: path,
+        recognize: { line, _ throws(LineProblem) in try NavigationJournal.parse(line) },
         accept: { record, _, _ in contents.records.append(record) },
         damaged: { number, _ in HostError(JournalFailure.notNavigationRecord(path: path, line: number)) })
-      if headerEnd == buffer.count { tail.endsWithNewline = false }
+      self.contents = contents
+      if !atEnd { tail = nil }
+    }
+
+    /// What the whole file was found to hold, and how its lines end.
+    func result() throws(HostError) -> (Contents, JSONLinesTail) {
+      guard let contents, let tail else {
+        throw HostError(JournalFailure.headerWithoutMarker(path: path, marker: NavigationJournal.marker))
+      }
       return (contents, tail)
     }
   }

@@ -16,8 +16,13 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
   case journalSaved(feature: String)
   /// A feature's journal failed; it goes on unrecorded.
   case journalDropped(feature: String)
-  /// The navigation journal failed; navigation goes on unrecorded.
-  case navigationJournalDropped
+  /// The navigation journal cannot be written: navigation goes on, its steps kept in memory and
+  /// the write retried at each step.
+  case navigationJournalUnsaved
+  /// The navigation journal could be written again: no step was lost.
+  case navigationJournalSaved
+  /// The session ended while the navigation journal could not be written.
+  case navigationJournalUnsavedAtStop
   /// A journal's last line was torn by a crash and is cut; `detail` says where.
   case tornJournal(detail: String)
   /// A journal line's JSON did not parse: the state before it (after `restoredSeq`) was restored,
@@ -56,10 +61,10 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
   public var level: Level {
     switch self {
     case .unapplied, .paused, .feedbackPaused, .sessionRestored, .sessionSaved, .waitInterrupted,
-      .stepIgnored, .restarted,
-      .reloaded, .journalSaved:
+      .stepIgnored, .restarted, .reloaded, .journalSaved, .navigationJournalSaved:
       .note
-    case .late, .afterClosing, .refusedEmits, .journalUnsaved, .journalDropped, .navigationJournalDropped, .tornJournal,
+    case .late, .afterClosing, .refusedEmits, .journalUnsaved, .journalDropped, .navigationJournalUnsaved,
+      .navigationJournalUnsavedAtStop, .tornJournal,
       .damagedJournal, .tornNavigation, .configKept, .pluginLog:
       .warning
     case .navigation: .log
@@ -81,7 +86,12 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
     case .journalSaved(let feature): "\(feature)'s journal is saved again: nothing was lost"
     case .journalDropped(let feature):
       "\(feature) goes on without a journal: what happens from now on is not recorded"
-    case .navigationJournalDropped: "navigation goes on without a journal: a restore will not show where you were"
+    case .navigationJournalUnsaved:
+      "navigation goes on unsaved: its steps are kept in memory and written as soon as the disk takes them"
+    case .navigationJournalSaved: "the navigation journal is saved again: no step was lost"
+    case .navigationJournalUnsavedAtStop:
+      "the session stopped while its navigation journal could not be written: a restore shows the last "
+        + "navigation saved before"
     case .tornJournal(let detail): detail
     case .damagedJournal(let damage, let aside, let seq):
       "journal '\(damage.path)' line \(damage.line) \(damage.problem): restored the state before it (seq \(seq)); "

@@ -57,6 +57,8 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   private(set) var coordinator: Coordinator?
   /// The session's navigation journal (a named session only).
   private var navigation: NavigationJournal?
+  /// Whether the last write of `navigation` failed (its steps wait in it for the next write).
+  private var navigationUnsaved = false
   /// Whether the first feature of the run was launched (it owns NAME.jsonl).
   private var launchedFirst = false
   /// The number of the last feature journal in the session's folder.
@@ -162,8 +164,13 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     firstFeature = nil
     // The coordinator holds this runtime as its launcher: let go of it.
     coordinator = nil
-    navigation?.close()
+    if let error = navigation?.close() {
+      journalTrouble.store(true, ordering: .relaxed)
+      if !navigationUnsaved { reporter.report(error) }
+      reporter.notice(.navigationJournalUnsavedAtStop)
+    }
     navigation = nil
+    navigationUnsaved = false
     if let folder = temporaryFolder {
       try? FileManager.default.removeItem(atPath: folder)
       temporaryFolder = nil
@@ -269,10 +276,18 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     }
     do {
       try navigation.append(step: step, frames: recorded)
+      if navigationUnsaved {
+        navigationUnsaved = false
+        reporter.notice(.navigationJournalSaved)
+      }
     } catch {
+      // As a feature journal's failed commit: told once, retried at each step, and the exit
+      // status says so.
+      journalTrouble.store(true, ordering: .relaxed)
+      guard !navigationUnsaved else { return }
+      navigationUnsaved = true
       reporter.report(error)
-      reporter.notice(.navigationJournalDropped)
-      self.navigation = nil
+      reporter.notice(.navigationJournalUnsaved)
     }
   }
 
