@@ -16,7 +16,8 @@ struct HostCLITests {
       ["run", "counter"], input: "increment\nincremnt\ncount=3\n{\"type\":\"created\"}\n:stte\nincrement\n:state\n")
     #expect(result.status == 0)
     #expect(result.stdout.hasPrefix("{\"clicks\":2,\"count\":2}\n"))
-    #expect(result.stderr.contains("error: line 2: unknown action 'incremnt' for counter\nhelp: did you mean 'increment'?"))
+    #expect(
+      result.stderr.contains("error: line 2: unknown action 'incremnt' for counter\nhelp: did you mean 'increment'?"))
     #expect(result.stderr.contains("error: line 3: unknown action 'count=3'"))
     #expect(result.stderr.contains("error: line 4: 'created' is a lifecycle action only the host sends"))
     #expect(result.stderr.contains("error: line 5: unknown command ':stte'\nhelp: did you mean ':state'?"))
