@@ -140,12 +140,20 @@ struct FrameReader {
     if start == end {
       start = 0
       end = 0
-    } else if start > 0 && storage.count - end < 16_384 {
+      // No room is kept for a large frame (a state) once it is read.
+      if storage.count > 1 << 20 { storage = [UInt8](repeating: 0, count: 65_536) }
+    } else if start > 0 && (storage.count - end < 16_384 || frameRoomNeeded > storage.count - start) {
       storage.replaceSubrange(0..<(end - start), with: storage[start..<end])
       end -= start
       start = 0
     }
-    if storage.count - end < 16_384 { storage.append(contentsOf: repeatElement(0, count: storage.count)) }
+    let frameEnd = start + frameRoomNeeded
+    if storage.count - end < 16_384 || frameEnd > storage.count {
+      // Room for the whole frame being read at once: doubling would hold the old buffer and one
+      // up to twice the frame's size together.
+      let size = max(frameEnd, storage.count - end < 16_384 ? storage.count * 2 : storage.count)
+      storage.append(contentsOf: repeatElement(0, count: size - storage.count))
+    }
     let offset = end
     let count = storage.withUnsafeMutableBytes { buffer -> Int in
       guard let base = buffer.baseAddress else { return -1 }
@@ -153,6 +161,12 @@ struct FrameReader {
     }
     if count > 0 { end += count }
     return count
+  }
+
+  /// Bytes from `start` the frame being read needs (its length is known once 4 bytes are in).
+  private var frameRoomNeeded: Int {
+    guard let length = pendingLength else { return 0 }
+    return 4 + length + 16_384
   }
 
   private var pendingLength: Int? {
