@@ -82,6 +82,25 @@ struct FrameWriter {
     }
   }
 
+  /// A string field that ends in a NUL, so the reader can hand it to C where it lies
+  /// (`FrameFields.withCString`).
+  mutating func cString(_ text: String) {
+    var text = text
+    text.withUTF8 { utf8 in
+      bytes.reserveCapacity(bytes.count + 4 + utf8.count + 1)
+      uint64(UInt64(utf8.count + 1), width: 4)
+      bytes.append(contentsOf: utf8)
+      bytes.append(0)
+    }
+  }
+
+  /// A string field from UTF-8 bytes the caller holds.
+  mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+    bytes.reserveCapacity(bytes.count + 4 + utf8.count)
+    uint64(UInt64(utf8.count), width: 4)
+    bytes.append(contentsOf: utf8)
+  }
+
   /// A whole frame of `kind` with one string field (or none).
   mutating func frame(_ kind: UInt8, _ text: String? = nil) {
     let start = begin(kind)
@@ -119,6 +138,22 @@ struct FrameFields {
   }
 
   mutating func int32() -> Int32 { Int32(bitPattern: UInt32(truncatingIfNeeded: uint64(width: 4))) }
+
+  /// The next string field as a C string where it lies, when it was written with its NUL
+  /// (`FrameWriter.cString`); nil, with nothing read, otherwise.
+  mutating func withCString<R>(_ body: (UnsafePointer<CChar>) -> R) -> R? {
+    let fieldStart = offset
+    let count = Int(uint64(width: 4))
+    let end = offset + count
+    guard count > 0, end <= bytes.endIndex, bytes[end - 1] == 0 else {
+      offset = fieldStart
+      return nil
+    }
+    defer { offset = end }
+    return bytes[offset..<end].withUnsafeBytes { raw in
+      raw.baseAddress.map { body($0.assumingMemoryBound(to: CChar.self)) }
+    }
+  }
 
   mutating func string() -> String {
     let count = Int(uint64(width: 4))
