@@ -6,8 +6,10 @@ func validationError(_ bytes: [UInt8]) -> JSONParseError? {
   do {
     try bytes.withUnsafeBytes { buffer in try JSONValue.validate(bytes: buffer) }
     return nil
-  } catch {
+  } catch let error as JSONParseError {
     return error
+  } catch {
+    return JSONParseError(message: "unexpected error type: \(error)", offset: -1)
   }
 }
 

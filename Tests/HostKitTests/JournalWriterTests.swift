@@ -212,7 +212,10 @@ struct JournalWriterTests {
     // then the message says where and why, and shows the start of the state, not all of it
     let message = try #require(error?.message)
     #expect(message.hasPrefix(#"cannot journal the state {"urls":["https://cdn2.thecatapi.com/images/0.jpg","#))
-    #expect(message.hasSuffix("… (\(state.utf8.count) bytes): invalid JSON at byte \(state.utf8.count - 8): unterminated string"))
+    #expect(
+      message.hasSuffix(
+        "… (\(state.utf8.count) bytes): it is not a JSON object "
+          + "(invalid JSON at byte \(state.utf8.count - 8): unterminated string)"))
     #expect(message.utf8.count < 400)
     #expect(error?.help == "a feature's actions and states are JSON objects; this is a bug in the feature")
     #expect(try Journal.read(path: path).records().map(\.seq) == [1])

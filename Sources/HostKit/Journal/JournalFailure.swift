@@ -93,7 +93,7 @@ public enum JournalFailure: EngineFailure, Equatable {
     case .notJSONObject(let what, let json):
       "cannot journal the \(what) \(json): it is not a JSON object"
     case .invalidJSON(let what, let json, let detail):
-      "cannot journal the \(what) \(json): \(detail)"
+      "cannot journal the \(what) \(json): it is not a JSON object (\(detail))"
     case .loadTravelWithTarget:
       "a load travel has no seq to travel to"
     case .travelOutOfRange(let kind, let to, let path, _):
