@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The frames between the host and a worker process: a little-endian `UInt32` length, then a kind
 /// byte and its fields. Strings are a `UInt32` byte count and their UTF-8 bytes, integers
 /// fixed-width little-endian. One stream each way over a socketpair, in order.
@@ -176,18 +180,15 @@ struct FrameReader {
       start = 0
       end = 0
       // No room is kept for a large frame (a state) once it is read.
-      if storage.count > 1 << 20 { storage = [UInt8](repeating: 0, count: 65_536) }
-    } else if start > 0 && (storage.count - end < 16_384 || frameRoomNeeded > storage.count - start) {
-      storage.replaceSubrange(0..<(end - start), with: storage[start..<end])
-      end -= start
-      start = 0
+      if storage.count > 1 << 20 { resize(to: 65_536) }
     }
-    let frameEnd = start + frameRoomNeeded
-    if storage.count - end < 16_384 || frameEnd > storage.count {
-      // Room for the whole frame being read at once: doubling would hold the old buffer and one
-      // up to twice the frame's size together.
-      let size = max(frameEnd, storage.count - end < 16_384 ? storage.count * 2 : storage.count)
-      storage.append(contentsOf: repeatElement(0, count: size - storage.count))
+    let live = end - start
+    let frameNeeds = frameRoomNeeded
+    if storage.count - end < 16_384 || frameNeeds > storage.count - start {
+      // Room for the whole frame being read at once when its length is known: doubling into it
+      // would hold the old buffer and one up to twice the frame's size together.
+      let size = max(live + 16_384 > storage.count ? storage.count * 2 : storage.count, frameNeeds)
+      resize(to: size)
     }
     let offset = end
     let count = storage.withUnsafeMutableBytes { buffer -> Int in
@@ -196,6 +197,24 @@ struct FrameReader {
     }
     if count > 0 { end += count }
     return count
+  }
+
+  /// Makes the buffer `size` bytes long with the unread bytes at its front. Filled by memcpy and
+  /// memset, not element by element (a debug build would take seconds for a state's frame).
+  private mutating func resize(to size: Int) {
+    let live = end - start
+    let from = start
+    let old = storage
+    storage = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+      guard let target = buffer.baseAddress else { return }
+      old.withUnsafeBytes { bytes in
+        if live > 0, let source = bytes.baseAddress { _ = memcpy(target, source + from, live) }
+      }
+      _ = memset(target + live, 0, size - live)
+      initialized = size
+    }
+    start = 0
+    end = live
   }
 
   /// Bytes from `start` the frame being read needs (its length is known once 4 bytes are in).
