@@ -291,12 +291,14 @@ struct ByteUnkeyedContainer: UnkeyedEncodingContainer {
     guard let index = begin() else { return ByteUnkeyedContainer(writer: writer, frame: -1, codingPath: codingPath) }
     writer.out.append(.openBracket)
     return ByteUnkeyedContainer(
-      writer: writer, frame: writer.push(.array, isMember: true), codingPath: codingPath + [JSONCodingKey(index: index)])
+      writer: writer, frame: writer.push(.array, isMember: true), codingPath: codingPath + [JSONCodingKey(index: index)]
+    )
   }
 
   mutating func superEncoder() -> any Encoder {
     guard let index = begin() else { return ByteEncoder(writer: writer, frame: -1, codingPath: codingPath) }
     return ByteEncoder(
-      writer: writer, frame: writer.push(.pending, isMember: true), codingPath: codingPath + [JSONCodingKey(index: index)])
+      writer: writer, frame: writer.push(.pending, isMember: true),
+      codingPath: codingPath + [JSONCodingKey(index: index)])
   }
 }

@@ -293,7 +293,9 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
       let value = try JSONValue.parse(bytes: UnsafeRawBufferPointer(start: json, count: length))
       let restored = try decoder.decode(F.State.self, from: value)
       // Compared with the state's structure only: its values are not copied again.
-      let structure = try JSONBytesEncoder().encodeStructure(restored).withUnsafeBytes { try JSONValue.parse(bytes: $0) }
+      let structure = try JSONBytesEncoder().encodeStructure(restored).withUnsafeBytes {
+        try JSONValue.parse(bytes: $0)
+      }
       if let extra = UnreadMember.find(in: value, comparedTo: structure) {
         return fail(FH_ERR_BAD_STATE, "state refused by \(F.manifest.id): it has no member '\(extra)'")
       }

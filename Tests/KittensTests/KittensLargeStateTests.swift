@@ -30,7 +30,8 @@ struct KittensLargeStateTests {
   }
 
   @Test func aRestoredStateComesBackByteForByteInProcess() throws {
-    #expect(Self.json.hasPrefix(#"{"endReached":false,"isLoading":false,"loadingOffset":99990,"nextOffset":100000,"urls":["#))
+    #expect(
+      Self.json.hasPrefix(#"{"endReached":false,"isLoading":false,"loadingOffset":99990,"nextOffset":100000,"urls":["#))
     let snapshot = try Self.roundTrip(.inProcess)
     #expect(snapshot == Self.json)
     #expect(try JSONValueDecoder().decode(KittensFeature.State.self, from: JSONValue.parse(snapshot)) == Self.state)

@@ -103,7 +103,8 @@ public final class InProcessInstance: PluginInstance {
     var text: UnsafePointer<CChar>?
     try check("snapshot", functions.snapshot(handle, &text), handle)
     guard let text else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
-    return body(UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text)))
+    return body(
+      UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text)))
   }
 
   /// `restore` of a NUL-terminated text the caller holds (a worker's frame), not copied.

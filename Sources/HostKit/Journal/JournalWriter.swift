@@ -231,7 +231,8 @@ public final class JournalWriter: @unchecked Sendable {
       // Leave the buffer as it was: drop the start of the line this call began.
       file.pending.removeSubrange(lineStart...)
       if let invalid {
-        throw HostError(JournalFailure.invalidJSON(what: what, json: JournalFailure.excerpt(json), detail: "\(invalid)"))
+        throw HostError(
+          JournalFailure.invalidJSON(what: what, json: JournalFailure.excerpt(json), detail: "\(invalid)"))
       }
       throw HostError(JournalFailure.notJSONObject(what: what, json: JournalFailure.excerpt(json)))
     }
