@@ -29,11 +29,20 @@ func pipePeakRSS(lines: Int, isolation: String = "none") throws -> Double {
 /// stdin, and prints its peak RSS in KB.
 func measureChildPeak(_ arguments: [String]) -> Never {
   guard let executable = arguments.first else { exit(2) }
+  if executable == workerPeakArgument, arguments.count == 2 {
+    do { try driveKittensWorker(journal: arguments[1]) } catch { exit(1) }
+    printChildrenPeak()
+  }
   var process = ChildProcess(executable, arguments: Array(arguments.dropFirst()))
   process.standardInput = .inherit
   process.standardOutput = .discard
   process.standardError = .discard
   guard let result = try? process.run(timeout: .seconds(600)), result.termination == .exited(0) else { exit(1) }
+  printChildrenPeak()
+}
+
+/// Prints the peak RSS of this process's largest child (or grandchild) in KB, and exits.
+private func printChildrenPeak() -> Never {
   var usage = rusage()
   getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
   print(usage.ru_maxrss)

@@ -239,6 +239,18 @@ if wanted("host.pipe") {
 if wanted("host.pipe.rss") {
   report("host.pipe.rss", median(try (0..<3).map { _ in try pipePeakRSS(lines: 1_000_000) }), "MB")
 }
+if wanted("kittens.memory") {
+  // In process and in a worker alternate within each round.
+  let runs = try (0..<3).map { _ in
+    (
+      try kittensSessionPeakRSS(urls: 100_000, isolation: "none"),
+      try kittensSessionPeakRSS(urls: 100_000, isolation: "process"), try kittensWorkerPeakRSS(urls: 100_000)
+    )
+  }
+  report("kittens.memory.session", median(runs.map(\.0)), "MB")
+  report("kittens.memory.session.isolated", median(runs.map(\.1)), "MB")
+  report("kittens.memory.worker", median(runs.map(\.2)), "MB")
+}
 if wanted("host.list") {
   report("host.list", median(try (0..<rounds * 2).map { _ in try hostList() }), "ms")
 }

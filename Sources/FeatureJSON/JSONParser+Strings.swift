@@ -26,6 +26,34 @@ extension JSONParser {
   private mutating func parseEscapedString(
     start: Int, firstEscape: Int
   ) throws(JSONParseError) -> String {
+    try decodeEscapedString(start: start, firstEscape: firstEscape)
+    return String(decoding: scratch, as: UTF8.self)
+  }
+
+  /// Checks string contents as `parseString` does without building a `String`; `index` is just
+  /// past the opening quote. Contents with escapes are decoded into `scratch`.
+  mutating func skipString() throws(JSONParseError) {
+    let start = index
+    var cursor = index
+    while cursor < count {
+      let byte = bytes[cursor]
+      if byte == .quote {
+        index = cursor + 1
+        return
+      }
+      if byte == .backslash {
+        return try decodeEscapedString(start: start, firstEscape: cursor)
+      }
+      if byte < 0x20 {
+        throw controlCharacterError(at: cursor)
+      }
+      cursor = byte < 0x80 ? cursor + 1 : try validateUTF8(at: cursor)
+    }
+    throw JSONParseError(message: "unterminated string", offset: start - 1)
+  }
+
+  /// Decodes string contents with escapes into `scratch`, and moves past the closing quote.
+  private mutating func decodeEscapedString(start: Int, firstEscape: Int) throws(JSONParseError) {
     scratch.removeAll(keepingCapacity: true)
     var runStart = start
     var cursor = firstEscape
@@ -36,7 +64,7 @@ extension JSONParser {
           contentsOf: UnsafeBufferPointer(start: bytes + runStart, count: cursor - runStart))
         if byte == .quote {
           index = cursor + 1
-          return String(decoding: scratch, as: UTF8.self)
+          return
         }
         cursor = try decodeEscape(at: cursor)
         runStart = cursor

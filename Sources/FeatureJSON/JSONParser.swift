@@ -147,7 +147,7 @@ struct JSONParser {
     }
   }
 
-  private mutating func enterNesting() throws(JSONParseError) {
+  mutating func enterNesting() throws(JSONParseError) {
     depth += 1
     if depth > Self.maxDepth {
       throw JSONParseError(

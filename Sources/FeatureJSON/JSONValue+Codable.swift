@@ -8,6 +8,10 @@ extension JSONValue: Encodable {
       encoder.setSingleValue(self)
       return
     }
+    if let encoder = encoder as? ByteEncoder {
+      encoder.write(self)
+      return
+    }
     switch self {
     case .null:
       var container = encoder.singleValueContainer()

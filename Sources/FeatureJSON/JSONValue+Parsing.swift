@@ -37,3 +37,25 @@ extension JSONValue {
     return try parse(bytes: UnsafeRawBufferPointer(start: raw, count: length))
   }
 }
+
+extension JSONValue {
+  /// Checks that `bytes` are one complete JSON text, as `parse(bytes:)` would, without building
+  /// it: nothing is kept but object keys, so checking a large document costs no tree. Throws the
+  /// error `parse` would throw.
+  public static func validate(bytes: UnsafeRawBufferPointer) throws(JSONParseError) {
+    guard let base = bytes.baseAddress, bytes.count > 0 else {
+      throw JSONParseError(message: "unexpected end of input, expected a JSON value", offset: 0)
+    }
+    var parser = JSONParser(bytes: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+    try parser.skipDocument()
+  }
+
+  /// `validate(bytes:)` over a text.
+  public static func validate(_ text: String) throws(JSONParseError) {
+    var text = text
+    let result = text.withUTF8 { buffer in
+      Result { () throws(JSONParseError) in try validate(bytes: UnsafeRawBufferPointer(buffer)) }
+    }
+    try result.get()
+  }
+}

@@ -16,6 +16,18 @@ struct OwnedCString: ~Copyable {
     return UnsafePointer(pointer)
   }
 
+  /// Replaces the held string with `bytes` (UTF-8 without a NUL) and returns a pointer to it.
+  mutating func set(bytes: [UInt8]) -> UnsafePointer<CChar>? {
+    free(pointer)
+    pointer = bytes.withUnsafeBufferPointer { bytes in
+      guard let copy = malloc(bytes.count + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
+      if let base = bytes.baseAddress { memcpy(copy, base, bytes.count) }
+      copy[bytes.count] = 0
+      return copy
+    }
+    return UnsafePointer(pointer)
+  }
+
   var value: UnsafePointer<CChar>? { UnsafePointer(pointer) }
 
   deinit { free(pointer) }

@@ -1,6 +1,10 @@
 import FeatureABI
 import FeatureJSON
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The type-erased face of an instance, as the C glue sees it.
 @usableFromInline
 class AnyFeatureInstance {
@@ -54,6 +58,8 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   /// The action decoder generated for `F.Action` (`FlatActionDecodable`), when it has one.
   @usableFromInline let generatedDecode: ((String, ActionPayload) -> F.Action?)?
   private let encoder = JSONValueEncoder()
+  /// The length of the state JSON last restored or snapshot, to reserve for the next snapshot.
+  private var stateSize = 0
   /// Whether dispatch has taken the lifecycle action.
   @usableFromInline var lifecycleSent = false
 
@@ -273,7 +279,13 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
 
   override func snapshot(_ out: inout UnsafePointer<CChar>?) -> fh_status {
     do {
-      out = output.set(try encoder.encode(state).serialized())
+      // Straight from the state to bytes, with room for the size last seen: no tree, no `String`.
+      let bytes = try JSONBytesEncoder().encode(state, capacity: stateSize + stateSize / 8)
+      stateSize = bytes.count
+      guard let text = output.set(bytes: bytes) else {
+        return fail(FH_ERR_INTERNAL, "cannot allocate \(bytes.count) bytes for the state of \(F.manifest.id)")
+      }
+      out = text
       return succeed()
     } catch {
       return fail(FH_ERR_INTERNAL, "cannot encode the state of \(F.manifest.id): \(error)")
@@ -283,13 +295,19 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   override func restore(_ json: UnsafePointer<CChar>) -> fh_status {
     guard phase != .stopped else { return lifecycleError("restore") }
     do {
-      let value = try JSONValue.parse(utf8CString: json)
+      let length = strlen(json)
+      let value = try JSONValue.parse(bytes: UnsafeRawBufferPointer(start: json, count: length))
       let restored = try decoder.decode(F.State.self, from: value)
-      if let extra = UnreadMember.find(in: value, comparedTo: try encoder.encode(restored)) {
+      // Compared with the state's structure only: its values are not copied again.
+      let structure = try JSONBytesEncoder().encodeStructure(restored).withUnsafeBytes {
+        try JSONValue.parse(bytes: $0)
+      }
+      if let extra = UnreadMember.find(in: value, comparedTo: structure) {
         return fail(FH_ERR_BAD_STATE, "state refused by \(F.manifest.id): it has no member '\(extra)'")
       }
       try feature.validate(restored)
       state = restored
+      stateSize = length
       return succeed()
     } catch let error as JSONParseError {
       return fail(FH_ERR_BAD_STATE, "state is not valid JSON: \(error)")

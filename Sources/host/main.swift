@@ -4,6 +4,7 @@ import HostKit
   import Glibc
 #endif
 
+LargeAllocations.returnToSystemWhenFreed()
 // A child the image views start per image (fetch, decode, thumbnail): no console, no arguments parsed.
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == ImageChild.command {
   exit(ImageChild.run(Array(CommandLine.arguments.dropFirst(2))))

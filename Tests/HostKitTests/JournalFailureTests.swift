@@ -11,6 +11,7 @@ struct JournalFailureTests {
     JournalFailure.alreadyExists(path: "s.jsonl"),
     JournalFailure.closed(path: "s.jsonl"),
     JournalFailure.notJSONObject(what: "action", json: "[1]"),
+    JournalFailure.invalidJSON(what: "state", json: "{x}", detail: "invalid JSON at byte 1: expected '\"'"),
     JournalFailure.loadTravelWithTarget,
     JournalFailure.travelOutOfRange(kind: .undo, to: 9, path: "s.jsonl", lastSeq: 3),
     JournalFailure.configNotObject(config: "[1]"),

@@ -198,6 +198,29 @@ struct JournalWriterTests {
     #expect(try journal.records().map(\.seq) == [1, 2])
   }
 
+  @Test func aLargeStateThatIsNotJSONIsRefusedWithWhereAndWhyAndLeavesNoTrace() throws {
+    // given a state of 100,000 URLs whose last one is cut short
+    let scratch = try JournalScratch()
+    let path = scratch.file("s.jsonl")
+    let writer = try JournalWriter.create(at: path, header: JournalFixtures.header)
+    try writer.append(action: JournalFixtures.increment, source: .user)
+    let urls = (0..<100_000).map { #""https://cdn2.thecatapi.com/images/\#($0).jpg""# }.joined(separator: ",")
+    let state = #"{"urls":["# + urls + #","https:}"#
+    // when
+    let error = #expect(throws: HostError.self) { try writer.append(snapshot: state) }
+    try writer.close()
+    // then the message says where and why, and shows the start of the state, not all of it
+    let message = try #require(error?.message)
+    #expect(message.hasPrefix(#"cannot journal the state {"urls":["https://cdn2.thecatapi.com/images/0.jpg","#))
+    #expect(
+      message.hasSuffix(
+        "… (\(state.utf8.count) bytes): it is not a JSON object "
+          + "(invalid JSON at byte \(state.utf8.count - 8): unterminated string)"))
+    #expect(message.utf8.count < 400)
+    #expect(error?.help == "a feature's actions and states are JSON objects; this is a bug in the feature")
+    #expect(try Journal.read(path: path).records().map(\.seq) == [1])
+  }
+
   @Test func aTravelToALaterSeqIsRefused() throws {
     let scratch = try JournalScratch()
     let writer = try JournalWriter.create(

@@ -1,5 +1,9 @@
 import FeatureABI
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A call on an instance that the plugin refused: its status and the instance's own message.
 /// An instance whose plugin runs in this process: direct C calls, callbacks through libffi.
 ///
@@ -94,6 +98,22 @@ public final class InProcessInstance: PluginInstance {
     var text: UnsafePointer<CChar>?
     try check("snapshot", functions.snapshot(handle, &text), handle)
     return text.map { String(cString: $0) } ?? ""
+  }
+
+  /// The state JSON as the plugin holds it, handed to `body` without a copy (valid during it).
+  public func withSnapshot<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) throws(PluginCallError) -> R {
+    let handle = try live("snapshot")
+    var text: UnsafePointer<CChar>?
+    try check("snapshot", functions.snapshot(handle, &text), handle)
+    guard let text else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+    return body(
+      UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text)))
+  }
+
+  /// `restore` of a NUL-terminated text the caller holds (a worker's frame), not copied.
+  public func restore(cString json: UnsafePointer<CChar>) throws(PluginCallError) {
+    let handle = try live("restore")
+    try check("restore", functions.restore(handle, json), handle)
   }
 
   public func restore(_ json: String) throws(PluginCallError) {

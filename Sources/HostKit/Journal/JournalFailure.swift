@@ -25,6 +25,8 @@ public enum JournalFailure: EngineFailure, Equatable {
 
   /// An action or state (`what`) that is not a JSON object.
   case notJSONObject(what: String, json: String)
+  /// An action or state that looks like one JSON object but does not parse (`detail`: where, why).
+  case invalidJSON(what: String, json: String, detail: String)
   /// A load travel was given a seq to travel to.
   case loadTravelWithTarget
   /// A travel to a seq that is not before the travel's own.
@@ -90,6 +92,8 @@ public enum JournalFailure: EngineFailure, Equatable {
       "journal '\(path)' is closed"
     case .notJSONObject(let what, let json):
       "cannot journal the \(what) \(json): it is not a JSON object"
+    case .invalidJSON(let what, let json, let detail):
+      "cannot journal the \(what) \(json): it is not a JSON object (\(detail))"
     case .loadTravelWithTarget:
       "a load travel has no seq to travel to"
     case .travelOutOfRange(let kind, let to, let path, _):
@@ -155,7 +159,7 @@ public enum JournalFailure: EngineFailure, Equatable {
       return "restore it (open it for append), choose another session name, or remove the session"
     case .closed:
       return "open it again to append"
-    case .notJSONObject:
+    case .notJSONObject, .invalidJSON:
       return "a feature's actions and states are JSON objects; this is a bug in the feature"
     case .loadTravelWithTarget:
       return "pass to: nil for .load"
@@ -202,5 +206,15 @@ public enum JournalFailure: EngineFailure, Equatable {
       return "the journal may come from another version of feature '\(feature)'; "
         + "replay it with that version, or remove the session"
     }
+  }
+}
+
+extension JournalFailure {
+  /// `json` as a message shows it: whole when short, else its start and its length (a state can
+  /// be megabytes).
+  static func excerpt(_ json: String) -> String {
+    let limit = 200
+    guard json.utf8.count > limit else { return json }
+    return "\(String(decoding: json.utf8.prefix(limit), as: UTF8.self))… (\(json.utf8.count) bytes)"
   }
 }

@@ -63,7 +63,7 @@ enum JournalLineScanner {
     case .bytes(let range):
       let bytes = UnsafeBufferPointer(rebasing: line[range])
       do {
-        _ = try JSONValue.parse(bytes: UnsafeRawBufferPointer(bytes))
+        try JSONValue.validate(bytes: UnsafeRawBufferPointer(bytes))
       } catch {
         throw LineProblem(message: "has \(what) that is not JSON (\(error))")
       }

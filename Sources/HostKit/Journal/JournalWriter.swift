@@ -209,23 +209,35 @@ public final class JournalWriter: @unchecked Sendable {
     throws(HostError)
   {
     // Checked and copied in one pass over the bytes: this is the hot path.
+    var invalid: JSONParseError?
     let appended =
       json.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
         guard let base = bytes.baseAddress, bytes.count >= 2, bytes[0] == JournalByte.openBrace,
           bytes[bytes.count - 1] == JournalByte.closeBrace,
           memchr(base, Int32(JournalByte.newline), bytes.count) == nil
         else { return false }
-        if validate && (try? JSONValue.parse(bytes: UnsafeRawBufferPointer(bytes))) == nil {
-          return false
+        // Checked without building it: a state is as large as the feature's model.
+        if validate {
+          do throws(JSONParseError) {
+            try JSONValue.validate(bytes: UnsafeRawBufferPointer(bytes))
+          } catch {
+            invalid = error
+            return false
+          }
         }
         file.pending.append(contentsOf: bytes)
         return true
       } ?? false
     if appended { return }
-    guard let line = JournalRecord.oneLine(json) else {
+    let line = invalid == nil ? JournalRecord.oneLine(json) : nil
+    guard let line else {
       // Leave the buffer as it was: drop the start of the line this call began.
       file.pending.removeSubrange(lineStart...)
-      throw HostError(JournalFailure.notJSONObject(what: what, json: json))
+      if let invalid {
+        throw HostError(
+          JournalFailure.invalidJSON(what: what, json: JournalFailure.excerpt(json), detail: "\(invalid)"))
+      }
+      throw HostError(JournalFailure.notJSONObject(what: what, json: JournalFailure.excerpt(json)))
     }
     file.pending.append(contentsOf: line.utf8)
   }
@@ -274,11 +286,13 @@ extension JournalRecord {
   /// otherwise its compact form (a C plugin may put newlines between tokens); nil when it is not
   /// a JSON object. Replay compares a reproduced snapshot with a recorded one after this.
   public static func oneLine(_ json: String) -> String? {
-    guard let value = try? JSONValue.parse(json), case .object = value else { return nil }
     let utf8 = json.utf8
     let isOneLine =
       utf8.first == JournalByte.openBrace && utf8.last == JournalByte.closeBrace
       && !utf8.contains(JournalByte.newline)
-    return isOneLine ? json : value.serialized()
+    // One line from `{` to `}` that is valid JSON is an object: checked without a tree.
+    if isOneLine { return (try? JSONValue.validate(json)) == nil ? nil : json }
+    guard let value = try? JSONValue.parse(json), case .object = value else { return nil }
+    return value.serialized()
   }
 }

@@ -21,6 +21,14 @@ enum GNUExtensions {
   /// posix_spawn_file_actions_addclosefrom_np, glibc 2.34 and later.
   static let addCloseFrom: AddCloseFrom? = function("posix_spawn_file_actions_addclosefrom_np")
 
+  typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+
+  /// mallopt(3), declared in malloc.h, which Swift's Glibc module does not include.
+  static let mallopt: Mallopt? = function("mallopt")
+
+  /// mallopt's parameter for the size from which allocations get pages of their own.
+  static let mmapThreshold: Int32 = -3
+
   typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
 
   /// prctl(2), which Swift cannot import (it is variadic): every argument given as an integer.

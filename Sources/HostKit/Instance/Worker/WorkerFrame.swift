@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The frames between the host and a worker process: a little-endian `UInt32` length, then a kind
 /// byte and its fields. Strings are a `UInt32` byte count and their UTF-8 bytes, integers
 /// fixed-width little-endian. One stream each way over a socketpair, in order.
@@ -87,6 +91,25 @@ struct FrameWriter {
     }
   }
 
+  /// A string field that ends in a NUL, so the reader can hand it to C where it lies
+  /// (`FrameFields.withCString`).
+  mutating func cString(_ text: String) {
+    var text = text
+    text.withUTF8 { utf8 in
+      bytes.reserveCapacity(bytes.count + 4 + utf8.count + 1)
+      uint64(UInt64(utf8.count + 1), width: 4)
+      bytes.append(contentsOf: utf8)
+      bytes.append(0)
+    }
+  }
+
+  /// A string field from UTF-8 bytes the caller holds.
+  mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+    bytes.reserveCapacity(bytes.count + 4 + utf8.count)
+    uint64(UInt64(utf8.count), width: 4)
+    bytes.append(contentsOf: utf8)
+  }
+
   /// A whole frame of `kind` with one string field (or none).
   mutating func frame(_ kind: UInt8, _ text: String? = nil) {
     let start = begin(kind)
@@ -125,6 +148,22 @@ struct FrameFields {
 
   mutating func int32() -> Int32 { Int32(bitPattern: UInt32(truncatingIfNeeded: uint64(width: 4))) }
 
+  /// The next string field as a C string where it lies, when it was written with its NUL
+  /// (`FrameWriter.cString`); nil, with nothing read, otherwise.
+  mutating func withCString<R>(_ body: (UnsafePointer<CChar>) -> R) -> R? {
+    let fieldStart = offset
+    let count = Int(uint64(width: 4))
+    let end = offset + count
+    guard count > 0, end <= bytes.endIndex, bytes[end - 1] == 0 else {
+      offset = fieldStart
+      return nil
+    }
+    defer { offset = end }
+    return bytes[offset..<end].withUnsafeBytes { raw in
+      raw.baseAddress.map { body($0.assumingMemoryBound(to: CChar.self)) }
+    }
+  }
+
   mutating func string() -> String {
     let count = Int(uint64(width: 4))
     let end = min(offset + count, bytes.endIndex)
@@ -145,12 +184,17 @@ struct FrameReader {
     if start == end {
       start = 0
       end = 0
-    } else if start > 0 && storage.count - end < 16_384 {
-      storage.replaceSubrange(0..<(end - start), with: storage[start..<end])
-      end -= start
-      start = 0
+      // No room is kept for a large frame (a state) once it is read.
+      if storage.count > 1 << 20 { resize(to: 65_536) }
     }
-    if storage.count - end < 16_384 { storage.append(contentsOf: repeatElement(0, count: storage.count)) }
+    let live = end - start
+    let frameNeeds = frameRoomNeeded
+    if storage.count - end < 16_384 || frameNeeds > storage.count - start {
+      // Room for the whole frame being read at once when its length is known: doubling into it
+      // would hold the old buffer and one up to twice the frame's size together.
+      let size = max(live + 16_384 > storage.count ? storage.count * 2 : storage.count, frameNeeds)
+      resize(to: size)
+    }
     let offset = end
     let count = storage.withUnsafeMutableBytes { buffer -> Int in
       guard let base = buffer.baseAddress else { return -1 }
@@ -158,6 +202,30 @@ struct FrameReader {
     }
     if count > 0 { end += count }
     return count
+  }
+
+  /// Makes the buffer `size` bytes long with the unread bytes at its front. Filled by memcpy and
+  /// memset, not element by element (a debug build would take seconds for a state's frame).
+  private mutating func resize(to size: Int) {
+    let live = end - start
+    let from = start
+    let old = storage
+    storage = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+      guard let target = buffer.baseAddress else { return }
+      old.withUnsafeBytes { bytes in
+        if live > 0, let source = bytes.baseAddress { _ = memcpy(target, source + from, live) }
+      }
+      _ = memset(target + live, 0, size - live)
+      initialized = size
+    }
+    start = 0
+    end = live
+  }
+
+  /// Bytes from `start` the frame being read needs (its length is known once 4 bytes are in).
+  private var frameRoomNeeded: Int {
+    guard let length = pendingLength else { return 0 }
+    return 4 + length + 16_384
   }
 
   private var pendingLength: Int? {

@@ -154,7 +154,15 @@ public final class WorkerInstance: InterruptibleInstance {
 
   public func snapshot() throws(PluginCallError) -> String { try call(.snapshot).text }
 
-  public func restore(_ json: String) throws(PluginCallError) { _ = try call(.restore, json) }
+  public func restore(_ json: String) throws(PluginCallError) {
+    // With its NUL: the worker hands the plugin the state where the frame holds it, not a copy.
+    var writer = FrameWriter()
+    let start = writer.begin(WorkerFrame.Request.restore.rawValue)
+    writer.cString(json)
+    writer.end(at: start)
+    let name = WorkerFrame.Request.restore.name
+    _ = try connection.exchange(writer.bytes, call: name, replies: 1) { _ in }.result(call: name).get()
+  }
 
   public func render() throws(PluginCallError) -> String { try call(.render).text }
 

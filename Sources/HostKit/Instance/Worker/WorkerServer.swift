@@ -96,8 +96,14 @@ public enum WorkerServer {
       case .reduce:
         let changed = try instance.reduce(fields.string())
         return channel.reply(status: fh_status(FH_OK), changed: changed, text: "")
-      case .snapshot: return channel.reply(status: fh_status(FH_OK), text: try instance.snapshot())
-      case .restore: try instance.restore(fields.string())
+      case .snapshot:
+        // From the plugin's own buffer into the frame: a state is copied once here, not twice.
+        return try instance.withSnapshot { channel.reply(status: fh_status(FH_OK), utf8: $0) }
+      case .restore:
+        let inPlace = fields.withCString { text in
+          Result { () throws(PluginCallError) in try instance.restore(cString: text) }
+        }
+        try (inPlace ?? Result { () throws(PluginCallError) in try instance.restore(fields.string()) }).get()
       case .render: return channel.reply(status: fh_status(FH_OK), text: try instance.render())
       case .renderWith:
         return channel.reply(status: fh_status(FH_OK), text: try instance.render(hintsJSON: fields.string()))
@@ -156,6 +162,17 @@ final class WorkerOutput: Sendable {
     }
   }
 
+  /// A reply whose text is `utf8`, copied into the frame.
+  func reply(status: fh_status, utf8: UnsafeBufferPointer<UInt8>) {
+    pending.withLock { pending in
+      let start = pending.writer.begin(WorkerFrame.Message.reply.rawValue)
+      pending.writer.int32(status)
+      pending.writer.byte(0)
+      pending.writer.string(utf8: utf8)
+      pending.writer.end(at: start)
+    }
+  }
+
   /// Queues a callback frame; written at once unless made on the serving thread during a call.
   func send(_ build: (inout FrameWriter) -> Void) {
     let immediate = pthread_equal(server, pthread_self()) == 0
@@ -181,7 +198,8 @@ final class WorkerOutput: Sendable {
       guard written > 0 else { _exit(0) }
       offset += written
     }
-    writer.bytes.removeAll(keepingCapacity: true)
+    // Room for the usual small frames is kept; a state's (megabytes) is not.
+    if writer.bytes.capacity > 1 << 20 { writer.bytes = [] } else { writer.bytes.removeAll(keepingCapacity: true) }
   }
 }
 

@@ -1,0 +1,124 @@
+// Checking a document without building it: the same grammar, limits and messages as the parser,
+// but only object keys are kept (to refuse a duplicate), so checking a large state costs its keys,
+// not a tree.
+
+extension JSONParser {
+  /// Checks exactly one value surrounded by optional whitespace; throws what `parseDocument` would.
+  mutating func skipDocument() throws(JSONParseError) {
+    skipWhitespace()
+    if index >= count {
+      throw JSONParseError(message: "unexpected end of input, expected a JSON value", offset: index)
+    }
+    try skipValue()
+    skipWhitespace()
+    if index < count {
+      throw JSONParseError(
+        message: "unexpected \(describeByte(at: index)) after the top-level value", offset: index)
+    }
+  }
+
+  mutating func skipValue() throws(JSONParseError) {
+    guard index < count else { throw failure("expected a JSON value") }
+    switch bytes[index] {
+    case .quote:
+      index += 1
+      try skipString()
+    case .openBrace:
+      try skipObject()
+    case .openBracket:
+      try skipArray()
+    default:
+      // Scalars allocate nothing (a number is read into a `JSONNumber`).
+      _ = try parseValue()
+    }
+  }
+
+  private mutating func skipObject() throws(JSONParseError) {
+    try enterNesting()
+    index += 1
+    skipWhitespace()
+    if index < count, bytes[index] == .closeBrace {
+      index += 1
+      depth -= 1
+      return
+    }
+    // A few keys are compared one by one; a set takes over for many.
+    var keys: [String] = []
+    var keySet: Set<String> = []
+    while true {
+      guard index < count, bytes[index] == .quote else {
+        throw failure("expected '\"' to start an object key")
+      }
+      let keyOffset = index
+      index += 1
+      let key = try parseString()
+      skipWhitespace()
+      guard index < count, bytes[index] == .colon else {
+        throw failure("expected ':' after object key")
+      }
+      index += 1
+      skipWhitespace()
+      try skipValue()
+      // After the value, as the parser does: a bad value is reported before a duplicate key.
+      let duplicate: Bool
+      if keys.count < 16 {
+        duplicate = keys.contains(key)
+        keys.append(key)
+        if keys.count == 16 { keySet = Set(keys) }
+      } else {
+        duplicate = !keySet.insert(key).inserted
+      }
+      if duplicate {
+        throw JSONParseError(message: "duplicate key \"\(key)\" in object", offset: keyOffset)
+      }
+      skipWhitespace()
+      guard index < count else { throw failure("expected ',' or '}' after object member") }
+      switch bytes[index] {
+      case .comma:
+        let commaOffset = index
+        index += 1
+        skipWhitespace()
+        if index < count, bytes[index] == .closeBrace {
+          throw JSONParseError(message: "trailing comma before '}'", offset: commaOffset)
+        }
+      case .closeBrace:
+        index += 1
+        depth -= 1
+        return
+      default:
+        throw failure("expected ',' or '}' after object member")
+      }
+    }
+  }
+
+  private mutating func skipArray() throws(JSONParseError) {
+    try enterNesting()
+    index += 1
+    skipWhitespace()
+    if index < count, bytes[index] == .closeBracket {
+      index += 1
+      depth -= 1
+      return
+    }
+    while true {
+      try skipValue()
+      skipWhitespace()
+      guard index < count else { throw failure("expected ',' or ']' after array element") }
+      switch bytes[index] {
+      case .comma:
+        let commaOffset = index
+        index += 1
+        skipWhitespace()
+        if index < count, bytes[index] == .closeBracket {
+          throw JSONParseError(message: "trailing comma before ']'", offset: commaOffset)
+        }
+      case .closeBracket:
+        index += 1
+        depth -= 1
+        return
+      default:
+        throw failure("expected ',' or ']' after array element")
+      }
+    }
+  }
+}
