@@ -162,7 +162,7 @@ import Testing
 
   @Test func resumeWithNothingPausedSaysWhatItFollows() throws {
     let result = try HostProcess.run(["run", "counter"], input: ":resume\n")
-    #expect(result.stderr.contains("error: counter is not paused"))
+    #expect(result.stderr.contains("error: line 1: counter is not paused"))
     #expect(result.stderr.contains("help: ':resume' follows a pause: Ctrl-C during a regulation, or the runaway guard"))
   }
 }
