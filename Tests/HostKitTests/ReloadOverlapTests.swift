@@ -42,6 +42,12 @@ struct ReloadOverlapTests {
     #expect(failures.withLock { $0 } == [])
     let reloads = reporter.notices.withLock { $0 }.filter { if case .reloaded = $0 { true } else { false } }
     #expect(reloads.count == 2)
+    // and the second names the build the first moved to as the one it replaced
+    let steps = reloads.compactMap { notice -> String? in
+      guard case .reloaded(let report) = notice else { return nil }
+      return "\(report.from) -> \(report.to)"
+    }
+    #expect(steps == ["1.0.0 -> 1.1.0", "1.1.0 -> 1.1.0"])
     try runtime.send("double", to: feature)
     runtime.settle()
     #expect(try runtime.state(of: feature) == #"{"count":2}"#)

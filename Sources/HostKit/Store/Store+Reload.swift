@@ -42,6 +42,7 @@ extension Store {
       return .failure(HostError(ReloadFailure.notRunning(feature: id)))
     }
     let old = instance
+    let previous = reloadedBuild ?? previous
     let version = build.version
     let state: String
     do throws(PluginCallError) {
@@ -92,6 +93,7 @@ extension Store {
     interruptible = fresh as? any InterruptibleInstance
     condition.broadcast()
     condition.unlock()
+    reloadedBuild = build
     let report = ReloadReport(
       feature: id, from: previous.version, to: version, cancelledEffects: cancelled,
       sequence: journal?.lastSequence ?? 0)

@@ -133,6 +133,9 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   var redrawsUnchanged = false
   /// Whether `start` succeeded: a loss before it is the launch's failure, not a crash to recover.
   var hasStarted = false
+  /// The build the last reload moved to (store thread only): what the next reload replaces, even
+  /// when another feature's reload of the same file has not yet made it the current build.
+  var reloadedBuild: PluginBuild?
   /// Set when the instance was lost and not replaced: the store is closing.
   var isLost = false
   /// Counts crashes and decides restart or close.
