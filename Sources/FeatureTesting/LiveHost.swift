@@ -101,6 +101,17 @@ public final class LiveHost {
     return child.finish(until: ContinuousClock.now + deadline).termination.shellStatus
   }
 
+  /// Waits, stdin left open, until the host exits by itself, and returns its exit status; nil
+  /// (the host still running) after the deadline.
+  public func waitForExit() -> Int32? {
+    let until = ContinuousClock.now + deadline
+    while !child.hasExited {
+      buffer += child.take(STDOUT_FILENO)
+      guard child.pump(until: until) else { return nil }
+    }
+    return child.finish(until: ContinuousClock.now + deadline).termination.shellStatus
+  }
+
   /// Kills the host's process group with SIGKILL and reaps it.
   public func kill() {
     child.signalGroup(SIGKILL)

@@ -1,5 +1,9 @@
 import HostKit
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The input loop of `host run` when stdin is not a terminal: lines read in chunks, no prompt,
 /// and a bare action word (`increment`) looked up in a table made from the focused feature's
 /// catalogue instead of parsed again on every line. Everything else (`:` commands, actions with
@@ -17,10 +21,13 @@ struct PipeInput {
   let limit: Int
   /// Handles a line (with its number) the general way; true to quit.
   let handle: (String, Int) throws(HostError) -> Bool
+  /// Readable when a feature closed (`SessionRuntime.Settings.featureClosed`): the loop looks at
+  /// `hasEndedByClosing` without waiting for another line.
+  var wake: Int32 = -1
 
   /// Reads until the end of input or a quit; returns whether it was a quit.
   func run() -> Bool {
-    var reader = ChunkedLineReader(descriptor: 0, maximumLineLength: limit)
+    var reader = ChunkedLineReader(descriptor: 0, maximumLineLength: limit, wake: wake)
     var words = ActionWords()
     var lineNumber = 0
     // The feature the last line went to: lines to another one wait until it handled them, so
@@ -28,6 +35,7 @@ struct PipeInput {
     var target: ObjectIdentifier?
     while !runtime.hasEndedByClosing {
       guard let next = reader.next() else { return false }
+      if next == .woken { continue }
       lineNumber += 1
       guard case .text(let line) = next else {
         if case .tooLong(let length) = next {
@@ -88,5 +96,35 @@ private struct ActionWords {
       }
     }
     return table[line]
+  }
+}
+
+/// A pipe one thread writes a byte to so that another, blocked in poll(2), wakes up. Both ends are
+/// closed when the last holder lets go, so a late `signal` never writes to a reused descriptor.
+final class WakePipe: Sendable {
+  let readEnd: Int32
+  private let writeEnd: Int32
+
+  init?() {
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { return nil }
+    for end in ends {
+      // Not inherited by children (workers, builds); a write never blocks the thread signalling.
+      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+      _ = fcntl(end, F_SETFL, O_NONBLOCK)
+    }
+    readEnd = ends[0]
+    writeEnd = ends[1]
+  }
+
+  deinit {
+    close(readEnd)
+    close(writeEnd)
+  }
+
+  /// Any thread. A full pipe already wakes the reader: the byte is not needed then.
+  func signal() {
+    var byte: UInt8 = 1
+    _ = write(writeEnd, &byte, 1)
   }
 }

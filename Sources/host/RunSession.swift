@@ -59,6 +59,9 @@ final class RunSession {
     let scoped = settings.featureConfigs
     let images = console.imageViews()
     defer { images?.close() }
+    // In a pipe, a closed feature wakes the reader: the run may have ended with it.
+    let wake = console.inputIsTerminal ? nil : WakePipe()
+    if let wake { engine.featureClosed = { wake.signal() } }
     let runtime = SessionRuntime(
       plugins: plugins, flow: flow, settings: engine,
       renderers: [LineRenderer(sink: console, live: console.inputIsTerminal, images: images)], reporter: console
@@ -85,9 +88,11 @@ final class RunSession {
     }
     var quit = false
     if !interactive {
-      quit = PipeInput(runtime: runtime, console: console, limit: settings.maxLineBytes) {
+      var input = PipeInput(runtime: runtime, console: console, limit: settings.maxLineBytes) {
         line, number throws(HostError) in try self.perform(line, runtime: runtime, inputLine: number)
-      }.run()
+      }
+      input.wake = wake?.readEnd ?? -1
+      quit = input.run()
     }
     // At a terminal without the line editor, lines are read plainly, as long as the limit.
     let plain = terminal == nil ? BoundedLineReader(limit: settings.maxLineBytes) : nil

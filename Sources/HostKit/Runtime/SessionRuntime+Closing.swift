@@ -9,8 +9,12 @@ extension SessionRuntime {
   func closed(_ feature: PresentedFeature) {
     anyClosed.store(true, ordering: .releasing)
     closings.enter()
+    let alert = settings.featureClosed
     DispatchQueue.global().async { [self] in
-      defer { closings.leave() }
+      defer {
+        closings.leave()
+        alert?()
+      }
       guard let coordinator, let top = coordinator.top, top.features.contains(where: { $0 === feature }) else {
         // Not shown (a feature under the top frame): it stays closed until it is revealed.
         return

@@ -38,6 +38,9 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     /// What views are drawn with, asked at each render (the terminal's width as it is now); nil:
     /// the plain `render` (a pipe).
     public var renderHints: (@Sendable () -> RenderHints)?
+    /// Called (on another thread) once the navigation a closed feature started is done, so a
+    /// front end blocked reading input can look at `hasEndedByClosing` at once.
+    public var featureClosed: (@Sendable () -> Void)?
 
     public init() {}
   }
