@@ -94,7 +94,9 @@ struct ChunkedLineReader {
   /// Waits until the input or the wake descriptor is readable; false (and `woken`, the wake
   /// drained) when only the wake is.
   private mutating func waitForInput() -> Bool {
-    var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+    var fds = [
+      pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+    ]
     while poll(&fds, 2, -1) < 0 && errno == EINTR {}
     if fds[0].revents != 0 { return true }
     guard fds[1].revents != 0 else { return true }
