@@ -1,3 +1,4 @@
+import FeatureTesting
 import Foundation
 import Synchronization
 
@@ -40,26 +41,7 @@ final class LoopbackServer: Sendable {
   init(_ replies: Reply...) throws {
     precondition(!replies.isEmpty, "a server needs at least one reply")
     record = Mutex(Record(replies: replies))
-    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard socket >= 0 else { throw ServerError("socket: \(String(cString: strerror(errno)))") }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-        guard bind(socket, generic, length) == 0, listen(socket, 16) == 0 else { return false }
-        return getsockname(socket, generic, &length) == 0
-      }
-    }
-    guard bound else {
-      let reason = String(cString: strerror(errno))
-      close(socket)
-      throw ServerError("bind/listen on 127.0.0.1: \(reason)")
-    }
-    listener = socket
-    port = Int(UInt16(bigEndian: address.sin_port))
+    (listener, port) = try LoopbackSocket.bind(listening: 16)
     Thread.detachNewThread { [self] in acceptLoop() }
   }
 
@@ -238,27 +220,10 @@ final class RefusingPort: Sendable {
   private let socket: Int32
 
   init() throws {
-    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-        bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
-      }
-    }
-    guard socket >= 0, bound else { throw ServerError("cannot bind a port on 127.0.0.1") }
-    self.socket = socket
-    port = Int(UInt16(bigEndian: address.sin_port))
+    (socket, port) = try LoopbackSocket.bind(listening: nil)
   }
 
   func close() { _ = Glibc.close(socket) }
-}
-
-struct ServerError: Error, CustomStringConvertible {
-  let description: String
-  init(_ description: String) { self.description = description }
 }
 
 extension Array where Element: Equatable {

@@ -1,3 +1,4 @@
+import FeatureTesting
 import Foundation
 import Synchronization
 
@@ -23,21 +24,7 @@ final class ImageServer: Sendable {
 
   init(_ answers: [String: Answer]) throws {
     self.answers = answers
-    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-        bind(socket, generic, length) == 0 && listen(socket, 32) == 0 && getsockname(socket, generic, &length) == 0
-      }
-    }
-    guard socket >= 0, bound else {
-      throw FixtureFailure("cannot listen on 127.0.0.1: \(String(cString: strerror(errno)))")
-    }
-    listener = socket
-    port = Int(UInt16(bigEndian: address.sin_port))
+    (listener, port) = try LoopbackSocket.bind(listening: 32)
     Thread.detachNewThread { [self] in acceptLoop() }
   }
 

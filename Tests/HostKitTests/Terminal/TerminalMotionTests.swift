@@ -75,20 +75,9 @@ import Testing
     let port: UInt16
 
     init() throws {
-      let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      var address = sockaddr_in()
-      address.sin_family = sa_family_t(AF_INET)
-      address.sin_addr.s_addr = inet_addr("127.0.0.1")
-      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-      let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-          bind(descriptor, raw, length) == 0 && listen(descriptor, 4) == 0
-            && getsockname(descriptor, raw, &length) == 0
-        }
-      }
+      let (descriptor, port) = try LoopbackSocket.bind(listening: 4)
       socket = descriptor
-      guard descriptor >= 0, bound else { throw PseudoTerminal.Failure(description: "cannot listen on the loopback") }
-      port = UInt16(bigEndian: address.sin_port)
+      self.port = UInt16(port)
     }
 
     deinit { close(socket) }
