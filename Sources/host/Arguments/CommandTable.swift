@@ -36,7 +36,7 @@ enum CommandTable {
       name: "--scan-timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: 3600), valueName: "SECONDS",
       help: "how long a new or changed plugin file may take to be inspected (in a child process) before it is "
         + "rejected (default 5, at most 3600; time spent waiting for a CPU on a busy machine does not count, up "
-        + "to 6 times this in all)")
+        + "to \(ChildProcess.busyMachineAllowance) times this in all)")
   }
 
   static let global = CommandSpec(
@@ -165,7 +165,7 @@ enum CommandTable {
       name: "--timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: 3600), valueName: "SECONDS",
       help:
         "how long one check may run before it is killed (default 10, at most 3600; time spent waiting for a "
-        + "CPU on a busy machine does not count, up to 6 times this in all)")
+        + "CPU on a busy machine does not count, up to \(ChildProcess.busyMachineAllowance) times this in all)")
     /// The mode the validator starts its children in: one check, its verdict on descriptor 3.
     static let check = OptionSpec(
       name: "--check", kind: .choice(ConformanceCheck.allCases.map(\.name), noun: "a check"), valueName: "CHECK",
