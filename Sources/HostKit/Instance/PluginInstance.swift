@@ -18,6 +18,9 @@ public protocol PluginInstance: AnyObject {
   /// state changed.
   func reduce(_ json: String) throws(PluginCallError) -> Bool
   func snapshot() throws(PluginCallError) -> String
+  /// The state JSON handed to `body` (valid during it only): where the instance holds the bytes
+  /// already, without a copy, so a large state is not held twice to be written once.
+  func withSnapshot<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) throws(PluginCallError) -> R
   func restore(_ json: String) throws(PluginCallError)
   func render() throws(PluginCallError) -> String
   /// The view drawn with `hints` (`fh.render_options/1`); `render()` where the plugin does not
@@ -37,6 +40,12 @@ extension PluginInstance {
   public func render(_ hints: RenderHints) throws(PluginCallError) -> String { try render() }
   /// Instances that cannot reach the extension have none.
   public func structuredView() throws(PluginCallError) -> String? { nil }
+
+  /// Instances whose state arrives as a `String` hand its bytes on.
+  public func withSnapshot<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) throws(PluginCallError) -> R {
+    var state = try snapshot()
+    return state.withUTF8(body)
+  }
 
   /// One `dispatch` after the other.
   public func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void) {

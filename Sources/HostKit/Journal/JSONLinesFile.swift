@@ -213,6 +213,33 @@ final class JSONLinesFile {
     failure = nil
   }
 
+  /// Ends the line that `pending` ends with (its start is there already) with `body` and then
+  /// `end`, writing it straight to the file after the pending lines, and syncs: a commit. For a
+  /// line larger than a group commit (a large state), which is so never copied. When the write
+  /// fails, the line joins `pending` after all and is retried by every commit, as any line is.
+  func appendLine(ending body: UnsafeRawBufferPointer, _ end: StaticString) {
+    let tail = UnsafeRawBufferPointer(start: end.utf8Start, count: end.utf8CodeUnitCount)
+    if failure == nil {
+      do throws(HostError) {
+        try JournalFile.write(fd, pending, at: durableSize, path: path)
+        try JournalFile.write(fd, body, at: durableSize + pending.count, path: path)
+        try JournalFile.write(fd, tail, at: durableSize + pending.count + body.count, path: path)
+        if limits.syncs { try JournalFile.syncData(fd, path: path) }
+        durableSize += pending.count + body.count + tail.count
+        pending.removeAll(keepingCapacity: true)
+        pendingLines = 0
+        return
+      } catch {
+        // As a failed commit: cut back to whole lines; the next explicit commit reports it.
+        _ = ftruncate(fd, off_t(durableSize))
+        failure = error
+      }
+    }
+    pending.append(contentsOf: body)
+    pending.append(contentsOf: tail)
+    pendingLines += 1
+  }
+
   /// Moves the lines from byte `offset` (line `line`) to the end into a new file beside this one,
   /// durable, then cuts this file there: nothing is deleted, and appends go on after the lines
   /// before it. Returns the new file's path (`PATH.line-N.damaged`, numbered when taken).

@@ -128,20 +128,29 @@ enum JournalFile {
 
   /// Writes all of `bytes` at `offset`, retrying partial writes and EINTR.
   static func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(HostError) {
-    let code = bytes.withUnsafeBytes { raw -> Int32 in
-      guard let base = raw.baseAddress else { return 0 }
-      var done = 0
-      while done < raw.count {
-        let wrote = pwrite(fd, base + done, raw.count - done, off_t(offset + done))
-        if wrote >= 0 {
-          done += wrote
-        } else if errno != EINTR {
-          return errno
-        }
-      }
-      return 0
-    }
+    let code = bytes.withUnsafeBytes { writeAll(fd, $0, at: offset) }
     guard code == 0 else { throw failure("write", path, code) }
+  }
+
+  /// Writes all of `bytes` at `offset`, retrying partial writes and EINTR.
+  static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int, path: String) throws(HostError) {
+    let code = writeAll(fd, bytes, at: offset)
+    guard code == 0 else { throw failure("write", path, code) }
+  }
+
+  /// 0, or the `errno` of the write that failed.
+  private static func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer, at offset: Int) -> Int32 {
+    guard let base = raw.baseAddress else { return 0 }
+    var done = 0
+    while done < raw.count {
+      let wrote = pwrite(fd, base + done, raw.count - done, off_t(offset + done))
+      if wrote >= 0 {
+        done += wrote
+      } else if errno != EINTR {
+        return errno
+      }
+    }
+    return 0
   }
 
   /// Makes the written data (and the file size) durable.

@@ -118,15 +118,39 @@ public final class JournalWriter: @unchecked Sendable {
 
   /// Appends a snapshot: `state` (a JSON object) is the state after `lastSeq`.
   public func append(snapshot state: String) throws(HostError) {
+    var state = state
+    try state.withUTF8 { bytes in Result { () throws(HostError) in try append(snapshot: bytes) } }.get()
+  }
+
+  /// Appends a snapshot from the state's bytes (see `PluginInstance.withSnapshot`). A state larger
+  /// than a group commit is written straight to the file with the lines pending before it, in one
+  /// synced write, instead of being copied into the pending buffer: a large state is not held twice.
+  public func append(snapshot state: UnsafeBufferPointer<UInt8>) throws(HostError) {
     try file.checkUsable()
     let lineStart = file.pending.count
     appendLiteral(#"{"seq":"#)
     appendNumber(lastSeq)
     appendLiteral(#","state":"#)
-    try appendPayload(state, what: "state", validate: true, lineStart: lineStart)
+    if state.count >= file.limits.maxBytes, Self.isOneLineObject(state) {
+      file.appendLine(ending: UnsafeRawBufferPointer(state), "}\n")
+      actionsSinceState = 0
+      return
+    }
+    try appendPayload(
+      String(decoding: state, as: UTF8.self), what: "state", validate: true, lineStart: lineStart)
     appendLiteral("}\n")
     actionsSinceState = 0
     try lineAppended()
+  }
+
+  /// Whether `bytes` is a valid JSON object on one line: what the fast path of `appendPayload`
+  /// copies as is. (Anything else goes through `appendPayload`, which mends or refuses it.)
+  private static func isOneLineObject(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = bytes.baseAddress, bytes.count >= 2, bytes[0] == JournalByte.openBrace,
+      bytes[bytes.count - 1] == JournalByte.closeBrace,
+      memchr(base, Int32(JournalByte.newline), bytes.count) == nil
+    else { return false }
+    return (try? JSONValue.validate(bytes: UnsafeRawBufferPointer(bytes))) != nil
   }
 
   /// Appends a travel: the current state became `state`, the state after seq `to` (nil only for

@@ -78,9 +78,16 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     history?.append(.action(JournalAction(seq: seq, source: source, json: action)))
     redoStack.removeAll()
     if writer.snapshotDue {
-      let state: String
+      // From the plugin's bytes to the file: a large state is not copied on the way.
+      let written: Result<String?, HostError>
+      let keepsHistory = history != nil
       do {
-        state = try instance.snapshot()
+        written = try instance.withSnapshot { [writer] bytes in
+          Result { () throws(HostError) in
+            try writer.append(snapshot: bytes)
+            return keepsHistory ? String(decoding: bytes, as: UTF8.self) : nil
+          }
+        }
       } catch {
         if let loss = error.loss {
           // The action is recorded; the store restarts the instance from it.
@@ -89,8 +96,7 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
         throw HostError(
           JournalFailure.snapshotFailed(feature: instance.plugin.id, forJournal: true, detail: "\(error)"))
       }
-      try writer.append(snapshot: state)
-      history?.append(.snapshot(seq: seq, state: state))
+      if let state = try written.get() { history?.append(.snapshot(seq: seq, state: state)) }
     }
     return seq
   }

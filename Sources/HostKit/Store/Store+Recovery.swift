@@ -224,6 +224,9 @@ final class LossWatch: PluginInstance {
     try watch { () throws(PluginCallError) in try base.reduce(json) }
   }
   func snapshot() throws(PluginCallError) -> String { try watch { () throws(PluginCallError) in try base.snapshot() } }
+  func withSnapshot<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) throws(PluginCallError) -> R {
+    try watch { () throws(PluginCallError) in try base.withSnapshot(body) }
+  }
   func restore(_ json: String) throws(PluginCallError) {
     try watch { () throws(PluginCallError) in try base.restore(json) }
   }
