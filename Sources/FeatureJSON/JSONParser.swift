@@ -14,6 +14,8 @@ struct JSONParser {
   var depth = 0
   /// Reused buffer for decoding strings that contain escapes.
   var scratch: [UInt8] = []
+  /// Reads an array whose elements are all scalars as empty (`JSONValue.parseMembers`).
+  var membersOnly = false
 
   init(bytes: UnsafePointer<UInt8>, count: Int) {
     self.bytes = bytes
@@ -125,8 +127,19 @@ struct JSONParser {
       return .array([])
     }
     var elements: [JSONValue] = []
+    // Leading scalars not kept (membersOnly): `null`s stand in for them if a container follows.
+    var skippedScalars = 0
     while true {
-      elements.append(try parseValue())
+      let element = try parseValue()
+      if membersOnly, elements.isEmpty, element.isScalar {
+        skippedScalars += 1
+      } else {
+        if skippedScalars > 0 {
+          elements.append(contentsOf: repeatElement(.null, count: skippedScalars))
+          skippedScalars = 0
+        }
+        elements.append(element)
+      }
       skipWhitespace()
       guard index < count else { throw failure("expected ',' or ']' after array element") }
       switch bytes[index] {
@@ -193,5 +206,15 @@ struct JSONParser {
       return "'\(Character(Unicode.Scalar(byte)))'"
     }
     return "byte \(hexByte(byte))"
+  }
+}
+
+extension JSONValue {
+  /// Neither an object nor an array.
+  var isScalar: Bool {
+    switch self {
+    case .object, .array: false
+    default: true
+    }
   }
 }

@@ -23,6 +23,18 @@ extension JSONValue {
     return try parser.parseDocument()
   }
 
+  /// Parses a complete JSON text for the shape of its objects only: an array whose elements are
+  /// all scalars comes back empty, since no member can be in it. Comparing which members two
+  /// values have (a state's 100,000 URLs) so costs no tree of their elements.
+  public static func parseMembers(bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
+    guard let base = bytes.baseAddress, bytes.count > 0 else {
+      throw JSONParseError(message: "unexpected end of input, expected a JSON value", offset: 0)
+    }
+    var parser = JSONParser(bytes: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+    parser.membersOnly = true
+    return try parser.parseDocument()
+  }
+
   /// Parses a NUL-terminated UTF-8 C string in place, as handed across the
   /// plugin ABI; the bytes are never copied into a `String` first.
   public static func parse(

@@ -298,9 +298,10 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
       let length = strlen(json)
       let value = try JSONValue.parse(bytes: UnsafeRawBufferPointer(start: json, count: length))
       let restored = try decoder.decode(F.State.self, from: value)
-      // Compared with the state's structure only: its values are not copied again.
+      // Compared with the state's structure only: its values are not copied again, and its
+      // arrays of scalars (which hold no members) are not built at all.
       let structure = try JSONBytesEncoder().encodeStructure(restored).withUnsafeBytes {
-        try JSONValue.parse(bytes: $0)
+        try JSONValue.parseMembers(bytes: $0)
       }
       if let extra = UnreadMember.find(in: value, comparedTo: structure) {
         return fail(FH_ERR_BAD_STATE, "state refused by \(F.manifest.id): it has no member '\(extra)'")

@@ -8,6 +8,8 @@ import FeatureJSON
 /// A `null` member may be missing (an absent optional encodes as nothing).
 enum UnreadMember {
   /// The path of the first member of `input` that `encoded` lacks (`left`, `rows[2].name`), or nil.
+  /// `encoded` may come from `JSONValue.parseMembers`: an array of scalars there is empty, and
+  /// nothing is looked for in it, as nothing is in a scalar.
   static func find(in input: JSONValue, comparedTo encoded: JSONValue, at path: String = "") -> String? {
     switch (input, encoded) {
     case (.object(let given), .object(let kept)):

@@ -9,6 +9,15 @@ struct JSONParserTests {
     #expect(value == ["a": [true, false, nil, 1, -2.5, "s"], "b": [:], "c": []])
   }
 
+  @Test func parsingForMembersOnlyLeavesArraysOfScalarsEmptyAndKeepsTheRestInPlace() throws {
+    let text = #"{"urls":["a","b",3],"rows":[1,null,{"a":[0,0]},2],"grid":[[1],[{"b":0}]],"n":5}"#
+    let members = try Array(text.utf8).withUnsafeBytes { try JSONValue.parseMembers(bytes: $0) }
+    #expect(members == ["urls": [], "rows": [nil, nil, ["a": []], 2], "grid": [[], [["b": 0]]], "n": 5])
+    #expect(throws: JSONParseError.self) {
+      try Array(#"{"urls":["a",]}"#.utf8).withUnsafeBytes { try JSONValue.parseMembers(bytes: $0) }
+    }
+  }
+
   @Test func acceptsAllFourWhitespaceCharacters() throws {
     #expect(try parsed(" \t\r\n[\t1\r,\n2 ]\n") == [1, 2])
   }

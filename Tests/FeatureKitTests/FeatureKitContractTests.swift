@@ -169,6 +169,16 @@ struct FeatureKitContractTests {
     #expect(UnreadMember.find(in: kept, comparedTo: kept) == nil)
   }
 
+  @Test func aDroppedMemberAfterScalarsInAnArrayIsFoundAgainstTheMembersOnlyParse() throws {
+    let given = try JSONValue.parse(#"{"rows":[1,"x",{"name":"a","typo":1}],"urls":["u","v"]}"#)
+    let kept = try Array(#"{"rows":[0,0,{"name":0}],"urls":[0,0]}"#.utf8).withUnsafeBytes {
+      try JSONValue.parseMembers(bytes: $0)
+    }
+    #expect(UnreadMember.find(in: given, comparedTo: kept) == "rows[2].typo")
+    let clean = try JSONValue.parse(#"{"rows":[1,"x",{"name":"a"}],"urls":["u","v"]}"#)
+    #expect(UnreadMember.find(in: clean, comparedTo: kept) == nil)
+  }
+
   static func manifest(_ actions: [ActionSpec]) -> Manifest {
     Manifest(id: "probe", name: "Probe", version: "1.0.0", description: "", actions: actions)
   }
