@@ -278,12 +278,14 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   }
 
   override func snapshot(_ out: inout UnsafePointer<CChar>?) -> fh_status {
+    // The last text handed out is valid only until this call (feature_abi.h): let it go first.
+    output.clear()
     do {
       // Straight from the state to bytes, with room for the size last seen: no tree, no `String`.
       let bytes = try JSONBytesEncoder().encode(state, capacity: stateSize + stateSize / 8)
       stateSize = bytes.count
-      guard let text = output.set(bytes: bytes) else {
-        return fail(FH_ERR_INTERNAL, "cannot allocate \(bytes.count) bytes for the state of \(F.manifest.id)")
+      guard let text = output.set(adopting: consume bytes) else {
+        return fail(FH_ERR_INTERNAL, "cannot hold \(stateSize) bytes for the state of \(F.manifest.id)")
       }
       out = text
       return succeed()
