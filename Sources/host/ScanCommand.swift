@@ -14,7 +14,7 @@ import HostKit
 enum ScanCommand {
   static func run(_ arguments: ParsedArguments) -> Never {
     // Run by a host that is gone: nobody reads the answer.
-    guard ScannerProcess.endsWithItsHost() else { _exit(70) }
+    guard HostChild.endsWithItsHost() else { _exit(70) }
     // The reader has checked PLUGIN.so is there. dlopen searches the library path for a bare name.
     let given = arguments.positionals[0]
     let path = given.contains("/") ? given : "./" + given

@@ -13,6 +13,8 @@ public enum ImageChild {
   public static let command = "__image"
 
   public static func run(_ arguments: [String]) -> Int32 {
+    // Started by a host that is gone: nobody will look at the thumbnail.
+    guard HostChild.endsWithItsHost() else { return 70 }
     guard arguments.count == 7, let maxWidth = Int(arguments[3]), let maxHeight = Int(arguments[4]),
       let timeout = Int(arguments[5]), let maxBytes = Int(arguments[6])
     else {

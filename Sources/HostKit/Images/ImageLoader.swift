@@ -111,7 +111,7 @@ public final class ImageLoader: Sendable {
         ImageChild.command, url, cache.originalPath(of: url), cache.thumbnailPath(of: url),
         String(settings.thumbnailSize), String(settings.thumbnailSize), String(milliseconds),
         String(settings.maxBytes),
-      ])
+      ], environment: HostChild.tied(ChildProcess.currentEnvironment))
     child.standardError = .discard
     let result: ChildResult
     do {

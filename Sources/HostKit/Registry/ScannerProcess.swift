@@ -41,19 +41,6 @@ public struct ScannerProcess: Sendable {
   /// The descriptor the child reports on.
   public static let reportDescriptor: Int32 = 3
 
-  /// The variable that gives the child the process id of the host that started it.
-  public static let parentVariable = "FEATUREHOST_SCANNER_PARENT"
-
-  /// Called first in the child: when a host started it (`parentVariable` is set), asks the kernel
-  /// to kill this process when the host goes (PR_SET_PDEATHSIG; the host's thread that started
-  /// it waits for it to end), so a plugin that hangs while it loads never outlives a host that was
-  /// killed. False when the host is already gone, or the request failed: the child should leave.
-  public static func endsWithItsHost() -> Bool {
-    guard let text = getenv(parentVariable), let parent = pid_t(String(cString: text)) else { return true }
-    // A parent that died before the request is caught by getppid.
-    return GNUExtensions.killWhenParentEnds(signal: SIGKILL) && getppid() == parent
-  }
-
   /// The program to run: the host's own executable.
   public var executable: String
   /// The child's arguments to scan one file.
@@ -81,8 +68,7 @@ public struct ScannerProcess: Sendable {
     var environment = self.environment
     // A Swift plugin that traps would otherwise spend seconds printing a symbolicated backtrace.
     environment["SWIFT_BACKTRACE"] = "enable=no"
-    environment[Self.parentVariable] = String(getpid())
-    var process = ChildProcess(executable, arguments: arguments(path), environment: environment)
+    var process = ChildProcess(executable, arguments: arguments(path), environment: HostChild.tied(environment))
     process.standardOutput = .discard
     process.standardError = .discard
     process.extraOutputs = [Self.reportDescriptor]
