@@ -56,7 +56,10 @@ final class ConformanceInstance {
     subject: ConformanceSubject, config: String?, keepAlive: (CallbackBinding) -> Void
   ) throws(CheckFailure) -> CallResult {
     let functions = subject.functions
-    let binding = try bind(CallbackRecorder(), keepAlive: keepAlive)
+    // The binding holds its target weakly: kept here until the probe's instance is destroyed.
+    let recorder = CallbackRecorder()
+    defer { withExtendedLifetime(recorder) {} }
+    let binding = try bind(recorder, keepAlive: keepAlive)
     var created: OpaquePointer?
     let status: fh_status
     if let config {
