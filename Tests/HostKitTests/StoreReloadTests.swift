@@ -82,6 +82,20 @@ struct StoreReloadTests {
     return Harness(store: store, events: events, builds: builds, file: file, journalPath: path, workers: log)
   }
 
+  @Test func aStagedBuildFindsThePrivateLibrariesOfItsOriginalFolderBesideIt() throws {
+    let harness = try Self.harness()
+    defer { harness.store.stop() }
+    // given a companion library beside the plugin file (kittens' http client is one)
+    let folder = String(harness.file[..<harness.file.lastIndex(of: "/")!])
+    let companion = "\(folder)/libreloadable-extra_private.so"
+    try Data("companion".utf8).write(to: URL(fileURLWithPath: companion))
+    // when a new build is staged, then the copy's folder holds it too, as a link to the original
+    let build = try harness.rebuild(.withDouble)
+    let staged = String(build.plugin.path[..<build.plugin.path.lastIndex(of: "/")!])
+    #expect(staged != folder)
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "\(staged)/libreloadable-extra_private.so") == companion)
+  }
+
   @Test func aNewBuildTakesTheStateOverHearsRestoredAndIsJournaled() throws {
     // given version 1.0.0 at count 2
     let harness = try Self.harness()

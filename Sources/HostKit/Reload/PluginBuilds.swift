@@ -101,6 +101,20 @@ public final class PluginBuilds: Sendable {
     try stage(path, feature: feature, unlessHash: unchanged, meanwhile: { _ in () }, undo: { _ in })?.build
   }
 
+  /// Links the `*_private.so` libraries beside `path` into the staging folder: a plugin that
+  /// opens a companion library from its own folder (kittens' http client) finds it beside its copy.
+  private func linkCompanions(of path: String) {
+    guard let original = realpath(path, nil) else { return }
+    defer { free(original) }
+    let resolved = String(cString: original)
+    let source = resolved.lastIndex(of: "/").map { String(resolved[..<$0]) } ?? "."
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: source)) ?? []
+    for name in names where name.hasSuffix("_private.so") {
+      // Already linked by an earlier build: EEXIST, and the link is kept.
+      _ = symlink("\(source)/\(name)", "\(folder)/\(name)")
+    }
+  }
+
   /// `stage(_:feature:unlessHash:)`; with `.workers`, runs `meanwhile` with the copy's path while
   /// the scanner checks it (a new worker can load the copy at the same time: one process start
   /// instead of two, one after the other) and returns its result with the build. When the build
@@ -129,6 +143,7 @@ public final class PluginBuilds: Sendable {
       unlink(copy)
       return nil
     }
+    linkCompanions(of: path)
     var scan: PluginScan?
     var extra: Extra?
     if case .workers = loading, let scanner {
