@@ -93,7 +93,9 @@ struct StoreReloadTests {
     let build = try harness.rebuild(.withDouble)
     let staged = String(build.plugin.path[..<build.plugin.path.lastIndex(of: "/")!])
     #expect(staged != folder)
-    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "\(staged)/libreloadable-extra_private.so") == companion)
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: "\(staged)/libreloadable-extra_private.so") == companion
+    )
   }
 
   @Test func aNewBuildTakesTheStateOverHearsRestoredAndIsJournaled() throws {
