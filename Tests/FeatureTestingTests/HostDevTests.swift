@@ -17,7 +17,8 @@ struct HostDevTests {
     func wait(for wanted: String, within limit: Duration = .seconds(600)) throws {
       let until = ContinuousClock.now + limit
       while true {
-        text += host.errors
+        // All of stderr so far.
+        text = host.errors
         if text.contains(wanted) { return }
         guard host.isRunning else { throw FixtureError("host dev ended before '\(wanted)'; stderr: \(text)") }
         guard host.child.pump(until: until) else { throw FixtureError("no '\(wanted)' on stderr; stderr: \(text)") }
