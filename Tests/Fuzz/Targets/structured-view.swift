@@ -9,7 +9,11 @@ public func test(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
   let json = String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
   do {
     let view = try StructuredView.parse(json)
-    precondition(view.text.split(separator: "\n", omittingEmptySubsequences: false).count == view.items.count)
+    // One line of text per item; no items, no text (`"".split` still gives one empty line).
+    precondition(
+      view.items.isEmpty
+        ? view.text.isEmpty
+        : view.text.split(separator: "\n", omittingEmptySubsequences: false).count == view.items.count)
     let red = Thumbnail(width: 2, height: 3, rgb: [UInt8](repeating: 200, count: 18))
     let lines = ImageGallery.lines(view, columns: 40) { item in
       item.url.count % 3 == 0 ? .ready(red) : item.url.count % 3 == 1 ? .loading : .failed("no")

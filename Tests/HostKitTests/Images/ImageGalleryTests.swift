@@ -25,6 +25,14 @@ struct ImageGalleryTests {
     }
   }
 
+  /// Found by the structured-view fuzz target: a view without items is valid and draws nothing.
+  @Test func aViewWithoutItemsIsEmptyTextAndNoLines() throws {
+    let view = try StructuredView.parse(#"{"items":[]}"#)
+    #expect(view.items.isEmpty)
+    #expect(view.text == "")
+    #expect(ImageGallery.lines(view, columns: 40) { _ in .loading }.isEmpty)
+  }
+
   @Test func thumbnailsAreHalfBlocksIn24BitColourWithLabelsUnderThem() {
     let lines = lines()
     let width = ImageGallery.tileWidth(columns: 80)
