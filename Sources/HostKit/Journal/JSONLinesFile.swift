@@ -62,11 +62,17 @@ final class JSONLinesFile {
   var pending: [UInt8] = []
   /// Lines in `pending`.
   private(set) var pendingLines = 0
+
+  /// `body` with `pending`: a writer that encodes a line in several steps does it in one access
+  /// (each access to a class's property is checked at run time).
+  func withPending<R, E: Error>(_ body: (inout [UInt8]) throws(E) -> R) throws(E) -> R { try body(&pending) }
   /// The file size after the last commit: where `pending` goes.
   private(set) var durableSize: Int
   private var fd: Int32
   /// The error of the last commit, while it has not succeeded since.
-  private var failure: HostError?
+  private var failure: HostError? {
+    didSet { isFailing = failure != nil }
+  }
   /// Whether `close` ran.
   private var closed = false
 
@@ -178,14 +184,15 @@ final class JSONLinesFile {
     if closed { throw failure ?? HostError(JournalFailure.closed(path: path)) }
   }
 
-  /// Whether the last commit failed (and none succeeded since).
-  var isFailing: Bool { failure != nil }
+  /// Whether the last commit failed (and none succeeded since). Kept beside `failure` so the
+  /// check after each line costs no copy of an error.
+  private(set) var isFailing = false
 
   /// Counts a line the caller put in `pending`; commits when the limits are reached. While
   /// commits fail it does not retry (the caller's own commits do), so a burst costs no rewrites.
   func lineAppended() throws(HostError) {
     pendingLines += 1
-    guard failure == nil, pendingLines >= limits.maxLines || pending.count >= limits.maxBytes else { return }
+    guard pendingLines >= limits.maxLines || pending.count >= limits.maxBytes, !isFailing else { return }
     // A failure stays in `failure`: the next explicit commit reports it.
     try? commit()
   }
@@ -219,7 +226,7 @@ final class JSONLinesFile {
   /// fails, the line joins `pending` after all and is retried by every commit, as any line is.
   func appendLine(ending body: UnsafeRawBufferPointer, _ end: StaticString) {
     let tail = UnsafeRawBufferPointer(start: end.utf8Start, count: end.utf8CodeUnitCount)
-    if failure == nil {
+    if !isFailing {
       do throws(HostError) {
         try JournalFile.write(fd, pending, at: durableSize, path: path)
         try JournalFile.write(fd, body, at: durableSize + pending.count, path: path)

@@ -102,14 +102,13 @@ public final class JournalWriter: @unchecked Sendable {
   public func append(action json: String, source: ActionSource) throws(HostError) -> Int {
     try file.checkUsable()
     let seq = lastSeq + 1
-    let lineStart = file.pending.count
-    appendLiteral(#"{"action":"#)
-    try appendPayload(json, what: "action", validate: false, lineStart: lineStart)
-    appendLiteral(#","seq":"#)
-    appendNumber(seq)
-    appendLiteral(#","source":""#)
-    appendLiteral(Self.name(of: source))
-    appendLiteral("\"}\n")
+    // The whole line in one access to the buffer, its end one literal per source: the hot path.
+    try file.withPending { (pending: inout [UInt8]) throws(HostError) in
+      let lineStart = pending.count
+      Self.put(#"{"action":"#, into: &pending)
+      try Self.putPayload(json, what: "action", validate: false, lineStart: lineStart, into: &pending)
+      Self.putSeq(seq, end: Self.actionEnd(of: source), into: &pending)
+    }
     lastSeq = seq
     actionsSinceState += 1
     try lineAppended()
@@ -232,6 +231,15 @@ public final class JournalWriter: @unchecked Sendable {
   private func appendPayload(_ json: String, what: String, validate: Bool, lineStart: Int)
     throws(HostError)
   {
+    try file.withPending { (pending: inout [UInt8]) throws(HostError) in
+      try Self.putPayload(json, what: what, validate: validate, lineStart: lineStart, into: &pending)
+    }
+  }
+
+  /// `appendPayload` into `pending`.
+  private static func putPayload(
+    _ json: String, what: String, validate: Bool, lineStart: Int, into pending: inout [UInt8]
+  ) throws(HostError) {
     // Checked and copied in one pass over the bytes: this is the hot path.
     var invalid: JSONParseError?
     let appended =
@@ -249,35 +257,39 @@ public final class JournalWriter: @unchecked Sendable {
             return false
           }
         }
-        file.pending.append(contentsOf: bytes)
+        pending.append(contentsOf: bytes)
         return true
       } ?? false
     if appended { return }
     let line = invalid == nil ? JournalRecord.oneLine(json) : nil
     guard let line else {
       // Leave the buffer as it was: drop the start of the line this call began.
-      file.pending.removeSubrange(lineStart...)
+      pending.removeSubrange(lineStart...)
       if let invalid {
         throw HostError(
           JournalFailure.invalidJSON(what: what, json: JournalFailure.excerpt(json), detail: "\(invalid)"))
       }
       throw HostError(JournalFailure.notJSONObject(what: what, json: JournalFailure.excerpt(json)))
     }
-    file.pending.append(contentsOf: line.utf8)
+    pending.append(contentsOf: line.utf8)
   }
 
   private func appendLiteral(_ literal: StaticString) {
-    file.pending.append(
-      contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    file.withPending { Self.put(literal, into: &$0) }
   }
 
-  private static func name(of source: ActionSource) -> StaticString {
+  private static func put(_ literal: StaticString, into pending: inout [UInt8]) {
+    pending.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+  }
+
+  /// What ends an action line after its seq.
+  private static func actionEnd(of source: ActionSource) -> StaticString {
     switch source {
-    case .user: "user"
-    case .effect: "effect"
-    case .feedback: "feedback"
-    case .lifecycle: "lifecycle"
-    case .navigation: "navigation"
+    case .user: #","source":"user"}\#n"#
+    case .effect: #","source":"effect"}\#n"#
+    case .feedback: #","source":"feedback"}\#n"#
+    case .lifecycle: #","source":"lifecycle"}\#n"#
+    case .navigation: #","source":"navigation"}\#n"#
     }
   }
 
@@ -292,6 +304,37 @@ public final class JournalWriter: @unchecked Sendable {
 
   /// Appends a non-negative number's decimal digits.
   private func appendNumber(_ value: Int) {
+    file.withPending { Self.putNumber(value, into: &$0) }
+  }
+
+  /// `,"seq":N` and `end`, in one append.
+  private static func putSeq(_ seq: Int, end: StaticString, into pending: inout [UInt8]) {
+    let label: StaticString = #","seq":"#
+    let capacity = label.utf8CodeUnitCount + 20 + end.utf8CodeUnitCount
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { bytes in
+      guard let base = bytes.baseAddress else { return }
+      memcpy(base, label.utf8Start, label.utf8CodeUnitCount)
+      var count = label.utf8CodeUnitCount
+      // The digits, written backwards into their place.
+      var digits = 1
+      var scale = seq
+      while scale >= 10 {
+        scale /= 10
+        digits += 1
+      }
+      var rest = seq
+      for index in stride(from: count + digits - 1, through: count, by: -1) {
+        base[index] = JournalByte.asciiZero &+ UInt8(truncatingIfNeeded: rest % 10)
+        rest /= 10
+      }
+      count += digits
+      memcpy(base + count, end.utf8Start, end.utf8CodeUnitCount)
+      count += end.utf8CodeUnitCount
+      pending.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
+    }
+  }
+
+  private static func putNumber(_ value: Int, into pending: inout [UInt8]) {
     var rest = value
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
       var start = digits.count
@@ -300,7 +343,7 @@ public final class JournalWriter: @unchecked Sendable {
         digits[start] = JournalByte.asciiZero &+ UInt8(truncatingIfNeeded: rest % 10)
         rest /= 10
       } while rest > 0
-      file.pending.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+      pending.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
     }
   }
 }
