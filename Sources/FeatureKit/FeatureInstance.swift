@@ -50,8 +50,10 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   enum Phase: String { case created, started, stopped }
 
   @usableFromInline let feature: F
-  @usableFromInline var state: F.State
-  @usableFromInline var phase = Phase.created
+  // Unchecked at run time (each access would cost ~80 instructions): calls on one instance are
+  // serialized by its host (feature_abi.h), and nothing the feature's code is handed reaches them.
+  @exclusivity(unchecked) @usableFromInline var state: F.State
+  @exclusivity(unchecked) @usableFromInline var phase = Phase.created
   @usableFromInline let effects: EffectRunner<F.Action>
   private var output = OwnedCString()
   @usableFromInline let decoder = JSONValueDecoder()
@@ -61,7 +63,7 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   /// The length of the state JSON last restored or snapshot, to reserve for the next snapshot.
   private var stateSize = 0
   /// Whether dispatch has taken the lifecycle action.
-  @usableFromInline var lifecycleSent = false
+  @exclusivity(unchecked) @usableFromInline var lifecycleSent = false
 
   init(feature: F, host: HostConnection) {
     self.feature = feature

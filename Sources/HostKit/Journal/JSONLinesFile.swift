@@ -59,9 +59,10 @@ final class JSONLinesFile {
   let limits: GroupCommitLimits
   /// Lines appended but not yet committed: whole lines, each ending in `\n`. Writers encode
   /// straight into it, then call `lineAppended()`.
-  var pending: [UInt8] = []
+  /// Not checked for exclusivity at run time (this file is used from one thread, see above).
+  @exclusivity(unchecked) var pending: [UInt8] = []
   /// Lines in `pending`.
-  private(set) var pendingLines = 0
+  @exclusivity(unchecked) private(set) var pendingLines = 0
 
   /// `body` with `pending`: a writer that encodes a line in several steps does it in one access
   /// (each access to a class's property is checked at run time).
