@@ -61,8 +61,8 @@ enum KittenHTTP {
   }
 
   private static func open() -> Result<Functions, KittenLoadError> {
-    // The plugin's own folder; a reloaded plugin runs from a copy elsewhere, so then the folder
-    // of the host executable, where the build puts both.
+    // The plugin's own folder (a reload's copy has a link to the client beside it), then the
+    // folder of the host executable, where the build puts both.
     var folders = [ownFolder, executableFolder].compactMap { $0 }
     if folders.count == 2 && folders[0] == folders[1] { folders.removeLast() }
     guard let path = folders.map({ $0 + "/" + libraryName }).first(where: { access($0, F_OK) == 0 }) else {
