@@ -1,7 +1,6 @@
 import Dispatch
 import FeatureABI
 import FeatureJSON
-import Synchronization
 
 /// Runs an instance's effects and delivers what they send, until stop.
 ///
@@ -19,7 +18,7 @@ final class EffectRunner<Action: Codable & Sendable>: Sendable {
   }
 
   private let host: HostConnection
-  private let running = Mutex(Running())
+  private let running = Locked(Running())
   private let finished = DispatchGroup()
 
   init(host: HostConnection) { self.host = host }

@@ -1,5 +1,4 @@
 import FeatureJSON
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -86,7 +85,7 @@ public struct FeatureConfig: Sendable {
 
 /// The setting names a config was asked for. A class, so every copy of a config shares it.
 private final class AskedSettings: Sendable {
-  private let names = Mutex<Set<String>>([])
+  private let names = Locked<Set<String>>([])
 
   func note(_ key: String) { names.withLock { _ = $0.insert(key) } }
 

@@ -1,6 +1,5 @@
 import FeatureABI
 import FeatureJSON
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -70,9 +69,9 @@ public enum FeatureExport {
     let factory: (UnsafePointer<fh_host>, FeatureConfig) throws -> AnyFeatureInstance
   }
 
-  fileprivate static let registration = Mutex<Registration?>(nil)
+  fileprivate static let registration = Locked<Registration?>(nil)
 
-  private static let reported = Mutex(false)
+  private static let reported = Locked(false)
 
   /// Writes `line` to standard error the first time only: the host may call the entry again.
   private static func reportOnce(_ line: String) {

@@ -1,5 +1,4 @@
 import HostKit
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -24,7 +23,7 @@ final class Console: Sendable {
     var progress: String?
     var shown: String? { progress ?? prompt }
   }
-  private let lock = Mutex(BottomLine())
+  private let lock = Locked(BottomLine())
 
   /// Writes lines to stdout, sanitized: no control sequence in them reaches the terminal.
   func out(_ text: String) { print(TerminalText.sanitized(text), to: STDOUT_FILENO) }

@@ -73,8 +73,11 @@ struct FixtureDestroyTests {
     // when 10,000 more counters are opened over it and popped
     try cycles(10_000)
     let after = try host.residentBytes()
-    // then every popped store and instance was freed: resident memory grew by 2 MB at most
-    #expect(after - before <= 2 << 20, "resident memory grew from \(before) to \(after) bytes")
+    // then every popped store and instance was freed: resident memory grew by 2 MB at most. Not
+    // under ASan, which keeps a record of every thread that ever ran (~190 bytes; one per store).
+    if FixturePlugin.sanitizer != "address" {
+      #expect(after - before <= 2 << 20, "resident memory grew from \(before) to \(after) bytes")
+    }
     #expect(host.quit() == 0)
   }
 }

@@ -1,6 +1,5 @@
 import Dispatch
 import FeatureJSON
-import Synchronization
 
 /// One feature on the navigation stack: its store, and where it came from.
 public final class PresentedFeature: Sendable {
@@ -58,7 +57,7 @@ public protocol FeatureLauncher: AnyObject, Sendable {
 ///
 /// Covered features keep their state and stop drawing; popping a feature stops it. A step from a
 /// feature that is not on the top frame is ignored, and the log says so.
-// @unchecked: `stack` and `presentations` are touched on `queue` only; `visible` is a Mutex.
+// @unchecked: `stack` and `presentations` are touched on `queue` only; `visible` and `shown` are locked.
 public final class Coordinator: FeatureStage, @unchecked Sendable {
   private struct Frame {
     var features: [PresentedFeature]
@@ -76,9 +75,9 @@ public final class Coordinator: FeatureStage, @unchecked Sendable {
   private var stack: [Frame] = []
   private var presentations = 0
   /// What is visible, readable from any thread (store observers ask before drawing).
-  private let visible = Mutex<Set<ObjectIdentifier>>([])
+  private let visible = Locked<Set<ObjectIdentifier>>([])
   /// The top frame as the queue last left it, readable from any thread under a lock.
-  private let shown = Mutex<(features: [PresentedFeature], focus: PresentedFeature)?>(nil)
+  private let shown = Locked<(features: [PresentedFeature], focus: PresentedFeature)?>(nil)
 
   public init(flow: Flow, plugins: [PluginRecord], launcher: any FeatureLauncher, logsNavigation: Bool) {
     self.flow = flow

@@ -1,5 +1,4 @@
 import HostKit
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -43,11 +42,13 @@ final class LineEditor: Sendable {
     var resized = false
   }
 
-  /// The editor libedit's callbacks reach. Set once on the main thread before the first read.
-  nonisolated(unsafe) private(set) static var current: LineEditor?
+  /// The editor libedit's callbacks reach, and threads that print ask for. Set once, by `start`.
+  static var current: LineEditor? { started.withLock { $0 } }
+  /// Set on the main thread while store threads may be printing already.
+  private static let started = Locked<LineEditor?>(nil)
 
   private let library: LibEdit
-  private let shared = Mutex(Shared())
+  private let shared = Locked(Shared())
   /// The pipe other threads write a byte to, to wake the reader.
   private let wakeRead: Int32
   private let wakeWrite: Int32
@@ -79,7 +80,7 @@ final class LineEditor: Sendable {
     _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
     _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
     let editor = LineEditor(library: library, wakeRead: fds[0], wakeWrite: fds[1], historyFolder: historyFolder)
-    current = editor
+    started.withLock { $0 = editor }
     library.readlineName.pointee = UnsafePointer(strdup("featurehost"))
     // Signals stay with the host's watcher: libedit re-raising them to the process group would
     // also reach the host's own children.

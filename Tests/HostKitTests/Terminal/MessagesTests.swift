@@ -30,7 +30,9 @@ import Testing
     (["NO_COLOR": "", "TERM": "dumb"], false),
   ])
   func passAndFailAreColouredUnlessNoColorOrADumbTerminal(environment: [String: String], coloured: Bool) throws {
-    let host = try PseudoTerminal(["validate", PluginPaths.library("Counter")], environment: environment)
+    // --timeout 60: the timeout is for hangs; under a sanitizer the bad-actions check takes over 10 s.
+    let host = try PseudoTerminal(
+      ["validate", PluginPaths.library("Counter"), "--timeout", "60"], environment: environment)
     // (every check of a debug build, on a machine the rest of the suite keeps busy)
     #expect(try host.waitForExit(timeout: .seconds(600)) == 0)
     #expect(host.all.contains("\u{1B}[32mpass\u{1B}[0m  loads") == coloured)

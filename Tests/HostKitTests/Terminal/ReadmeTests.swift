@@ -310,7 +310,9 @@ import Testing
     for name in ["Sources", "Plugins", "Tests", "docs"] {
       try manager.createSymbolicLink(atPath: "\(folder)/\(name)", withDestinationPath: "\(root)/\(name)")
     }
-    try "#!/bin/sh\nexec '\(HostProcess.executable)' \"$@\"\n".write(
+    let options = sanitizerValidateOptions.joined(separator: " ")
+    let validating = options.isEmpty ? "" : "[ \"$1\" = validate ] && set -- \"$@\" \(options)\n"
+    try "#!/bin/sh\n\(validating)exec '\(HostProcess.executable)' \"$@\"\n".write(
       toFile: folder + "/host", atomically: true, encoding: .utf8)
     try manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder + "/host")
     return folder
@@ -361,8 +363,13 @@ import Testing
         // A path in the checkout, as from its folder.
         .replacingOccurrences(of: #"^(docs|Plugins|Tests)/"#, with: root + "/$1/", options: .regularExpression)
     }
-    return (Array(arguments), input)
+    let validating = arguments.first == "validate" ? sanitizerValidateOptions : []
+    return (Array(arguments) + validating, input)
   }
+
+  /// Under a sanitizer `validate` gets `--timeout 120`: its 10 s per check is a release build's
+  /// allowance, and a sanitized debug host takes longer over the bad-actions check.
+  static let sanitizerValidateOptions = FixturePlugin.sanitizer == nil ? [] : ["--timeout", "120"]
 
   /// Why `streams` do not show `expected` (nil when they do): every expected line, in order within
   /// its stream, and nothing else but where `...` marks lines left out (`lenient`: anywhere).

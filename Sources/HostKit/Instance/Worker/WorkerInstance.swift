@@ -24,10 +24,11 @@ public struct WorkerSettings: Sendable {
 /// The environment a worker starts with: none of the host's, except these.
 public enum WorkerEnvironment {
   /// Passed on when set: what finding programs, files, the locale and the dynamic loader needs,
-  /// and the variables the shipped features read (kittens' endpoint, levels' interval).
+  /// the variables the shipped features read (kittens' endpoint, levels' interval), and the
+  /// options of a sanitizer the host was built with (a worker is the same executable).
   public static let passed = [
     "PATH", "HOME", "LANG", "TMPDIR", "TZ", "LD_LIBRARY_PATH", "SWIFT_BACKTRACE", "KITTENS_ENDPOINT",
-    "LEVELS_INTERVAL",
+    "LEVELS_INTERVAL", "ASAN_OPTIONS", "TSAN_OPTIONS",
   ]
   /// Passed on when set, by prefix: locale categories and the XDG folders.
   public static let passedPrefixes = ["LC_", "XDG_"]

@@ -145,7 +145,7 @@ final class WorkerOutput: Sendable {
   }
 
   private let descriptor: Int32
-  private let pending = Mutex(Pending())
+  private let pending = Locked(Pending())
   /// The thread serving requests: its frames wait for the reply's flush; other threads' go at once.
   private let server = pthread_self()
 
