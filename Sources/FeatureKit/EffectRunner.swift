@@ -33,7 +33,12 @@ final class EffectRunner<Action: Codable & Sendable>: Sendable {
       for task in running.tasks.values { task.cancel() }
       running.keysByID.removeAll()
     }
-    _ = finished.wait(timeout: .now() + .seconds(2))
+    guard finished.wait(timeout: .now() + .seconds(2)) == .timedOut else { return }
+    let left = running.withLock { $0.tasks.count }
+    // Still inside stop, so the host may hear it; what is left runs on, unheard.
+    host.log(
+      fh_log_level(FH_LOG_WARNING),
+      "\(left) effect(s) still running 2 s after stop were left behind: an effect should end when it is cancelled")
   }
 
   /// Whether paced feedback can use the host's clock.

@@ -41,6 +41,7 @@ final class ActionLog: @unchecked Sendable {
   private var emitted: [Entry] = []
   private var consumed = 0
   private var pauses: [HostError] = []
+  private var logLines: [(level: LogLevel, message: String)] = []
   private var settleAnswers: [Int: SettleResult] = [:]
   private var settleGeneration = 0
 
@@ -57,11 +58,22 @@ final class ActionLog: @unchecked Sendable {
         pauses.append(error)
         condition.broadcast()
         condition.unlock()
+      case .log(let level, let message):
+        condition.lock()
+        logLines.append((level, message))
+        condition.unlock()
       default:
-        // Views, logs and the journal do not bear on what a test asserts.
+        // Views and the journal do not bear on what a test asserts.
         break
       }
     }
+  }
+
+  /// What the plugin logged (and the store about it), in order.
+  var logs: [(level: LogLevel, message: String)] {
+    condition.lock()
+    defer { condition.unlock() }
+    return logLines
   }
 
   /// Attaches the store whose state the observer reads, and the state before the lifecycle

@@ -428,6 +428,9 @@ public final class FeatureTestStore: Sendable {
   /// Effects the plugin reports as in flight.
   public var effectsInFlight: Int { store.effectsRunning }
 
+  /// What the plugin logged so far (and what the store logged about it), in order.
+  public var logs: [(level: LogLevel, message: String)] { log.logs }
+
   /// Every action the store applied or the plugin refused so far, in order, with its source.
   public var history: [AppliedAction] {
     log.entries.map { entry in

@@ -85,6 +85,25 @@ struct FeatureKitContractTests {
     #expect(RecordingHost.events.withLock { $0 } == [])
   }
 
+  @Test func aRunThatIgnoresCancellationIsLeftBehindAfterTwoSecondsAndTheHostIsTold() {
+    RecordingHost.reset()
+    let runner = Self.runner()
+    runner.start()
+    // a run that does not end when cancelled (it waits on something that ignores cancellation)
+    runner.run(
+      .run { _ in
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+          DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(4)) { done.resume() }
+        }
+      }, origin: fh_origin(FH_ORIGIN_EFFECT))
+    runner.stop()
+    #expect(
+      RecordingHost.events.withLock { $0 } == [
+        "log \(FH_LOG_WARNING) 1 effect(s) still running 2 s after stop were left behind: "
+          + "an effect should end when it is cancelled"
+      ])
+  }
+
   @Test func aCatalogueThatMatchesTheActionTypePasses() {
     let manifest = Self.manifest([
       ActionSpec(

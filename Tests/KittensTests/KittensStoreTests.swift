@@ -295,15 +295,12 @@ struct KittensStoreTests {
     #expect(await server.requestsArrived(1))
     #expect(store.effectsInFlight == 1)
     // when
-    let clock = ContinuousClock()
-    let started = clock.now
     let report = await store.stop()
-    let stopping = clock.now - started
     // then the server sees the connection closed, and nothing late reached the reducer
     #expect(await server.clientClosed())
     #expect(report == StopReport(unapplied: 0, late: 0))
-    // FeatureKit waits up to 2 s for effects that ignore cancellation; this one must not need it.
-    #expect(stopping < .seconds(2))
+    // FeatureKit waits up to 2 s for effects that ignore cancellation, and says so; this one ends.
+    #expect(!store.logs.contains { $0.message.contains("left behind") }, "\(store.logs)")
     #expect(store.history.map(\.type) == ["created"])
     #expect(try Self.decode(store.state) == State(isLoading: true))
     #expect(store.history.filter(\.refused).isEmpty)
