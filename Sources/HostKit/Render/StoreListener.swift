@@ -10,7 +10,10 @@ public protocol StoreListener: AnyObject, Sendable {
 /// Which feature a store event comes from, and whether it is on screen as the event arrives.
 public struct StoreOrigin: Sendable {
   /// The feature's plugin.
-  public let plugin: LoadedPlugin
+  public var plugin: LoadedPlugin { box.plugin }
+  /// Held by reference: an origin is made for every event, and a `LoadedPlugin` is a dozen
+  /// references to copy.
+  private let box: PluginBox
   /// The presented feature; nil only for what a plugin logs while its instance is being created.
   public let feature: PresentedFeature?
   /// Whether the feature is on the top frame of the navigation.
@@ -19,11 +22,21 @@ public struct StoreOrigin: Sendable {
   public let visibleCount: Int
 
   public init(plugin: LoadedPlugin, feature: PresentedFeature?, isVisible: Bool, visibleCount: Int) {
-    self.plugin = plugin
+    self.init(box: PluginBox(plugin), feature: feature, isVisible: isVisible, visibleCount: visibleCount)
+  }
+
+  init(box: PluginBox, feature: PresentedFeature?, isVisible: Bool, visibleCount: Int) {
+    self.box = box
     self.feature = feature
     self.isVisible = isVisible
     self.visibleCount = visibleCount
   }
+}
+
+/// A plugin held by reference.
+final class PluginBox: Sendable {
+  let plugin: LoadedPlugin
+  init(_ plugin: LoadedPlugin) { self.plugin = plugin }
 }
 
 /// What the navigation shows, readable from any thread without waiting on navigation.
@@ -32,4 +45,12 @@ public protocol FeatureStage: AnyObject, Sendable {
   func isVisible(_ feature: PresentedFeature) -> Bool
   /// How many features the top frame shows.
   var visibleCount: Int { get }
+  /// Both at once (one look, where they share a lock): asked for every store event.
+  func visibility(of feature: PresentedFeature) -> (isVisible: Bool, count: Int)
+}
+
+extension FeatureStage {
+  public func visibility(of feature: PresentedFeature) -> (isVisible: Bool, count: Int) {
+    (isVisible(feature), visibleCount)
+  }
 }

@@ -5,7 +5,7 @@ import Synchronization
 /// Made before its store (the store takes `observer`); `attach` names the presented feature once it
 /// exists. Holds the feature and the stage weakly, so a store never keeps its feature alive.
 public final class StoreListeners: Sendable {
-  private let plugin: LoadedPlugin
+  private let plugin: PluginBox
   private let state: Mutex<Attached>
 
   private struct Attached: Sendable {
@@ -16,7 +16,7 @@ public final class StoreListeners: Sendable {
 
   /// Listeners of the store of `plugin`; `stage` answers whether its feature is on screen.
   public init(plugin: LoadedPlugin, stage: (any FeatureStage)?, listeners: [any StoreListener]) {
-    self.plugin = plugin
+    self.plugin = PluginBox(plugin)
     state = Mutex(Attached(listeners: listeners, feature: nil, stage: stage))
   }
 
@@ -37,9 +37,10 @@ public final class StoreListeners: Sendable {
 
   private func forward(_ event: StoreEvent) {
     let (listeners, feature, stage) = state.withLock { ($0.listeners, $0.feature, $0.stage) }
-    let visible = feature.map { feature in stage?.isVisible(feature) ?? false } ?? false
+    let shown = feature.flatMap { feature in stage?.visibility(of: feature) }
     let origin = StoreOrigin(
-      plugin: plugin, feature: feature, isVisible: visible, visibleCount: stage?.visibleCount ?? 0)
+      box: plugin, feature: feature, isVisible: shown?.isVisible ?? false,
+      visibleCount: shown?.count ?? stage?.visibleCount ?? 0)
     for listener in listeners { listener.hear(event, from: origin) }
   }
 }
