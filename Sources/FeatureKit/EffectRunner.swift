@@ -48,6 +48,15 @@ final class EffectRunner<Action: Codable & Sendable>: Sendable {
   /// (the latest state's feedback wins); no actions just cancels it. False when the host refused
   /// the timer: keep time without it.
   func pace(_ actions: [Action], after interval: Duration, origin: fh_origin) -> Bool {
+    // A settled state's feedback (every action once settled): cancel what is pending, encode nothing.
+    if actions.isEmpty {
+      running.withLock { running in
+        guard running.open, running.pacedTimer != 0 else { return }
+        host.cancelTimer(running.pacedTimer)
+        running.pacedTimer = 0
+      }
+      return true
+    }
     let encoder = JSONValueEncoder()
     let json: String
     do {
