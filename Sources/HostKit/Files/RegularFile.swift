@@ -89,13 +89,26 @@ public enum RegularFile {
       if isJournal(path) { throw HostError(FileFailure.isJournal(path: path)) }
       if !replacing { throw HostError(FileFailure.exists(path: path)) }
     }
-    var template = Array("\(folder)/.\(name).XXXXXX".utf8CString)
+    let code = place(Array(text.utf8), at: path, replacing: replacing, syncs: true)
+    guard code == 0 else {
+      if code == EEXIST { throw HostError(FileFailure.exists(path: path)) }
+      throw HostError(FileFailure.system(operation: "write", path: path, code: code))
+    }
+  }
+
+  /// Writes `bytes` to a new file beside `path` (hidden, readable by the user only), with
+  /// `syncs` synced, then moves it to `path`: `rename`, or with `replacing` false `link`, which
+  /// never replaces (`EEXIST`). A reader sees the old file or the new one whole, never a part.
+  /// Returns 0, or the `errno` of what failed; nothing is left aside.
+  @discardableResult
+  static func place(_ bytes: [UInt8], at path: String, replacing: Bool, syncs: Bool) -> Int32 {
+    let name = path.split(separator: "/").last.map(String.init) ?? path
+    var template = Array("\(directory(of: path))/.\(name).XXXXXX".utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { $0.baseAddress.map { mkstemp($0) } ?? -1 }
-    guard fd >= 0 else { throw HostError(FileFailure.system(operation: "write", path: path, code: errno)) }
+    guard fd >= 0 else { return errno }
     let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     defer { unlink(temporary) }
     var failure: Int32 = 0
-    let bytes = Array(text.utf8)
     var done = 0
     while done < bytes.count && failure == 0 {
       let wrote = bytes.withUnsafeBytes { raw in
@@ -103,16 +116,11 @@ public enum RegularFile {
       }
       if wrote >= 0 { done += wrote } else if errno != EINTR { failure = errno }
     }
-    if failure == 0 && fsync(fd) != 0 { failure = errno }
+    if failure == 0 && syncs && fsync(fd) != 0 { failure = errno }
     close(fd)
-    guard failure == 0 else { throw HostError(FileFailure.system(operation: "write", path: path, code: failure)) }
-    // link() never replaces: a file that appeared since the check above is left alone.
-    let moved = replacing ? rename(temporary, path) : link(temporary, path)
-    guard moved == 0 else {
-      let code = errno
-      if code == EEXIST { throw HostError(FileFailure.exists(path: path)) }
-      throw HostError(FileFailure.system(operation: "write", path: path, code: code))
-    }
+    guard failure == 0 else { return failure }
+    // link() never replaces: a file that appeared since the caller looked is left alone.
+    return (replacing ? rename(temporary, path) : link(temporary, path)) == 0 ? 0 : errno
   }
 
   // MARK: - Helpers

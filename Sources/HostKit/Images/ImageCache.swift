@@ -62,22 +62,10 @@ public struct ImageCache: Sendable {
   /// Writes `bytes` to `path` through a temporary file and a rename.
   @discardableResult
   public static func write(_ bytes: [UInt8], to path: String) -> Bool {
-    let temporary = "\(path).\(getpid()).tmp"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else { return false }
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-      if written < 0 && errno == EINTR { continue }
-      guard written > 0 else { break }
-      offset += written
-    }
-    close(descriptor)
-    guard offset == bytes.count, rename(temporary, path) == 0 else {
-      unlink(temporary)
-      return false
-    }
-    return true
+    let code = RegularFile.place(bytes, at: path, replacing: true, syncs: false)
+    // Callers say why from errno.
+    if code != 0 { errno = code }
+    return code == 0
   }
 
   static func read(_ path: String, limit: Int) -> [UInt8]? {

@@ -86,7 +86,8 @@ public struct RegistryCache: Sendable {
     let text =
       JSONValue.object(["format": JSONValue(integerLiteral: Self.format), "entries": .object(object)])
       .serialized() + "\n"
-    Self.replace(path, with: Array(text.utf8))
+    // A cache: worth no sync; a failed write leaves the old file, and the next scan writes again.
+    RegularFile.place(Array(text.utf8), at: path, replacing: true, syncs: false)
   }
 
   /// The whole file, or nil.
@@ -104,28 +105,6 @@ public struct RegistryCache: Sendable {
       guard count >= 0 else { return nil }
       if count == 0 { return bytes }
       bytes += chunk[0..<count]
-    }
-  }
-
-  /// Writes `bytes` to a temporary file beside `path` and renames it over `path`.
-  private static func replace(_ path: String, with bytes: [UInt8]) {
-    var template = Array((path + ".XXXXXX").utf8CString)
-    let descriptor = template.withUnsafeMutableBufferPointer { buffer in
-      buffer.baseAddress.map { mkstemp($0) } ?? -1
-    }
-    guard descriptor >= 0 else { return }
-    let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
-      if written < 0 && errno == EINTR { continue }
-      guard written > 0 else { break }
-      offset += written
-    }
-    close(descriptor)
-    guard offset == bytes.count, rename(temporary, path) == 0 else {
-      unlink(temporary)
-      return
     }
   }
 }
