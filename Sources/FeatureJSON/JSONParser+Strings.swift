@@ -5,44 +5,32 @@ extension JSONParser {
   /// Parses string contents; `index` is just past the opening quote.
   mutating func parseString() throws(JSONParseError) -> String {
     let start = index
-    var cursor = index
-    while cursor < count {
-      let byte = bytes[cursor]
-      if byte == .quote {
-        index = cursor + 1
-        return makeString(UnsafeBufferPointer(start: bytes + start, count: cursor - start))
-      }
-      if byte == .backslash {
-        return try parseEscapedString(start: start, firstEscape: cursor)
-      }
-      if byte < 0x20 {
-        throw controlCharacterError(at: cursor)
-      }
-      cursor = byte < 0x80 ? cursor + 1 : try validateUTF8(at: cursor)
-    }
-    throw JSONParseError(message: "unterminated string", offset: start - 1)
-  }
-
-  private mutating func parseEscapedString(
-    start: Int, firstEscape: Int
-  ) throws(JSONParseError) -> String {
-    try decodeEscapedString(start: start, firstEscape: firstEscape)
-    return String(decoding: scratch, as: UTF8.self)
+    guard let end = try scanString() else { return String(decoding: scratch, as: UTF8.self) }
+    return makeString(UnsafeBufferPointer(start: bytes + start, count: end - start))
   }
 
   /// Checks string contents as `parseString` does without building a `String`; `index` is just
   /// past the opening quote. Contents with escapes are decoded into `scratch`.
   mutating func skipString() throws(JSONParseError) {
+    _ = try scanString()
+  }
+
+  /// Moves past string contents and the closing quote (`index` is just past the opening one):
+  /// returns where the contents end when they have no escape, nil when they had one and were
+  /// decoded into `scratch`.
+  @inline(__always)
+  private mutating func scanString() throws(JSONParseError) -> Int? {
     let start = index
     var cursor = index
     while cursor < count {
       let byte = bytes[cursor]
       if byte == .quote {
         index = cursor + 1
-        return
+        return cursor
       }
       if byte == .backslash {
-        return try decodeEscapedString(start: start, firstEscape: cursor)
+        try decodeEscapedString(start: start, firstEscape: cursor)
+        return nil
       }
       if byte < 0x20 {
         throw controlCharacterError(at: cursor)
