@@ -107,25 +107,13 @@ public enum FeatureExport {
         start: { instance($0)?.start() ?? fh_status(FH_ERR_LIFECYCLE) },
         dispatch: { applyAction($0, $1, $2, runsEffects: true) },
         reduce: { applyAction($0, $1, $2, runsEffects: false) },
-        snapshot: { pointer, out in
-          guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
-          var text: UnsafePointer<CChar>?
-          let status = object.snapshot(&text)
-          out?.pointee = text
-          return status
-        },
+        snapshot: { pointer, out in handOutText(pointer, out) { object, text in object.snapshot(&text) } },
         restore: { pointer, json in
           guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
           guard let json else { return object.fail(FH_ERR_BAD_STATE, "state JSON is NULL") }
           return object.restore(json)
         },
-        render: { pointer, out in
-          guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
-          var text: UnsafePointer<CChar>?
-          let status = object.render(&text)
-          out?.pointee = text
-          return status
-        },
+        render: { pointer, out in handOutText(pointer, out) { object, text in object.render(&text) } },
         stop: { instance($0)?.stop() ?? fh_status(FH_ERR_LIFECYCLE) },
         destroy: { pointer in
           guard let pointer else { return }
@@ -152,11 +140,7 @@ nonisolated(unsafe) let structuredViewExtension: UnsafeMutablePointer<fh_structu
       struct_size: UInt32(MemoryLayout<fh_structured_view>.size),
       reserved: 0,
       render_structured: { pointer, out in
-        guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
-        var text: UnsafePointer<CChar>?
-        let status = object.renderStructured(&text)
-        out?.pointee = text
-        return status
+        handOutText(pointer, out) { object, text in object.renderStructured(&text) }
       }
     ))
   return table
@@ -179,6 +163,19 @@ private func applyAction(
   var flags: UInt32 = 0
   let status = apply(object, json, &flags, runsEffects)
   outFlags?.pointee = flags
+  return status
+}
+
+/// Calls `call` on the instance behind `pointer` and hands the text it made out through `out`: every
+/// ABI call that answers with a string.
+func handOutText(
+  _ pointer: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+  _ call: (AnyFeatureInstance, inout UnsafePointer<CChar>?) -> fh_status
+) -> fh_status {
+  guard let object = instance(pointer) else { return fh_status(FH_ERR_LIFECYCLE) }
+  var text: UnsafePointer<CChar>?
+  let status = call(object, &text)
+  out?.pointee = text
   return status
 }
 

@@ -46,13 +46,10 @@ private nonisolated(unsafe) let renderOptions: UnsafeMutablePointer<fh_plugin_re
     to: fh_plugin_render_options(
       struct_size: UInt32(MemoryLayout<fh_plugin_render_options>.size), reserved: 0,
       render_with: { pointer, json, out in
-        guard let pointer else { return fh_status(FH_ERR_LIFECYCLE) }
-        let object = Unmanaged<AnyFeatureInstance>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
-        guard let json else { return object.fail(FH_ERR_INTERNAL, "render options JSON is NULL; pass \"{}\"") }
-        var text: UnsafePointer<CChar>?
-        let status = object.render(options: json, &text)
-        out?.pointee = text
-        return status
+        handOutText(pointer, out) { object, text in
+          guard let json else { return object.fail(FH_ERR_INTERNAL, "render options JSON is NULL; pass \"{}\"") }
+          return object.render(options: json, &text)
+        }
       }))
   return pointer
 }()
