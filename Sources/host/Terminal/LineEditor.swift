@@ -1,3 +1,4 @@
+import FeatureJSON
 import HostKit
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import FeatureABI
+import FeatureJSON
 import Foundation
 import Synchronization
 

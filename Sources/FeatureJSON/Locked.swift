@@ -4,13 +4,14 @@
 
 /// A value behind a pthread mutex, for state that threads hand over often. ThreadSanitizer sees a
 /// pthread mutex change hands; a contended `Mutex` is handed over by the kernel (a futex), out of
-/// its sight, and it reports races that are not there.
+/// its sight, and it reports races that are not there. (Here because FeatureKit, in every plugin,
+/// and HostKit, in the host, both build on this module.)
 // @unchecked: `value` is touched under `mutex` only.
-final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value>: @unchecked Sendable {
   private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
   private var value: Value
 
-  init(_ value: Value) {
+  public init(_ value: Value) {
     self.value = value
     pthread_mutex_init(mutex, nil)
   }
@@ -20,7 +21,9 @@ final class Locked<Value>: @unchecked Sendable {
     mutex.deallocate()
   }
 
-  func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+  public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure)
+    -> Result
+  {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
     return try body(&value)
