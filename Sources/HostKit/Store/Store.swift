@@ -94,6 +94,9 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// sender's side): every access holds `condition`.
   @exclusivity(unchecked) private var queue: [Item] = []
   private var processing = false
+  /// Whether the batch being processed holds a feedback action: a regulation is running then too,
+  /// between its timer firing and the plugin scheduling the next.
+  private var feedbackInBatch = false
   var effectsInFlight = 0
   private var paused = false
   /// Set by `holdFeedback` (Ctrl-C at a terminal): feedback actions wait in the inbox.
@@ -378,7 +381,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     defer { condition.unlock() }
     guard !holdsFeedback, !paused, !stopping, !stopped else { return false }
     let running =
-      queue.contains(where: \.isFeedbackAction) || timers.values.contains { $0.source == .feedback }
+      feedbackInBatch || queue.contains(where: \.isFeedbackAction)
+      || timers.values.contains { $0.source == .feedback }
     if running { holdsFeedback = true }
     return running
   }
@@ -598,6 +602,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
         swap(&batch, &queue)
       }
       processing = true
+      feedbackInBatch = batch.contains(where: \.isFeedbackAction)
       // Senders held back by a full inbox may go on.
       if batch.count >= options.inboxCapacity { condition.broadcast() }
       condition.unlock()
@@ -631,6 +636,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
 
       condition.lock()
       processing = false
+      feedbackInBatch = false
       condition.broadcast()
       condition.unlock()
     }
