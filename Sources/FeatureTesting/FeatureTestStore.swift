@@ -45,7 +45,7 @@ public final class FeatureTestStore: Sendable {
     case none
     /// In a worker process of the built host, as `host run` runs it by default; a call that
     /// takes longer than `callTimeout` seconds kills the worker.
-    case process(callTimeout: Double = 10)
+    case process(callTimeout: Double = RunSettingCatalogue.callTimeout.defaultSeconds)
 
     var instances: InstanceFactory {
       switch self {
@@ -83,7 +83,8 @@ public final class FeatureTestStore: Sendable {
   ///   refuses the config or the restored state.
   public init(
     plugin: String, config: JSONValue = [:], restoring state: JSONValue? = nil,
-    exhaustivity: Exhaustivity = .on, timeout: Duration = .seconds(10), maxFeedbackSteps: Int = 10_000,
+    exhaustivity: Exhaustivity = .on, timeout: Duration = RunSettingCatalogue.settleTimeout.defaultValue,
+    maxFeedbackSteps: Int = RunSettingCatalogue.maxFeedbackSteps.defaultValue,
     clock: Store.Clock = .real, isolation: Isolation = .none,
     fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
   ) async throws {

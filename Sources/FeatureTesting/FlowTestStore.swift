@@ -59,7 +59,8 @@ public final class FlowTestStore: Sendable {
   ///   does not parse or names what no plugin provides, or a start feature that cannot launch.
   public init(
     flow source: FlowSource = .main, plugins libraries: [FlowPlugin], exhaustivity: Exhaustivity = .on,
-    timeout: Duration = .seconds(10), maxFeedbackSteps: Int = 10_000, instances: InstanceFactory = .inProcess,
+    timeout: Duration = RunSettingCatalogue.settleTimeout.defaultValue,
+    maxFeedbackSteps: Int = RunSettingCatalogue.maxFeedbackSteps.defaultValue, instances: InstanceFactory = .inProcess,
     fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
   ) async throws {
     location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)

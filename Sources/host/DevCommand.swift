@@ -66,7 +66,7 @@ struct DevCommand {
     let folder = URL(fileURLWithPath: arguments.positionals.first ?? FileManager.default.currentDirectoryPath)
       .standardizedFileURL.path
     // Options first: a usage error comes before a build.
-    var settings = RunSession.Settings()
+    var settings = RunSettings()
     var config: [String: JSONValue] = [:]
     for text in arguments.texts(CommandTable.Run.config) {
       try RunCommand.merge(config: text, into: &config)

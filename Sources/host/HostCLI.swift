@@ -16,7 +16,7 @@ struct HostCLI {
   struct Global {
     var pluginDirectories: [String] = []
     /// How long the scanner may take over one new or changed plugin file.
-    var scanTimeout: Duration = .seconds(5)
+    var scanTimeout = RunSettingCatalogue.scanTimeout.defaultValue
   }
 
   /// Returns the exit code.

@@ -18,7 +18,7 @@ struct RunCommand {
   /// here for what the table cannot know: a config's shape, a session name.
   func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
     var config: [String: JSONValue] = [:]
-    var settings = RunSession.Settings()
+    var settings = RunSettings()
     let found = global.discover()
     var scoped: [String: [String: JSONValue]] = [:]
     for text in arguments.texts(CommandTable.Run.config) {
@@ -41,7 +41,7 @@ struct RunCommand {
       }
       settings.session = name
     }
-    if let steps = arguments.count(CommandTable.Run.maxFeedbackSteps) { settings.maxFeedbackSteps = steps }
+    if let steps = arguments.count(CommandTable.Run.maxFeedbackSteps) { settings.store.maxFeedbackSteps = steps }
     if let bytes = arguments.count(CommandTable.Run.maxLineBytes) { settings.maxLineBytes = bytes }
     if let timeout = arguments.duration(CommandTable.Run.settleTimeout) { settings.settleTimeout = timeout }
     settings.instances = try Isolation.factory(arguments)

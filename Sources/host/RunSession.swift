@@ -6,34 +6,15 @@ import HostKit
 /// The runtime launches, settles, draws and journals the features; this type owns only the input
 /// loop and the table of `:` commands, which serves dispatch, `:help` and "did you mean".
 final class RunSession {
-  struct Settings {
-    var maxFeedbackSteps = 10_000
-    var settleTimeout: Duration = .seconds(10)
-    /// The named session the first feature journals into and restores from; without one every
-    /// feature journals into a temporary file that time travel uses and that is removed at exit.
-    var session: String?
-    /// Whether `--config` was given (a restored session keeps the config it was created with).
-    var configGiven = false
-    /// Writes `will navigate` / `did navigate` lines to stderr.
-    var logsNavigation = false
-    /// Where each feature's instance runs (`--isolation`).
-    var instances: InstanceFactory = .inProcess
-    /// How features are reloaded (`--watch`, `:reload`).
-    var reload = ReloadSettings()
-    /// `--config ID.KEY=VALUE`: a JSON object per feature id, given to it wherever it is opened.
-    var featureConfigs: [String: String] = [:]
-    /// The longest input line taken (`--max-line-bytes`); longer ones are skipped with an error.
-    var maxLineBytes = BoundedLineReader.defaultLimit
-  }
 
   private let console: Console
   private let plugins: [PluginRecord]
   private let flow: Flow
   /// The config of the feature `host run ID` names (the flow's first feature).
   private let config: String
-  private let settings: Settings
+  private let settings: RunSettings
 
-  init(console: Console, plugins: [PluginRecord], flow: Flow, config: String, settings: Settings) {
+  init(console: Console, plugins: [PluginRecord], flow: Flow, config: String, settings: RunSettings) {
     self.console = console
     self.plugins = plugins
     // The home menu's picks open what is picked whatever the flow (`host run home`, `:open home`).
@@ -43,17 +24,10 @@ final class RunSession {
   }
 
   func run() throws(HostError) -> Int32 {
-    var engine = SessionRuntime.Settings()
-    engine.maxFeedbackSteps = settings.maxFeedbackSteps
-    engine.settleTimeout = settings.settleTimeout
-    engine.session = settings.session
-    engine.configGiven = settings.configGiven
-    engine.logsNavigation = settings.logsNavigation
-    engine.instances = settings.instances
-    engine.reload = settings.reload
+    var settings = self.settings
     // At a terminal views are drawn for its width as it is at each render (a resize is followed).
     let console = self.console
-    if console.outputIsTerminal { engine.renderHints = { RenderHints(columns: console.columns) } }
+    if console.outputIsTerminal { settings.store.renderHints = { RenderHints(columns: console.columns) } }
     let plugins = self.plugins
     let config = self.config
     let scoped = settings.featureConfigs
@@ -61,9 +35,9 @@ final class RunSession {
     defer { images?.close() }
     // In a pipe, a closed feature wakes the reader: the run may have ended with it.
     let wake = console.inputIsTerminal ? nil : WakePipe()
-    if let wake { engine.featureClosed = { wake.signal() } }
+    if let wake { settings.featureClosed = { wake.signal() } }
     let runtime = SessionRuntime(
-      plugins: plugins, flow: flow, settings: engine,
+      plugins: plugins, flow: flow, settings: settings,
       renderers: [LineRenderer(sink: console, live: console.inputIsTerminal, images: images)], reporter: console
     ) { plugin, number in
       // The home menu offers the features found; the first other feature gets `--config`.

@@ -46,7 +46,8 @@ enum Isolation: String {
     switch try chosen(arguments) {
     case .none: return .inProcess
     case .process:
-      let timeout = arguments.seconds(CommandTable.Isolation.callTimeout) ?? 10
+      let timeout =
+        arguments.seconds(CommandTable.Isolation.callTimeout) ?? RunSettingCatalogue.callTimeout.defaultSeconds
       return .worker(executable: try ownExecutable(), callTimeout: timeout)
     }
   }

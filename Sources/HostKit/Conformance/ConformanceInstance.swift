@@ -193,8 +193,8 @@ final class ConformanceInstance {
     case runaway
   }
 
-  /// Actions one settle applies before it calls the feature a runaway loop.
-  static let settleStepLimit = 10_000
+  /// Actions one settle applies before it calls the feature a runaway loop: the runaway guard's.
+  static let settleStepLimit = RunSettingCatalogue.maxFeedbackSteps.defaultValue
 
   /// Applies what the plugin emitted, in order, until nothing is queued and no effect is in
   /// flight, or until `deadline`. `applied` sees each emitted action the plugin accepted.

@@ -14,36 +14,8 @@ import Synchronization
 // @unchecked: the launch bookkeeping is touched on the coordinator's queue only (launch, record),
 // the rest by the front end's thread before `open` and after `close`.
 public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
-  public struct Settings: Sendable {
-    /// Feedback actions in a row before the runaway guard pauses a feature.
-    public var maxFeedbackSteps = 10_000
-    /// How long settling and the waits around navigation may take.
-    public var settleTimeout: Duration = .seconds(10)
-    /// The named session the first feature journals into and restores from; without one every
-    /// feature journals into a temporary file that time travel uses and that `close` removes.
-    public var session: String?
-    /// Where named sessions live; nil: `SessionDirectory.default()`.
-    public var sessions: SessionDirectory?
-    /// Where the temporary folder is made; nil: the system's temporary folder.
-    public var temporaryRoot: String?
-    /// Whether the creator gave the first feature a config: a restored session that keeps
-    /// another one says so.
-    public var configGiven = false
-    /// Reports `will navigate` / `did navigate` lines.
-    public var logsNavigation = false
-    /// Where each feature's instance runs.
-    public var instances: InstanceFactory = .inProcess
-    /// How features are reloaded from new builds (`:reload`, `--watch`).
-    public var reload = ReloadSettings()
-    /// What views are drawn with, asked at each render (the terminal's width as it is now); nil:
-    /// the plain `render` (a pipe).
-    public var renderHints: (@Sendable () -> RenderHints)?
-    /// Called (on another thread) once the navigation a closed feature started is done, so a
-    /// front end blocked reading input can look at `hasEndedByClosing` at once.
-    public var featureClosed: (@Sendable () -> Void)?
-
-    public init() {}
-  }
+  /// A run's settings (see `RunSettings`).
+  public typealias Settings = RunSettings
 
   /// The config (a JSON object) a feature is created with, from its plugin and its presentation
   /// number (1 for the flow's first feature).
@@ -212,8 +184,8 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     let fanOut = StoreListeners(
       plugin: plugin, stage: coordinator, listeners: [RuntimeListener(runtime: self)] + renderers + listeners)
     let store: Store
-    var options = Store.Options(maxFeedbackSteps: settings.maxFeedbackSteps, rendersViews: isLive)
-    options.renderHints = settings.renderHints
+    var options = settings.store
+    options.rendersViews = isLive
     do {
       store = try Store(
         plugin: plugin, config: opened.config, options: options,

@@ -1,3 +1,5 @@
+import HostKit
+
 /// One command of the command line as the table declares it: its words, arguments and options.
 ///
 /// Parsing (`ArgumentReader`), help (`HelpText`) and "did you mean" suggestions are all derived
@@ -132,4 +134,17 @@ struct OptionSpec: Sendable, Equatable {
   }
 
   static let help = OptionSpec(name: "--help", short: "-h", kind: .flag, help: "show this help")
+}
+
+extension OptionSpec {
+  /// The option that sets `setting`: its name, bounds and help as the setting declares them.
+  init<Value>(_ setting: RunSetting<Value>) {
+    let kind: Kind =
+      switch setting.bounds {
+      case .count(let minimum): .count(minimum: minimum)
+      case .seconds(let minimum, let allowsMinimum, let maximum):
+        .seconds(minimum: minimum, allowsMinimum: allowsMinimum, maximum: maximum)
+      }
+    self.init(name: setting.option, kind: kind, valueName: setting.valueName, help: setting.help)
+  }
 }

@@ -3,9 +3,8 @@ import HostKit
 /// Every command of the host and every option, in one place: parsing, help and suggestions
 /// are derived from it (see `CommandSpec`).
 enum CommandTable {
-  /// The longest any wait may be set to, in seconds: a day. Larger values overflow the clocks
-  /// the waits use, so every seconds option stops here.
-  static let longestWait: Double = 86_400
+  /// The longest any wait may be set to, in seconds (see `RunSettingCatalogue.longestWait`).
+  static let longestWait = RunSettingCatalogue.longestWait
 
   /// The commands, in the order `host --help` lists them.
   static let commands: [CommandSpec] = [list, run, validate, check, new, dev, sessions, replay, help]
@@ -32,11 +31,7 @@ enum CommandTable {
         + "then the folder the host was built into",
       isRepeatable: true, exampleValue: "/tmp")
     static let version = OptionSpec(name: "--version", kind: .flag, help: "print the host's version")
-    static let scanTimeout = OptionSpec(
-      name: "--scan-timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: 3600), valueName: "SECONDS",
-      help: "how long a new or changed plugin file may take to be inspected (in a child process) before it is "
-        + "rejected (default 5, at most 3600; time spent waiting for a CPU on a busy machine does not count, up "
-        + "to \(ChildProcess.busyMachineAllowance) times this in all)")
+    static let scanTimeout = OptionSpec(RunSettingCatalogue.scanTimeout)
   }
 
   static let global = CommandSpec(
@@ -83,17 +78,9 @@ enum CommandTable {
       help: "journal the run as session NAME; if it exists, restore it first (the feature sees 'restored'); "
         + "'host sessions' lists them",
       exampleValue: "demo")
-    static let maxFeedbackSteps = OptionSpec(
-      name: "--max-feedback-steps", kind: .count(minimum: 1), valueName: "N",
-      help: "feedback actions in a row before the runaway guard pauses the feature (default 10000)")
-    static let maxLineBytes = OptionSpec(
-      name: "--max-line-bytes", kind: .count(minimum: 1), valueName: "N",
-      help: "the longest input line taken, in bytes (default 1048576: 1 MiB); a longer one is skipped with "
-        + "an error")
-    static let settleTimeout = OptionSpec(
-      name: "--settle-timeout", kind: .seconds(minimum: 0, allowsMinimum: true, maximum: longestWait),
-      valueName: "SECONDS",
-      help: "how long to wait for effects at end of input or :settle (default 10, at most 86400: a day)")
+    static let maxFeedbackSteps = OptionSpec(RunSettingCatalogue.maxFeedbackSteps)
+    static let maxLineBytes = OptionSpec(RunSettingCatalogue.maxLineBytes)
+    static let settleTimeout = OptionSpec(RunSettingCatalogue.settleTimeout)
     static let watch = OptionSpec(
       name: "--watch", kind: .flag,
       help: "reload a feature, keeping its state, when its plugin file changes (rebuilt in place, replaced or "
@@ -107,11 +94,7 @@ enum CommandTable {
       help: "process (the default): each feature in a worker process of its own, so a crash or hang costs only "
         + "that worker; none: in the host's process, faster, for trusted plugins. FEATUREHOST_ISOLATION sets "
         + "the default")
-    static let callTimeout = OptionSpec(
-      name: "--call-timeout", kind: .seconds(minimum: 0, allowsMinimum: true, maximum: longestWait),
-      valueName: "SECONDS",
-      help: "how long one call into an isolated feature may take before its worker is killed (default 10, "
-        + "at most 86400; 0 waits forever)")
+    static let callTimeout = OptionSpec(RunSettingCatalogue.callTimeout)
   }
 
   static let run = CommandSpec(

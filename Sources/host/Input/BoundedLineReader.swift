@@ -8,8 +8,8 @@ import HostKit
 /// as it streams by (never held whole) and answered with one error, so a 50 MB line costs what a
 /// short one does. Not thread-safe: one reader per descriptor, on the input thread.
 final class BoundedLineReader {
-  /// The longest line `host run` takes by default: 1 MiB.
-  static let defaultLimit = 1 << 20
+  /// The longest line `host run` takes by default.
+  static let defaultLimit = RunSettingCatalogue.maxLineBytes.defaultValue
   private static let chunk = 64 * 1024
 
   let limit: Int

@@ -14,7 +14,10 @@ public struct WorkerSettings: Sendable {
   /// Environment variables passed on beyond `WorkerEnvironment.passed` (tests: a fixture's).
   public var passedEnvironment: [String]
 
-  public init(executable: String, callTimeout: Double = 10, passedEnvironment: [String] = []) {
+  public init(
+    executable: String, callTimeout: Double = RunSettingCatalogue.callTimeout.defaultSeconds,
+    passedEnvironment: [String] = []
+  ) {
     self.executable = executable
     self.callTimeout = callTimeout
     self.passedEnvironment = passedEnvironment
@@ -61,7 +64,10 @@ extension InstanceFactory {
   }
 
   /// `worker(WorkerSettings(...))` spelled out.
-  public static func worker(executable: String, callTimeout: Double = 10, passedEnvironment: [String] = [])
+  public static func worker(
+    executable: String, callTimeout: Double = RunSettingCatalogue.callTimeout.defaultSeconds,
+    passedEnvironment: [String] = []
+  )
     -> InstanceFactory
   {
     worker(WorkerSettings(executable: executable, callTimeout: callTimeout, passedEnvironment: passedEnvironment))

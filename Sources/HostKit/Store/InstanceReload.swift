@@ -1,4 +1,4 @@
-/// Hot reload: the store's instance is replaced by one of a new build, with the state moved over.
+/// Hot reload: a store's instance is replaced by one of a new build, with the state moved over.
 ///
 /// On the store thread, after everything queued before it: the running instance gives its state
 /// (snapshot); an instance of the new build is made, restored to it and started; only then is
@@ -6,47 +6,48 @@
 /// takes its place, the journal records the reload (and the state the new build holds), and the
 /// new instance gets `restored` before anything queued after the reload. Any failure before the
 /// swap destroys the new instance and leaves the old one running, its state untouched.
-extension Store {
-  /// Reloads the instance from `build`; `previous` is the build it replaces (for the note and
-  /// the journal). `made` is an instance of `build` made beforehand (not started; made with this
-  /// store's `config` and callback target), else one is made here. `announce` hears the result on
-  /// the store thread before the view is drawn again (so a note about it comes before the view).
-  @discardableResult
-  public func reload(
-    to build: PluginBuild, replacing previous: PluginBuild, made: (any PluginInstance)? = nil,
-    announce: @escaping @Sendable (Result<ReloadReport, HostError>) -> Void = { _ in }
+struct InstanceReload {
+  let loop: StoreLoop
+  let build: PluginBuild
+  let previous: PluginBuild
+  /// An instance of `build` made beforehand (not started), else one is made here.
+  let made: (any PluginInstance)?
+
+  /// Reloads; `running` is the instance as the job sees it (a loss in its calls is a crash the
+  /// store recovers from). `announce` hears the result before the view is drawn again.
+  func run(
+    running: any PluginInstance, onStoreThread: Bool,
+    announce: (Result<ReloadReport, HostError>) -> Void
   ) -> Result<ReloadReport, HostError> {
-    // @unchecked: handed to the store thread, which alone uses it from then on.
-    struct Made: @unchecked Sendable { let instance: (any PluginInstance)? }
-    let made = Made(instance: made)
-    return perform { watched in
-      let swapped = self.swapInstance(to: build, previous: previous, made: made.instance, running: watched)
-      announce(swapped.map(\.report))
-      guard case .success(let swap) = swapped else { return swapped.map(\.report) }
-      // `restored` comes before anything queued behind the reload; then the view, drawn before
-      // the old instance is destroyed (a worker's end is waited for): it is not on the way.
-      _ = self.process(.action(#"{"type":"restored"}"#, .lifecycle))
-      self.renderIfStale()
-      swap.old.destroy()
-      return .success(swap.report)
-    }
+    let swapped = swap(running: running, onStoreThread: onStoreThread)
+    announce(swapped.map(\.report))
+    guard case .success(let swap) = swapped else { return swapped.map(\.report) }
+    // `restored` comes before anything queued behind the reload; then the view, drawn before
+    // the old instance is destroyed (a worker's end is waited for): it is not on the way.
+    _ = loop.process(.action(#"{"type":"restored"}"#, .lifecycle))
+    loop.renderIfStale()
+    swap.old.destroy()
+    return .success(swap.report)
   }
 
-  private func swapInstance(
-    to build: PluginBuild, previous: PluginBuild, made: (any PluginInstance)?, running: any PluginInstance
-  ) -> Result<Swap, HostError> {
-    let id = plugin.id
-    // Once the store has stopped, `perform` runs this off the store thread, on the retired instance.
-    guard isOnStoreThread, hasStarted, !isLost, !isClosed else {
+  /// A reload done but for destroying the old instance, which is stopped.
+  private struct Swap {
+    let report: ReloadReport
+    let old: any PluginInstance
+  }
+
+  private func swap(running: any PluginInstance, onStoreThread: Bool) -> Result<Swap, HostError> {
+    let id = loop.plugin.id
+    // Once the store has stopped, the job runs off the store thread, on the retired instance.
+    guard onStoreThread, loop.external.isRunning else {
       made?.destroy()
       return .failure(HostError(ReloadFailure.notRunning(feature: id)))
     }
-    let old = instance
-    let previous = reloadedBuild ?? previous
+    let old = loop.instance
+    let previous = loop.buildReplaced(default: self.previous)
     let version = build.version
     let state: String
     do throws(PluginCallError) {
-      // Through `running`: a loss here is a crash the store recovers from, as for any job.
       state = try running.snapshot()
     } catch {
       made?.destroy()
@@ -57,7 +58,7 @@ extension Store {
       if let made {
         fresh = made
       } else {
-        fresh = try instances.makeInstance(of: build.plugin, config: config, target: relay)
+        fresh = try loop.factory.makeInstance(of: build.plugin, config: loop.config, target: loop.relay)
       }
     } catch {
       return .failure(HostError(ReloadFailure.createFailed(feature: id, version: version, reason: error.message)))
@@ -75,29 +76,19 @@ extension Store {
       return .failure(HostError(ReloadFailure.startFailed(feature: id, version: version, error)))
     }
     // The new instance runs: stop the old one, whose effects and timers end with it.
-    condition.lock()
-    let cancelled = effectsInFlight
-    interruptible = nil
-    condition.unlock()
+    let cancelled = loop.instanceLeaving()
     do throws(PluginCallError) {
       try old.stop()
     } catch {
       if !error.isLifecycle && error.loss == nil {
-        observer(.log(level: .warning, message: "stop failed while reloading: \(error)"))
+        loop.observer(.log(level: .warning, message: "stop failed while reloading: \(error)"))
       }
     }
-    condition.lock()
-    effectsInFlight = 0
-    dropTimers()
-    instance = fresh
-    interruptible = fresh as? any InterruptibleInstance
-    condition.broadcast()
-    condition.unlock()
-    reloadedBuild = build
+    loop.reloaded(to: build, instance: fresh)
     let report = ReloadReport(
       feature: id, from: previous.version, to: version, cancelledEffects: cancelled,
-      sequence: journal?.lastSequence ?? 0)
-    if let journal {
+      sequence: loop.journal?.lastSequence ?? 0)
+    if let journal = loop.journal {
       do throws(HostError) {
         let kept: String
         do throws(PluginCallError) {
@@ -111,19 +102,10 @@ extension Store {
             from: .init(version: report.from, hash: previous.hash), to: .init(version: version, hash: build.hash)),
           state: kept)
       } catch {
-        dropJournal(error)
+        loop.dropJournal(error)
       }
     }
-    // Draw the view again even when it did not change: the note about the reload came after it.
-    redrawsUnchanged = true
-    viewIsStale = true
     return .success(Swap(report: report, old: old))
-  }
-
-  /// A reload done but for destroying the old instance, which is stopped.
-  private struct Swap {
-    let report: ReloadReport
-    let old: any PluginInstance
   }
 }
 

@@ -1,0 +1,43 @@
+/// Forwards to an instance and remembers the first call that lost it: how a job's or a
+/// restart's calls (made by code that only sees errors) tell the store about a loss.
+final class LossWatch: PluginInstance {
+  private let base: any PluginInstance
+  private(set) var lost: PluginCallError?
+
+  init(_ base: any PluginInstance) { self.base = base }
+
+  var plugin: LoadedPlugin { base.plugin }
+
+  private func watch<T>(_ call: () throws(PluginCallError) -> T) throws(PluginCallError) -> T {
+    do {
+      return try call()
+    } catch {
+      if lost == nil, error.loss != nil { lost = error }
+      throw error
+    }
+  }
+
+  func start() throws(PluginCallError) { try watch { () throws(PluginCallError) in try base.start() } }
+  func dispatch(_ json: String) throws(PluginCallError) -> Bool {
+    try watch { () throws(PluginCallError) in try base.dispatch(json) }
+  }
+  func reduce(_ json: String) throws(PluginCallError) -> Bool {
+    try watch { () throws(PluginCallError) in try base.reduce(json) }
+  }
+  func snapshot() throws(PluginCallError) -> String { try watch { () throws(PluginCallError) in try base.snapshot() } }
+  func withSnapshot<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) throws(PluginCallError) -> R {
+    try watch { () throws(PluginCallError) in try base.withSnapshot(body) }
+  }
+  func restore(_ json: String) throws(PluginCallError) {
+    try watch { () throws(PluginCallError) in try base.restore(json) }
+  }
+  func render() throws(PluginCallError) -> String { try watch { () throws(PluginCallError) in try base.render() } }
+  func render(_ hints: RenderHints) throws(PluginCallError) -> String {
+    try watch { () throws(PluginCallError) in try base.render(hints) }
+  }
+  func structuredView() throws(PluginCallError) -> String? {
+    try watch { () throws(PluginCallError) in try base.structuredView() }
+  }
+  func stop() throws(PluginCallError) { try watch { () throws(PluginCallError) in try base.stop() } }
+  func destroy() { base.destroy() }
+}

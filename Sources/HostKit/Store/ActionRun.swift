@@ -1,0 +1,29 @@
+/// Actions in a row that go to the instance together (a worker answers them in one exchange),
+/// with where each came from: two arrays, which the instance takes as they are (an array of
+/// pairs would be copied into one of strings, and destroyed element by element through the
+/// runtime's generic tuple witnesses).
+struct ActionRun {
+  var actions: [String] = []
+  var sources: [ActionSource] = []
+  var count: Int { actions.count }
+
+  /// Two or more actions in a row at `index` of `batch` that can go together, keeping what one at
+  /// a time would do: none past the one after which the journal wants a snapshot
+  /// (`snapshotLimit`), nor past the one at which the runaway guard pauses (`feedbackRun`
+  /// feedback actions applied in a row so far, `maxFeedbackSteps` at most). Nil when only one can.
+  init?(in batch: [InboxItem], from index: Int, snapshotLimit: Int, feedbackRun: Int, maxFeedbackSteps: Int) {
+    var feedbacks = feedbackRun
+    for item in batch[index...] {
+      guard count < snapshotLimit, case .action(let json, let source, _) = item else { break }
+      actions.append(json)
+      sources.append(source)
+      if source == .feedback {
+        feedbacks += 1
+        if feedbacks >= maxFeedbackSteps { break }
+      } else if source != .effect {
+        feedbacks = 0
+      }
+    }
+    guard count > 1 else { return nil }
+  }
+}

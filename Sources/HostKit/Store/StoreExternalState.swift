@@ -1,0 +1,310 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The part of a store that any thread touches: its life, its gate, the inbox, the timers, the
+/// effects in flight and the journal's unsaved mark, all under one lock (swift-nio's external
+/// state; the store thread's own state is `StoreLoop`).
+///
+/// Every method takes the lock itself; the waits (backpressure, settling, stop) wait on it.
+// @unchecked: every stored property is guarded by `condition`.
+final class StoreExternalState: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var life: StoreLife = .starting
+  private var gate: StoreGate = .open
+  private var activity: StoreActivity = .idle
+  /// Not checked for exclusivity at run time (~80 instructions an access, twice per line on the
+  /// sender's side): every access holds `condition`.
+  @exclusivity(unchecked) private var inbox: Inbox
+  private var timers: StoreTimers
+  private var effectsInFlight = 0
+  /// Set while the journal cannot commit: what the user sees is not on disk.
+  private var unsaved: HostError?
+  /// The instance, when its calls can be interrupted; replaced with it.
+  private var interruptible: (any InterruptibleInstance)?
+  /// The store thread while it runs.
+  private var storeThread: pthread_t?
+
+  init(capacity: Int, clock: StoreClock) {
+    inbox = Inbox(capacity: capacity)
+    timers = StoreTimers(clock: clock)
+  }
+
+  private func locked<T>(_ body: () -> T) -> T {
+    condition.lock()
+    defer { condition.unlock() }
+    return body()
+  }
+
+  // MARK: - Any thread
+
+  /// Whether the caller runs on the store thread.
+  var isOnStoreThread: Bool {
+    locked {
+      guard let storeThread else { return false }
+      return pthread_equal(storeThread, pthread_self()) != 0
+    }
+  }
+
+  /// Queues `item`; a user action first waits while the inbox is full (unless sent from the store
+  /// thread, or the store is gated or ending).
+  func enqueue(_ item: InboxItem, waitsForRoom: Bool = false) {
+    condition.lock()
+    defer { condition.unlock() }
+    if waitsForRoom && inbox.isFull && !isStoreThreadLocked {
+      while inbox.isFull, case .open = gate, !life.isEnding { condition.wait() }
+    }
+    if inbox.accept(item, life: life) { condition.signal() }
+  }
+
+  private var isStoreThreadLocked: Bool {
+    guard let storeThread else { return false }
+    return pthread_equal(storeThread, pthread_self()) != 0
+  }
+
+  /// Queues a job for the store thread; once the store has closed, returns what answers for the
+  /// instance instead, queuing nothing.
+  func enqueueJob(_ body: @escaping (any PluginInstance) -> Void) -> RetiredInstance? {
+    locked {
+      if let retired = life.retired { return retired }
+      inbox.append(job: body)
+      condition.signal()
+      return nil
+    }
+  }
+
+  /// Waits until nothing is queued or applied and no effect is in flight (`.settled`), or the
+  /// store is gated (`.paused`) or closed, or `deadline` passes.
+  func waitUntilSettled(deadline: Date) -> SettleResult {
+    condition.lock()
+    defer { condition.unlock() }
+    while true {
+      if life.isClosed { return .stopped }
+      // A store closing its feature after a loss stops by itself: that is what it settles to.
+      if case .closing(afterLoss: true) = life {
+        if !condition.wait(until: deadline) { return .timedOut }
+        continue
+      }
+      if !activity.isApplying {
+        switch gate {
+        case .paused: return .paused
+        case .feedbackHeld where !inbox.hasRunnableItem(under: gate): return .paused
+        case .open, .feedbackHeld: break
+        }
+      }
+      if isSettled { return .settled }
+      if !condition.wait(until: deadline) { return isSettled ? .settled : .timedOut }
+    }
+  }
+
+  private var isSettled: Bool { inbox.isEmpty && !activity.isApplying && effectsInFlight == 0 }
+
+  /// Waits until nothing runnable is queued or applied (whatever effects are in flight), or the
+  /// store closed. False when `deadline` passed first.
+  func waitUntilIdle(deadline: Date) -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    while !life.isClosed && (activity.isApplying || (gate != .paused && inbox.hasRunnableItem(under: gate))) {
+      if !condition.wait(until: deadline) { return false }
+    }
+    return true
+  }
+
+  /// The instance whose call may be interrupted now: none once the store is ending.
+  var interruptTarget: (any InterruptibleInstance)? { locked { life.isEnding ? nil : interruptible } }
+
+  var closedAfterLoss: Bool { locked { life.endedAfterLoss } }
+  var isPaused: Bool { locked { gate == .paused } }
+  var isFeedbackHeld: Bool { locked { gate == .feedbackHeld } }
+  var effectsRunning: Int { locked { effectsInFlight } }
+  var effectsAwaited: Int { locked { max(0, effectsInFlight - timers.feedbackCount) } }
+  var refusedEmits: Int { locked { inbox.report.refused } }
+  var pendingTimers: Int { locked { timers.count } }
+  var unsavedError: HostError? { locked { unsaved } }
+
+  /// Holds a running feedback loop (see `Store.holdFeedback`). False when none runs, or the store
+  /// is gated already or ending.
+  func holdFeedback() -> Bool {
+    locked {
+      guard gate == .open, !life.isEnding else { return false }
+      let running =
+        activity == .applying(withFeedback: true) || inbox.holdsFeedbackAction || timers.feedbackCount > 0
+      if running { gate = .feedbackHeld }
+      return running
+    }
+  }
+
+  /// Opens the gate: held or paused actions are taken again.
+  func resume() {
+    locked {
+      gate = .open
+      condition.broadcast()
+    }
+  }
+
+  /// Asks the store thread to close, and waits until it has: what the inbox counted.
+  func stopAndWait() -> StopReport {
+    condition.lock()
+    defer { condition.unlock() }
+    if life.stopRequested() { condition.broadcast() }
+    while !life.isClosed { condition.wait() }
+    return inbox.report
+  }
+
+  /// Counts an emit refused because it is not an action.
+  func countRefusedEmit() { locked { inbox.countRefusedEmit() } }
+
+  // MARK: - Timers and effects, any thread
+
+  /// Adds a timer, counted as an effect; nil once the store is ending.
+  func schedule(after nanoseconds: UInt64, actions: [String], source: ActionSource) -> UInt64? {
+    locked {
+      guard !life.isEnding else { return nil }
+      effectsInFlight += 1
+      return timers.schedule(after: nanoseconds, actions: actions, source: source)
+    }
+  }
+
+  var clock: StoreClock { timers.clock }
+
+  func isTimerPending(_ id: UInt64) -> Bool { locked { timers.isPending(id) } }
+
+  func cancelTimer(_ id: UInt64) {
+    locked {
+      guard timers.remove(id) != nil else { return }
+      effectsInFlight = max(0, effectsInFlight - 1)
+      condition.broadcast()
+    }
+  }
+
+  /// Moves the manual clock: the ids of the timers now due, in order.
+  func advanceClock(by nanoseconds: UInt64) -> [UInt64] { locked { timers.advance(by: nanoseconds) } }
+
+  /// Fires timers `ids`: their actions are queued as emitted (counted as unapplied once the store
+  /// is ending).
+  func fire(_ ids: [UInt64]) {
+    locked {
+      for id in ids {
+        guard let timer = timers.remove(id) else { continue }
+        effectsInFlight = max(0, effectsInFlight - 1)
+        if life.isEnding {
+          inbox.countUnapplied(timer.actions.count)
+        } else {
+          inbox.append(actions: timer.actions, source: timer.source)
+        }
+      }
+      condition.broadcast()
+    }
+  }
+
+  func effectBegan() { locked { effectsInFlight += 1 } }
+
+  func effectEnded() {
+    locked {
+      effectsInFlight = max(0, effectsInFlight - 1)
+      condition.broadcast()
+    }
+  }
+
+  // MARK: - The store thread
+
+  /// The store thread begins.
+  func threadBegan() { locked { storeThread = pthread_self() } }
+
+  /// Waits for items the gate admits and moves them into `batch`; false when the store is ending.
+  func takeBatch(into batch: inout [InboxItem]) -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    while !life.isEnding && !inbox.hasRunnableItem(under: gate) { condition.wait() }
+    if case .closing = life { return false }
+    inbox.take(under: gate, into: &batch)
+    activity = .applying(withFeedback: batch.contains(where: \.isFeedbackAction))
+    // Senders held back by a full inbox may go on.
+    if batch.count >= inbox.capacity { condition.broadcast() }
+    return true
+  }
+
+  /// Puts the items of a batch not handled back at the front of the inbox.
+  func putBack(_ rest: ArraySlice<InboxItem>) { locked { inbox.putBack(rest) } }
+
+  var isInboxEmpty: Bool { locked { inbox.isEmpty } }
+
+  /// The batch is done.
+  func batchEnded() {
+    locked {
+      activity = .idle
+      condition.broadcast()
+    }
+  }
+
+  /// The instance started.
+  func started() { locked { life.started() } }
+
+  var isRunning: Bool { locked { life.isRunning } }
+
+  /// The runaway guard pauses the store.
+  func pause() { locked { gate = .paused } }
+
+  /// The instance was lost and not replaced: the store closes.
+  func lost() {
+    locked {
+      life.lost()
+      condition.broadcast()
+    }
+  }
+
+  /// A new instance replaced the one before (a restart or a reload): the old one's effects and
+  /// timers end with it. Returns how many were in flight.
+  @discardableResult
+  func instanceReplaced(by instance: (any PluginInstance)?) -> Int {
+    locked {
+      let cancelled = effectsInFlight
+      effectsInFlight = 0
+      timers.removeAll()
+      interruptible = instance as? any InterruptibleInstance
+      condition.broadcast()
+      return cancelled
+    }
+  }
+
+  /// The instance is about to be replaced: its calls are no longer interrupted; returns the
+  /// effects in flight.
+  func instanceLeaving() -> Int {
+    locked {
+      interruptible = nil
+      return effectsInFlight
+    }
+  }
+
+  /// Records whether the journal could commit: true when that changed.
+  func setUnsaved(_ error: HostError?) -> Bool {
+    locked {
+      let changed = (unsaved == nil) != (error == nil)
+      unsaved = error
+      return changed
+    }
+  }
+
+  /// Closing, before the instance stops: its timers are cancelled.
+  func cancelTimersAtClose() {
+    locked { effectsInFlight = max(0, effectsInFlight - timers.removeAll()) }
+  }
+
+  /// Closing, last: the items still queued (their actions counted as unapplied), or, when none is
+  /// left, nil after the store became closed with `retired` answering from now on.
+  func drainOrClose(retired: RetiredInstance) -> [InboxItem]? {
+    locked {
+      let left = inbox.drain()
+      guard left.isEmpty else { return left }
+      life.closed(retired: retired)
+      // The thread ends now, and another thread may get its id.
+      storeThread = nil
+      // feature_abi.h: once stop returned, every effect still in flight counts as ended.
+      effectsInFlight = 0
+      condition.broadcast()
+      return nil
+    }
+  }
+}
