@@ -137,7 +137,7 @@ final class InstanceRecovery {
         return .refused(HostError("its journal cannot rebuild the state"))
       }
       point = found
-      fresh = try loop.factory.makeInstance(of: loop.plugin, config: loop.config, target: loop.relay)
+      fresh = try loop.maker.make()
     } catch {
       return .refused(error)
     }
@@ -162,7 +162,7 @@ final class InstanceRecovery {
   /// when that fails too.
   private static func viewOfJournal(_ journal: any StoreJournal, loop: StoreLoop) -> String? {
     guard let point = try? journal.restorePointForRestart(),
-      let fresh = try? loop.factory.makeInstance(of: loop.plugin, config: loop.config, target: loop.relay)
+      let fresh = try? loop.maker.make()
     else { return nil }
     defer { fresh.destroy() }
     do {

@@ -55,11 +55,7 @@ struct InstanceReload {
     }
     let fresh: any PluginInstance
     do throws(HostError) {
-      if let made {
-        fresh = made
-      } else {
-        fresh = try loop.factory.makeInstance(of: build.plugin, config: loop.config, target: loop.relay)
-      }
+      if let made { fresh = made } else { fresh = try loop.maker.make(of: build.plugin) }
     } catch {
       return .failure(HostError(ReloadFailure.createFailed(feature: id, version: version, reason: error.message)))
     }

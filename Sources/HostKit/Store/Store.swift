@@ -39,8 +39,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     // The instance's callbacks hold the store weakly, through a relay made before `self` is whole.
     let relay = CallbackRelay()
     loop = try StoreLoop(
-      plugin: plugin, config: config, options: options, journal: journal, factory: instances, external: external,
-      relay: relay, observer: observer)
+      maker: InstanceMaker(plugin: plugin, config: config, factory: instances, relay: relay), options: options,
+      journal: journal, external: external, observer: observer)
     relay.store = self
     // The thread holds the store only while `run` runs, and the store does not hold the thread:
     // once `stop` returned, the store lives exactly as long as its owner keeps it.
@@ -55,8 +55,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   }
 
   /// What the instance is made with: a reload's new build gets the same.
-  var config: String { loop.config }
-  var relay: CallbackRelay { loop.relay }
+  var config: String { loop.maker.config }
+  var relay: CallbackRelay { loop.maker.relay }
 
   /// The instance the store thread calls (for tests, from inside `perform`).
   var instance: any PluginInstance {

@@ -20,25 +20,24 @@ enum StoreLife {
     return false
   }
 
-  /// Whether the store is closing or closed: actions are no longer applied.
-  var isEnding: Bool {
+  /// Nil while the store starts or runs; once it is closing or closed, whether that came after
+  /// the loss of its instance.
+  private var endAfterLoss: Bool? {
     switch self {
-    case .starting, .running: false
-    case .closing, .closed: true
+    case .starting, .running: nil
+    case .closing(let afterLoss), .closed(let afterLoss, _): afterLoss
     }
   }
+
+  /// Whether the store is closing or closed: actions are no longer applied.
+  var isEnding: Bool { endAfterLoss != nil }
+
+  /// Whether the store closed its feature after losing the instance (closing or closed).
+  var endedAfterLoss: Bool { endAfterLoss == true }
 
   var isClosed: Bool {
     if case .closed = self { return true }
     return false
-  }
-
-  /// Whether the store closed its feature after losing the instance (closing or closed).
-  var endedAfterLoss: Bool {
-    switch self {
-    case .starting, .running: false
-    case .closing(let afterLoss), .closed(let afterLoss, _): afterLoss
-    }
   }
 
   /// What answers calls once the store has closed.

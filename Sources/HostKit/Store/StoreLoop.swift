@@ -7,14 +7,11 @@
 /// inbox is empty.
 // @unchecked: confined to the store thread (asserted at its entry points); made before it starts.
 final class StoreLoop: @unchecked Sendable {
-  let plugin: LoadedPlugin
   let options: Store.Options
   let observer: @Sendable (StoreEvent) -> Void
   let external: StoreExternalState
-  /// What makes an instance of the plugin (a restart, a reload), with this config and target.
-  let factory: InstanceFactory
-  let config: String
-  let relay: CallbackRelay
+  /// What makes an instance of the plugin (a restart, a reload) as the first was made.
+  let maker: InstanceMaker
   private(set) var instance: any PluginInstance
   private var appliedCount: Int
   /// Feedback actions applied in a row, with no action from elsewhere (the runaway guard).
@@ -27,23 +24,18 @@ final class StoreLoop: @unchecked Sendable {
   private var reloadedBuild: PluginBuild?
 
   init(
-    plugin: LoadedPlugin, config: String, options: Store.Options, journal: (any StoreJournal)?,
-    factory: InstanceFactory, external: StoreExternalState, relay: CallbackRelay,
+    maker: InstanceMaker, options: Store.Options, journal: (any StoreJournal)?, external: StoreExternalState,
     observer: @escaping @Sendable (StoreEvent) -> Void
   ) throws(HostError) {
-    self.plugin = plugin
-    self.config = config
-    self.options = options
-    self.factory = factory
-    self.external = external
-    self.relay = relay
-    self.observer = observer
+    (self.maker, self.options, self.external, self.observer) = (maker, options, external, observer)
     commits = JournalCommits(journal)
     appliedCount = journal?.lastSequence ?? 0
     recovery = InstanceRecovery(policy: options.recovery)
-    instance = try factory.makeInstance(of: plugin, config: config, target: relay)
+    instance = try maker.make()
     external.instanceReplaced(by: instance)
   }
+
+  var plugin: LoadedPlugin { maker.plugin }
 
   var journal: (any StoreJournal)? { commits.journal }
 
