@@ -358,7 +358,7 @@ final class RunSession {
   }
 
   /// `:help`: the feature's actions, then the commands.
-  static func help(_ manifest: PluginManifest) -> String {
+  static func help(_ manifest: Manifest) -> String {
     var lines = ["\(manifest.name) \(manifest.version) (\(manifest.id)): \(manifest.description)", "", "actions:"]
     let width = manifest.actions.map { ActionLine.usage($0).count }.max() ?? 0
     for action in manifest.actions {

@@ -16,7 +16,7 @@ struct Completion: Sendable {
     self.features = features
   }
 
-  init(manifest: PluginManifest, commands: [String], features: [String]) {
+  init(manifest: Manifest, commands: [String], features: [String]) {
     self.init(
       actions: manifest.actions.map { ($0.type, $0.arguments.map(\.name)) }, commands: commands, features: features)
   }
