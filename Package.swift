@@ -39,15 +39,19 @@ let package = Package(
       name: "ActionDecoding", capability: .buildTool(), dependencies: ["ActionCodegen"],
       path: "Sources/ActionDecodingPlugin"),
     .target(name: "FeatureJSON", path: "Sources/FeatureJSON", swiftSettings: crossModule),
+    // The manifest model, one for both sides: FeatureKit encodes it, HostKit decodes and checks it.
     .target(
-      name: "FeatureKit", dependencies: ["FeatureABI", "FeatureJSON"], path: "Sources/FeatureKit",
+      name: "FeatureManifest", dependencies: ["FeatureJSON"], path: "Sources/FeatureManifest",
+      swiftSettings: crossModule),
+    .target(
+      name: "FeatureKit", dependencies: ["FeatureABI", "FeatureJSON", "FeatureManifest"], path: "Sources/FeatureKit",
       swiftSettings: crossModule),
     // JPEG and PNG decoding and image fetching for views with images: libjpeg, libpng and
     // libcurl are loaded with dlopen at first use, so the host builds and runs without them.
     .target(name: "CImageCodecs", path: "Sources/CImageCodecs", linkerSettings: [.linkedLibrary("dl")]),
     .target(
       name: "HostKit",
-      dependencies: ["FeatureABI", "FeatureJSON", "CFFI", "CImageCodecs"],
+      dependencies: ["FeatureABI", "FeatureJSON", "FeatureManifest", "CFFI", "CImageCodecs"],
       path: "Sources/HostKit"
     ),
     .executableTarget(name: "host", dependencies: ["HostKit"], path: "Sources/host"),
@@ -88,6 +92,8 @@ let package = Package(
     ),
 
     .testTarget(name: "FeatureJSONTests", dependencies: ["FeatureJSON"], path: "Tests/FeatureJSONTests"),
+    .testTarget(
+      name: "FeatureManifestTests", dependencies: ["FeatureManifest", "FeatureJSON"], path: "Tests/FeatureManifestTests"),
     .testTarget(
       name: "FeatureTestingTests",
       dependencies: [

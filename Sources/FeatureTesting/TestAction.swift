@@ -48,7 +48,7 @@ public struct TestAction: Sendable, ExpressibleByStringInterpolation, Expressibl
   }
 
   /// The JSON text to send, or why there is none.
-  func json(manifest: PluginManifest) -> Result<String, HostError> {
+  func json(manifest: Manifest) -> Result<String, HostError> {
     switch form {
     case .verbatim(let text):
       return .success(text)

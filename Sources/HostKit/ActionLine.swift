@@ -3,12 +3,12 @@ import FeatureJSON
 /// Turns a typed line into an action JSON object, checked against the feature's catalogue:
 /// `increment`, `set left=3 right=9`, `rename name="two words"`, or raw JSON (`{"type": ...}`).
 public enum ActionLine {
-  public static func parse(_ line: String, manifest: PluginManifest) throws(HostError) -> String {
+  public static func parse(_ line: String, manifest: Manifest) throws(HostError) -> String {
     let trimmed = line.trimmingWhitespace()
     if trimmed.hasPrefix("{") { return try parseJSON(trimmed, manifest: manifest) }
     let words = try tokenize(trimmed)
     guard let type = words.first else { throw HostError(ActionLineFailure.empty) }
-    if PluginManifest.lifecycleTypes.contains(type) {
+    if Manifest.lifecycleTypes.contains(type) {
       throw HostError(ActionLineFailure.lifecycle(type: type, actions: names(manifest)))
     }
     guard let action = manifest.action(named: type) else {
@@ -43,17 +43,17 @@ public enum ActionLine {
   }
 
   /// `set left=<integer> right=<integer>`, with optional arguments in brackets.
-  public static func usage(_ action: PluginManifest.Action) -> String {
+  public static func usage(_ action: ActionSpec) -> String {
     ([action.type]
       + action.arguments.map { $0.required ? "\($0.name)=<\($0.kind.rawValue)>" : "[\($0.name)=<\($0.kind.rawValue)>]" })
       .joined(separator: " ")
   }
 
-  private static func names(_ manifest: PluginManifest) -> [String] {
+  private static func names(_ manifest: Manifest) -> [String] {
     manifest.actions.map(\.type)
   }
 
-  private static func parseJSON(_ text: String, manifest: PluginManifest) throws(HostError) -> String {
+  private static func parseJSON(_ text: String, manifest: Manifest) throws(HostError) -> String {
     let value: JSONValue
     do {
       value = try JSONValue.parse(text)
@@ -63,14 +63,14 @@ public enum ActionLine {
     guard let type = value["type"]?.stringValue else {
       throw HostError(ActionLineFailure.noType(json: value.serialized()))
     }
-    if PluginManifest.lifecycleTypes.contains(type) {
+    if Manifest.lifecycleTypes.contains(type) {
       throw HostError(ActionLineFailure.lifecycle(type: type, actions: names(manifest)))
     }
     return value.serialized()
   }
 
   private static func value(
-    _ text: String, for argument: PluginManifest.Argument, of type: String
+    _ text: String, for argument: ArgumentSpec, of type: String
   ) throws(HostError) -> JSONValue {
     func bad() -> HostError {
       HostError(

@@ -15,7 +15,7 @@ public enum ActionLineFailure: EngineFailure, Equatable {
   /// A required argument left out.
   case missingArgument(type: String, name: String, kind: String, usage: String)
   /// A value that is not of the argument's kind; `help` is the argument's own help.
-  case badValue(type: String, name: String, text: String, kind: PluginManifest.Argument.Kind, help: String)
+  case badValue(type: String, name: String, text: String, kind: ArgumentSpec.Kind, help: String)
   /// Raw JSON that does not parse; `reason` is the parser's message.
   case invalidJSON(reason: String)
   /// Raw JSON without a string `type`.

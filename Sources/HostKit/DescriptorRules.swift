@@ -83,8 +83,8 @@ public enum DescriptorRules {
     return Checked(functions: functions, structSize: size, abiMajor: major, abiMinor: minor)
   }
 
-  /// Reads and checks the manifest at `pointer` (PluginManifest's rules, after a UTF-8 check).
-  public static func manifest(_ pointer: UnsafePointer<CChar>) throws(Problem) -> PluginManifest {
+  /// Reads and checks the manifest at `pointer` (Manifest's rules, after a UTF-8 check).
+  public static func manifest(_ pointer: UnsafePointer<CChar>) throws(Problem) -> Manifest {
     let help = "see the manifest_json comment in feature_abi.h for the fields it needs"
     guard let text = String(validatingCString: pointer) else {
       let bytes = UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)).map { $0 }
@@ -93,7 +93,7 @@ public enum DescriptorRules {
         help: help)
     }
     do {
-      return try PluginManifest(json: text)
+      return try Manifest(json: text)
     } catch {
       throw Problem(reason: .badManifest, why: error.message, help: help)
     }

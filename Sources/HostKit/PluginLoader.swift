@@ -12,7 +12,7 @@ import FeatureABI
 // @unchecked: fh_plugin holds C pointers to static, immutable plugin data.
 public struct LoadedPlugin: @unchecked Sendable {
   public let path: String
-  public let manifest: PluginManifest
+  public let manifest: Manifest
   public let abiMajor: UInt32
   public let abiMinor: UInt32
   /// The descriptor's struct_size as the plugin declared it.
@@ -106,7 +106,7 @@ public enum PluginLoader {
     }
     entering(.descriptor)
     let checked: DescriptorRules.Checked
-    let manifest: PluginManifest
+    let manifest: Manifest
     do throws(DescriptorRules.Problem) {
       checked = try DescriptorRules.check(raw)
       entering(.manifest)

@@ -4,7 +4,7 @@ import HostKit
 /// `host run`: reads lines, hands actions and `:` commands to a session runtime, prints answers.
 ///
 /// The runtime launches, settles, draws and journals the features; this type owns only the input
-/// loop and the table of `:` commands, which serves dispatch, `:help` and "did you mean".
+/// loop; the `:` commands it dispatches are `ColonCommand`'s table.
 final class RunSession {
 
   private let console: Console
@@ -118,7 +118,7 @@ final class RunSession {
     guard let feature = runtime.focused else { return true }
     guard console.showsProgress else { return reporting(text, runtime: runtime) }
     let settling =
-      text.hasPrefix(":") && Self.command(named: String(text.dropFirst().prefix { $0 != " " }))?.name == "settle"
+      text.hasPrefix(":") && ColonCommand.named(String(text.dropFirst().prefix { $0 != " " }))?.name == "settle"
     let progress = WaitProgress(console: console) {
       guard settling else { return "waiting for \(feature.id); Ctrl-C interrupts it" }
       let effects = feature.store.effectsRunning
@@ -153,26 +153,11 @@ final class RunSession {
     }
     let words = String(text.dropFirst()).split(separator: " ", omittingEmptySubsequences: true).map(String.init)
     let name = words.first ?? ""
-    guard let command = Self.command(named: name) else {
-      let names = Self.commands.map(\.name)
-      let hint = Suggestion.closest(to: name, in: names).map { "did you mean ':\($0)'? " } ?? ""
-      throw HostError(
-        "unknown command ':\(Excerpt.of(name))'",
-        help: "\(hint)commands: \(names.map { ":" + $0 }.joined(separator: ", "))")
-    }
-    let call = Call(
+    guard let command = ColonCommand.named(name) else { throw ColonCommand.unknown(name) }
+    let call = ColonCommand.Call(
       runtime: runtime, feature: feature, argument: words.dropFirst().joined(separator: " "), console: console,
       plugins: plugins)
     return try command.run(call) == .quit
-  }
-
-  // MARK: - The `:` commands
-
-  /// The command `name` names: its name, an alias, or a prefix of one name only (`:o` is `:open`).
-  static func command(named name: String) -> Command? {
-    if let exact = commands.first(where: { $0.name == name || $0.aliases.contains(name) }) { return exact }
-    let prefixed = commands.filter { !name.isEmpty && $0.name.hasPrefix(name) }
-    return prefixed.count == 1 ? prefixed[0] : nil
   }
 
   /// `help`, `quit` or `exit` typed without the colon, when the feature has no such action.
@@ -180,173 +165,8 @@ final class RunSession {
     guard ["help", "quit", "exit"].contains(text),
       !feature.plugin.manifest.actions.contains(where: { $0.type == text })
     else { return }
-    let command = text == "exit" ? "quit" : text
+    let command = ColonCommand.named(text)?.name ?? text
     throw HostError(
       "'\(text)' is not an action of \(feature.id)", help: "host commands start with ':': type ':\(command)'")
-  }
-
-  /// What a command is run with.
-  struct Call {
-    let runtime: SessionRuntime
-    /// The focused feature, the one the command is for.
-    let feature: PresentedFeature
-    /// The words after the command's name.
-    let argument: String
-    let console: Console
-    let plugins: [PluginRecord]
-  }
-
-  enum Next { case goOn, quit }
-
-  /// One `:` command: its names, its argument, its line in `:help`, and what it does.
-  struct Command: Sendable {
-    let name: String
-    var aliases: [String] = []
-    var argument: String?
-    let help: String
-    let run: @Sendable (Call) throws(HostError) -> Next
-
-    var usage: String { ":\(name)" + (argument.map { " \($0)" } ?? "") }
-  }
-
-  /// Every `:` command, in the order `:help` and the "unknown command" help list them.
-  static let commands: [Command] = [
-    Command(name: "help", aliases: ["h", "?"], help: "the feature's actions and these commands") { call in
-      call.console.out(help(call.runtime.manifest(of: call.feature)))
-      return .goOn
-    },
-    Command(name: "state", help: "print the state as JSON") { call throws(HostError) in
-      call.console.out(try call.runtime.state(of: call.feature))
-      return .goOn
-    },
-    Command(name: "view", help: "print the whole view (a long list in full)") { call in
-      if let view = call.runtime.view(of: call.feature) { call.console.out(view) }
-      return .goOn
-    },
-    Command(name: "settle", help: "wait for effects to finish") { call in
-      call.runtime.settle()
-      return .goOn
-    },
-    Command(name: "resume", help: "go on after a pause (Ctrl-C during a regulation, or the runaway guard)") {
-      call throws(HostError) in
-      try call.runtime.resume(call.feature)
-      return .goOn
-    },
-    Command(name: "history", help: "every seq ':goto' takes: the start, the actions, the travels") {
-      call throws(HostError) in
-      let lines = try call.runtime.seqs(of: call.feature).map(historyLine)
-      call.console.out((lines.isEmpty ? ["(no actions yet)"] : lines).joined(separator: "\n"))
-      return .goOn
-    },
-    Command(name: "undo", help: "back to the state before the last action") { call throws(HostError) in
-      call.console.out("back at seq \(try call.runtime.undo(call.feature))")
-      return .goOn
-    },
-    Command(name: "redo", help: "forward again after ':undo'") { call throws(HostError) in
-      call.console.out("forward at seq \(try call.runtime.redo(call.feature))")
-      return .goOn
-    },
-    Command(name: "goto", argument: "SEQ", help: "the state after action SEQ") { call throws(HostError) in
-      guard let seq = Int(call.argument), seq >= 0 else {
-        throw HostError(
-          "':goto' needs a seq, got '\(call.argument)'", help: "':history' lists the seqs, e.g. ':goto 3'")
-      }
-      try call.runtime.goto(seq, in: call.feature)
-      call.console.out("at seq \(seq)")
-      return .goOn
-    },
-    Command(name: "save", argument: "FILE", help: "write the state as JSON to a new file") { call throws(HostError) in
-      try save(call, replacing: false)
-    },
-    Command(name: "save!", argument: "FILE", help: "write the state as JSON, replacing FILE") {
-      call throws(HostError) in
-      try save(call, replacing: true)
-    },
-    Command(name: "load", argument: "FILE", help: "replace the state with a saved one") { call throws(HostError) in
-      guard !call.argument.isEmpty else {
-        throw HostError("':load' needs a file", help: "e.g. ':load state.json' (written by ':save')")
-      }
-      try call.runtime.load(from: call.argument, into: call.feature)
-      call.console.out("loaded '\(call.argument)'")
-      return .goOn
-    },
-    Command(name: "open", argument: "ID", help: "present another feature over this one") { call throws(HostError) in
-      try call.runtime.open(try featureID(call, verb: "open"))
-      return .goOn
-    },
-    Command(name: "back", help: "go back to the one before") { call throws(HostError) in
-      try call.runtime.back()
-      return .goOn
-    },
-    Command(name: "focus", argument: "ID", help: "type into ID, one of the features shown") { call throws(HostError) in
-      try call.runtime.focus(try featureID(call, verb: "focus"))
-      return .goOn
-    },
-    Command(name: "reload", help: "load the plugin file again, keeping the state") { call throws(HostError) in
-      try call.runtime.reload(call.feature)
-      return .goOn
-    },
-    Command(name: "quit", aliases: ["q", "exit"], help: "stop and leave") { _ in .quit },
-  ]
-
-  /// One line of `:history`: the seq, what it was, and for an action left out of the current
-  /// state (undone, or travelled away from) a mark that says so.
-  static func historyLine(_ entry: JournalHistory.Entry) -> String {
-    let seq = String(entry.seq).leftPadded(to: 6)
-    switch entry.kind {
-    case .start:
-      return "\(seq)  \("start".padding(toLength: 10))(the state before the first action)"
-    case .action(let action, let effective):
-      let mark = effective ? "" : "  (not in the current state)"
-      return "\(seq)  \(action.source.rawValue.padding(toLength: 10))\(action.json)\(mark)"
-    case .travel(let travel):
-      let what =
-        switch (travel.kind, travel.to) {
-        case (.undo, let to?): "back to seq \(to)"
-        case (.redo, let to?): "forward to seq \(to)"
-        case (_, let to?): "to seq \(to)"
-        case (_, nil): "a state loaded from a file"
-        }
-      return "\(seq)  \(travel.kind.rawValue.padding(toLength: 10))\(what)"
-    }
-  }
-
-  /// `:save FILE` and `:save! FILE` (see `SessionRuntime.save`).
-  private static func save(_ call: Call, replacing: Bool) throws(HostError) -> Next {
-    guard !call.argument.isEmpty else {
-      throw HostError("':save' needs a file", help: "e.g. ':save state.json'; ':load state.json' reads it back")
-    }
-    try call.runtime.save(call.feature, to: call.argument, replacing: replacing)
-    call.console.out("saved the state to '\(call.argument)'")
-    return .goOn
-  }
-
-  /// The feature id `:open` and `:focus` need.
-  private static func featureID(_ call: Call, verb: String) throws(HostError) -> String {
-    guard !call.argument.isEmpty else {
-      throw HostError(
-        "':\(verb)' needs a feature id",
-        help: "features: \(call.plugins.map(\.id).joined(separator: ", ")) ('host list' shows them)")
-    }
-    return call.argument
-  }
-
-  /// `:help`: the feature's actions, then the commands.
-  static func help(_ manifest: PluginManifest) -> String {
-    var lines = ["\(manifest.name) \(manifest.version) (\(manifest.id)): \(manifest.description)", "", "actions:"]
-    let width = manifest.actions.map { ActionLine.usage($0).count }.max() ?? 0
-    for action in manifest.actions {
-      let usage = ActionLine.usage(action)
-      lines.append("  \(usage)\(String(repeating: " ", count: width - usage.count))  \(action.help)")
-      for argument in action.arguments where !argument.help.isEmpty {
-        lines.append("      \(argument.name): \(argument.help)")
-      }
-    }
-    lines += ["  {\"type\": ...}  any action as raw JSON", "", "commands:"]
-    let commandWidth = commands.map(\.usage.count).max() ?? 0
-    for command in commands {
-      lines.append("  \(command.usage.padding(toLength: commandWidth))  \(command.help)")
-    }
-    return lines.joined(separator: "\n")
   }
 }

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Typed action lines")
 struct ActionLineTests {
-  static let manifest = try! PluginManifest(
+  static let manifest = try! Manifest(
     json: """
       {"id":"levels","name":"Levels","version":"1.0.0","description":"",
        "actions":[{"type":"increment","help":"","arguments":[]},

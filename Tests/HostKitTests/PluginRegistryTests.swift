@@ -213,7 +213,7 @@ struct PluginRegistryTests {
     // given a runtime showing the counter, offering a feature whose file no longer loads
     let folder = try FixturePlugin.temporaryFolder()
     let ghost = PluginRecord(
-      path: "\(folder)/libghost.so", manifest: try PluginManifest(json: CountingScanner.manifest(for: "libghost.so")),
+      path: "\(folder)/libghost.so", manifest: try Manifest(json: CountingScanner.manifest(for: "libghost.so")),
       abiMajor: 1, abiMinor: 0, structSize: 112)
     var settings = SessionRuntime.Settings()
     settings.temporaryRoot = folder

@@ -7,7 +7,7 @@ import Testing
 /// verdict lines a check process writes.
 @Suite("conformance suite parts")
 struct ConformancePartsTests {
-  static let manifest: PluginManifest = {
+  static let manifest: Manifest = {
     let json = """
       {"id":"t","name":"T","version":"1","actions":[
         {"type":"setTarget","help":"h","arguments":[{"name":"celsius","type":"integer","help":"5 to 35"}]},
@@ -15,10 +15,10 @@ struct ConformancePartsTests {
         {"type":"nudge","help":"h","arguments":[{"name":"by","type":"number","help":"","required":false}]},
         {"type":"warmer","help":"h"}]}
       """
-    do { return try PluginManifest(json: json) } catch { fatalError("the test manifest is valid: \(error)") }
+    do { return try Manifest(json: json) } catch { fatalError("the test manifest is valid: \(error)") }
   }()
 
-  static func action(_ type: String) -> PluginManifest.Action {
+  static func action(_ type: String) -> ActionSpec {
     guard let action = manifest.action(named: type) else { fatalError("no action \(type)") }
     return action
   }
@@ -60,7 +60,7 @@ struct ConformancePartsTests {
     let catalogue = Self.manifest.actions
     let inputs = BadInputs.actions(catalogue: catalogue)
     #expect(Set(inputs.map(\.id)).count == inputs.count, "ids are unique")
-    let types = Set(catalogue.map(\.type)).union(PluginManifest.lifecycleTypes)
+    let types = Set(catalogue.map(\.type)).union(Manifest.lifecycleTypes)
     for input in inputs where input.id.hasPrefix("random-") {
       let text = try #require(String(validating: input.bytes, as: UTF8.self))
       let value = try JSONValue.parse(text)

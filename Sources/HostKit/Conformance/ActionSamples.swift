@@ -5,7 +5,7 @@ import FeatureJSON
 /// tried in order until the plugin accepts one.
 public enum ActionSamples {
   /// Typical values of each kind, tried first.
-  static func defaults(_ kind: PluginManifest.Argument.Kind) -> [JSONValue] {
+  static func defaults(_ kind: ArgumentSpec.Kind) -> [JSONValue] {
     switch kind {
     case .integer: [1, 0, 2, -1, 10]
     case .number: [1, 0.5, 0, -1]
@@ -19,7 +19,7 @@ public enum ActionSamples {
 
   /// The values tried for `argument`: the typical ones, then those its help text names (numbers
   /// for a numeric argument, words for a string), so "off, heat or cool" and "5 to 35" are tried.
-  public static func values(for argument: PluginManifest.Argument) -> [JSONValue] {
+  public static func values(for argument: ArgumentSpec) -> [JSONValue] {
     var values = defaults(argument.kind)
     switch argument.kind {
     case .integer: values += numbers(in: argument.help).compactMap { Int64(exactly: $0) }.map { .number(.int($0)) }
@@ -34,7 +34,7 @@ public enum ActionSamples {
   /// The candidate actions for `action`, as JSON: first with only the required arguments, then
   /// with all. In the i-th candidate the k-th argument takes value i + k of its list (shorter
   /// lists start over), so two arguments of one kind differ: `set left=1 right=0`.
-  public static func candidates(for action: PluginManifest.Action) -> [String] {
+  public static func candidates(for action: ActionSpec) -> [String] {
     let lists = action.arguments.map { values(for: $0) }
     func candidate(_ index: Int, optionals: Bool) -> String {
       var object: [String: JSONValue] = ["type": .string(action.type)]

@@ -11,7 +11,7 @@ public enum BadInputs {
   public static let unknownType = "zz-not-an-action"
 
   /// The bad actions for a feature with `catalogue`; `randomCount` random ones at the end.
-  public static func actions(catalogue: [PluginManifest.Action], randomCount: Int = 48) -> [BadInput] {
+  public static func actions(catalogue: [ActionSpec], randomCount: Int = 48) -> [BadInput] {
     // Malformed variants of a real action, so a plugin cannot refuse them for their type alone.
     let type = catalogue.first?.type ?? unknownType
     var inputs: [BadInput] = [
@@ -42,7 +42,7 @@ public enum BadInputs {
     }
     inputs += oversized(type: unknownType)
     var generator = RandomJSON(seed: 0x5EED_F00D)
-    let reserved = Set(catalogue.map(\.type)).union(PluginManifest.lifecycleTypes)
+    let reserved = Set(catalogue.map(\.type)).union(Manifest.lifecycleTypes)
     for index in 0..<randomCount {
       inputs.append(BadInput("random-\(index + 1)", generator.action(avoiding: reserved)))
     }
@@ -51,7 +51,7 @@ public enum BadInputs {
 
   /// Actions with a catalogued type but arguments no feature can take: a required one missing,
   /// one of the wrong kind, a fraction or an overflowing integer for an integer.
-  static func argumentCases(for action: PluginManifest.Action) -> [BadInput] {
+  static func argumentCases(for action: ActionSpec) -> [BadInput] {
     var inputs: [BadInput] = []
     let typical = Dictionary(
       action.arguments.map { ($0.name, ActionSamples.values(for: $0)[0]) }, uniquingKeysWith: { first, _ in first })

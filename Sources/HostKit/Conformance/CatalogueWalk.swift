@@ -22,7 +22,7 @@ struct CatalogueWalk {
 
   /// Walks on a new instance; `visit` sees every state reached. The instance is destroyed at the end.
   static func run(
-    _ run: ConformanceRun, catalogue: [PluginManifest.Action],
+    _ run: ConformanceRun, catalogue: [ActionSpec],
     visit: (Visit) throws(CheckFailure) -> Void = { _ in }
   ) throws(CheckFailure) -> [Step] {
     let instance = try run.startedInstance()

@@ -41,7 +41,7 @@ final class ConformanceRun {
   }
 
   /// The catalogue, or why the behaviour checks built on it cannot run.
-  func catalogue() throws(CheckFailure) -> [PluginManifest.Action] { try subject.catalogue() }
+  func catalogue() throws(CheckFailure) -> [ActionSpec] { try subject.catalogue() }
 
   /// A new instance, created with the config and not started.
   func makeInstance() throws(CheckFailure) -> ConformanceInstance {

@@ -71,7 +71,7 @@ struct ConformanceSubject {
   /// The catalogue of actions, read leniently: the manifest's identity fields are set aside so a
   /// bad name fails `manifest` alone and the behaviour checks still run. Throws when the actions
   /// themselves cannot be read, since those checks are built from them.
-  func catalogue() throws(CheckFailure) -> [PluginManifest.Action] {
+  func catalogue() throws(CheckFailure) -> [ActionSpec] {
     guard let text = String(validatingCString: manifestJSON),
       let object = (try? JSONValue.parse(text))?.objectValue
     else {
@@ -81,7 +81,7 @@ struct ConformanceSubject {
       "id": "x", "name": "x", "version": "x", "actions": object["actions"] ?? .array([]),
     ])
     do {
-      return try PluginManifest(json: actionsOnly.serialized()).actions
+      return try Manifest(json: actionsOnly.serialized()).actions
     } catch {
       throw CheckFailure("not run: the manifest's actions cannot be read: \(error.message) (see 'manifest')")
     }

@@ -18,7 +18,7 @@ extension ConformanceSuite {
   static func checkCatalogue(_ run: ConformanceRun) throws(CheckFailure) {
     let catalogue = try run.catalogue()
     var accepted: [String] = []  // the candidate each action was first accepted with
-    var refused: [PluginManifest.Action] = []
+    var refused: [ActionSpec] = []
     var lastRefusal: [String: String] = [:]
     for action in catalogue {
       run.progress("'\(action.type)' after created")
@@ -66,7 +66,7 @@ extension ConformanceSuite {
 
   /// The first candidate of `action` the instance accepts (then settled), or the last refusal.
   private static func firstAccepted(
-    _ action: PluginManifest.Action, on instance: ConformanceInstance, run: ConformanceRun
+    _ action: ActionSpec, on instance: ConformanceInstance, run: ConformanceRun
   ) throws(CheckFailure) -> Result<String, CheckFailure> {
     var last = CheckFailure("it has no samples")
     for candidate in ActionSamples.candidates(for: action) {

@@ -5,7 +5,7 @@ import Foundation
 extension ConformanceSuite {
   /// Values of the right kind for `argument`, spread wide so out-of-range ones are among them:
   /// what a reducer must refuse without applying.
-  static func spread(for argument: PluginManifest.Argument) -> [JSONValue] {
+  static func spread(for argument: ArgumentSpec) -> [JSONValue] {
     let numbers = ActionSamples.numbers(in: argument.help)
     let around = numbers.flatMap { [$0 - 1, $0, $0 + 1] }
     var values: [JSONValue]

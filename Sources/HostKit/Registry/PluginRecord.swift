@@ -6,7 +6,7 @@ import FeatureABI
 /// `load()` is what runs the plugin's code here: call it only for a feature that is launched.
 public struct PluginRecord: Sendable, Equatable {
   public let path: String
-  public let manifest: PluginManifest
+  public let manifest: Manifest
   public let abiMajor: UInt32
   public let abiMinor: UInt32
   /// The descriptor's struct_size as the plugin declared it.
@@ -14,7 +14,7 @@ public struct PluginRecord: Sendable, Equatable {
 
   public var id: String { manifest.id }
 
-  public init(path: String, manifest: PluginManifest, abiMajor: UInt32, abiMinor: UInt32, structSize: UInt32) {
+  public init(path: String, manifest: Manifest, abiMajor: UInt32, abiMinor: UInt32, structSize: UInt32) {
     self.path = path
     self.manifest = manifest
     self.abiMajor = abiMajor

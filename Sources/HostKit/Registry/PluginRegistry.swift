@@ -150,7 +150,7 @@ public struct PluginRegistry: Sendable {
       return .rejected(.init(path: path, reason: reason, help: help))
     case .plugin(let json, let major, let minor, let size):
       do {
-        let manifest = try PluginManifest(json: json)
+        let manifest = try Manifest(json: json)
         return .found(PluginRecord(path: path, manifest: manifest, abiMajor: major, abiMinor: minor, structSize: size))
       } catch {
         return .rejected(.init(path: path, reason: "'\(path)': \(error.message)"))

@@ -194,7 +194,7 @@ public final class PluginBuilds: Sendable {
     func rejected(_ reason: String) -> HostError {
       HostError(ReloadFailure.buildRejected(feature: feature, path: original, reason: reason))
     }
-    var manifest: PluginManifest?
+    var manifest: Manifest?
     var version: (major: UInt32, minor: UInt32, size: UInt32) = (0, 0, 0)
     if let scan = scanned ?? scanner.map({ $0(copy) }) {
       switch scan {
@@ -202,7 +202,7 @@ public final class PluginBuilds: Sendable {
         throw rejected(reason)
       case .plugin(let json, let major, let minor, let size):
         do {
-          manifest = try PluginManifest(json: json)
+          manifest = try Manifest(json: json)
         } catch {
           throw rejected(error.message)
         }

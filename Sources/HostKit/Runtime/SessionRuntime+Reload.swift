@@ -54,7 +54,7 @@ extension SessionRuntime {
   }
 
   /// The manifest of the build `feature` runs now (its actions change with a reload).
-  public func manifest(of feature: PresentedFeature) -> PluginManifest {
+  public func manifest(of feature: PresentedFeature) -> Manifest {
     builds.current(of: feature.plugin).plugin.manifest
   }
 

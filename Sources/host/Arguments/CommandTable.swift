@@ -116,21 +116,8 @@ enum CommandTable {
       Run.settleTimeout, Isolation.isolation, Isolation.callTimeout, Run.watch,
     ],
     epilogue: """
-      commands while running:
-        :help      the feature's actions and these commands
-        :state     print the state as one line of JSON
-        :view      print the current view
-        :settle    wait (bounded) until nothing is queued and no effect is in flight
-        :resume    go on after the runaway guard paused the feature
-        :history   every seq :goto takes: the start, each action (with its source), each travel
-        :undo      back to the state before the last action   :redo   forward again
-        :goto SEQ  the state after action SEQ
-        :save FILE write the state as JSON to a new FILE   :save! FILE   replace FILE
-        :load FILE replace the state with a saved one
-        :open ID   present feature ID over the current one       :back   go back to the one before
-        :focus ID  send input to ID, when several features are shown at once
-        :reload    load the feature's plugin file again, keeping the state (--watch does it on change)
-        :quit      stop every feature and leave
+      commands while running (a unique prefix will do: ':o levels'):
+      \(ColonCommand.helpLines.joined(separator: "\n"))
 
       When stdin is not a terminal: reads to end of input, waits for effects to settle, prints the
       final view and exits 0. A bad line prints an error on stderr and the run goes on.

@@ -1,22 +1,22 @@
 import HostKit
 
 /// What Tab completes at the prompt: action names, their argument names (`set le` -> `set left=`),
-/// `:` commands, and feature ids after `:open` and `:focus`.
+/// `:` commands, and feature ids after a command that takes one (`:open`, `:focus`).
 struct Completion: Sendable {
   /// The focused feature's actions and their argument names.
   var actions: [(name: String, arguments: [String])]
-  /// The `:` commands, without the colon.
-  var commands: [String]
+  /// The `:` commands (`ColonCommand.all`).
+  var commands: [ColonCommand]
   /// The features `:open` and `:focus` may name.
   var features: [String]
 
-  init(actions: [(name: String, arguments: [String])], commands: [String], features: [String]) {
+  init(actions: [(name: String, arguments: [String])], commands: [ColonCommand], features: [String]) {
     self.actions = actions
     self.commands = commands
     self.features = features
   }
 
-  init(manifest: PluginManifest, commands: [String], features: [String]) {
+  init(manifest: Manifest, commands: [ColonCommand], features: [String]) {
     self.init(
       actions: manifest.actions.map { ($0.type, $0.arguments.map(\.name)) }, commands: commands, features: features)
   }
@@ -26,12 +26,11 @@ struct Completion: Sendable {
   func candidates(before: String, word: String) -> [String] {
     let previous = before.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
     guard let first = previous.first else {
-      if word.hasPrefix(":") { return matching(commands.map { ":" + $0 }, word) }
+      if word.hasPrefix(":") { return matching(commands.map { ":" + $0.name }, word) }
       return matching(actions.map(\.name), word)
     }
     if first.hasPrefix(":") {
-      let name = String(first.dropFirst())
-      let takesFeature = ["open", "focus"].contains { $0 == name || (!name.isEmpty && $0.hasPrefix(name)) }
+      let takesFeature = ColonCommand.named(String(first.dropFirst()), in: commands)?.argument == .featureID
       return takesFeature && previous.count == 1 ? matching(features, word) : []
     }
     // Raw JSON or a value being typed: nothing to offer.

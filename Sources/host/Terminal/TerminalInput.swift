@@ -28,10 +28,8 @@ struct TerminalInput {
       return .line(line)
     }
     let completion =
-      runtime.focused.map {
-        Completion(
-          manifest: $0.plugin.manifest, commands: RunSession.commands.map(\.name), features: features)
-      } ?? Completion(actions: [], commands: RunSession.commands.map(\.name), features: features)
+      runtime.focused.map { Completion(manifest: $0.plugin.manifest, commands: ColonCommand.all, features: features) }
+      ?? Completion(actions: [], commands: ColonCommand.all, features: features)
     let console = self.console
     // A page being loaded shows in the prompt; a regulation's timers do not (it draws itself).
     let busy = runtime.focused.map { feature in { feature.store.effectsAwaited > 0 } }

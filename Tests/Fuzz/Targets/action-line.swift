@@ -2,9 +2,9 @@
 import FeatureJSON
 import HostKit
 
-let manifest: PluginManifest = {
+let manifest: Manifest = {
   do {
-    return try PluginManifest(
+    return try Manifest(
       json: """
         {"id":"levels","name":"Levels","version":"1.0.0","description":"",
          "actions":[{"type":"increment","help":"","arguments":[]},

@@ -5,7 +5,7 @@ import Testing
 @Suite struct CompletionTests {
   let completion = Completion(
     actions: [("set", ["left", "right"]), ("settle", []), ("increment", [])],
-    commands: ["help", "history", "open", "focus", "quit"], features: ["counter", "kittens", "levels"])
+    commands: ColonCommand.all, features: ["counter", "kittens", "levels"])
 
   @Test func theFirstWordCompletesToActionsOrColonCommands() {
     #expect(completion.candidates(before: "", word: "se") == ["set", "settle"])

@@ -1,0 +1,32 @@
+/// What a plugin tells the host about its feature: identity, the catalogue of typed actions and
+/// the navigation steps it emits.
+///
+/// One model for both sides of the boundary: a plugin author builds it in Swift and FeatureKit
+/// hands it over as JSON (`json`); the host reads that JSON back with `init(json:)`. No value of
+/// this type crosses the C boundary itself.
+public struct Manifest: Sendable, Equatable {
+  public var id: String
+  public var name: String
+  public var version: String
+  public var description: String
+  public var actions: [ActionSpec]
+  /// The navigation steps the feature emits (see `Effect.navigate`).
+  public var steps: [StepSpec]
+
+  public init(
+    id: String, name: String, version: String, description: String, actions: [ActionSpec], steps: [StepSpec] = []
+  ) {
+    self.id = id
+    self.name = name
+    self.version = version
+    self.description = description
+    self.actions = actions
+    self.steps = steps
+  }
+
+  /// The lifecycle actions only the host sends; a catalogue may not list them.
+  public static let lifecycleTypes: Set<String> = ["created", "restored"]
+
+  /// The catalogued action called `type`.
+  public func action(named type: String) -> ActionSpec? { actions.first { $0.type == type } }
+}
