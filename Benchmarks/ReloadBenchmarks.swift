@@ -48,7 +48,7 @@ func reloadCounter(reloads: Int, workers: Bool) throws -> Double {
   try write(0)
   try land()
   let counter = loadPlugin("Counter")
-  var settings = SessionRuntime.Settings()
+  var settings = RunSettings()
   settings.instances = workers ? workerFactory : .inProcess
   settings.reload.watches = true
   settings.reload.loading = workers ? .workers : .inProcess

@@ -21,7 +21,7 @@ struct PipeInput {
   let limit: Int
   /// Handles a line (with its number) the general way; true to quit.
   let handle: (String, Int) throws(HostError) -> Bool
-  /// Readable when a feature closed (`SessionRuntime.Settings.featureClosed`): the loop looks at
+  /// Readable when a feature closed (`RunSettings.featureClosed`): the loop looks at
   /// `hasEndedByClosing` without waiting for another line.
   var wake: Int32 = -1
 

@@ -215,7 +215,7 @@ struct PluginRegistryTests {
     let ghost = PluginRecord(
       path: "\(folder)/libghost.so", manifest: try Manifest(json: CountingScanner.manifest(for: "libghost.so")),
       abiMajor: 1, abiMinor: 0, structSize: 112)
-    var settings = SessionRuntime.Settings()
+    var settings = RunSettings()
     settings.temporaryRoot = folder
     let runtime = SessionRuntime(
       plugins: [PluginRecord(try PluginLoader.load(CounterLibrary.path)), ghost], flow: .single("counter"),

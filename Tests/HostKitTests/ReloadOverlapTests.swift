@@ -15,7 +15,7 @@ struct ReloadOverlapTests {
     let (_, file) = try ReloadFixture.folder()
     let plugin = try PluginLoader.load(file)
     let workers = StoreReloadTests.WorkerLog()
-    var settings = SessionRuntime.Settings()
+    var settings = RunSettings()
     settings.temporaryRoot = try FixturePlugin.temporaryFolder()
     settings.instances = workers.factory(.worker(executable: HostProcess.executable))
     settings.reload.loading = .workers

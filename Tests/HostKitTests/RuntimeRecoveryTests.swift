@@ -36,7 +36,7 @@ struct RuntimeRecoveryTests {
     let sink = RecordingSink()
     let reporter = RecordingReporter()
     let root = try state ?? FixturePlugin.temporaryFolder()
-    var settings = SessionRuntime.Settings()
+    var settings = RunSettings()
     settings.temporaryRoot = root
     settings.session = session
     settings.sessions = SessionDirectory(root: "\(root)/featurehost")

@@ -42,7 +42,7 @@ struct SessionRuntimeTests {
   ) throws -> Harness {
     let sink = RecordingSink()
     let reporter = RecordingReporter()
-    var settings = SessionRuntime.Settings()
+    var settings = RunSettings()
     let root = try FixturePlugin.temporaryFolder()
     settings.temporaryRoot = root
     settings.session = session

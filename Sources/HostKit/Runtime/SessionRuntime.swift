@@ -14,8 +14,6 @@ import Synchronization
 // @unchecked: the launch bookkeeping is touched on the coordinator's queue only (launch, record),
 // the rest by the front end's thread before `open` and after `close`.
 public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
-  /// A run's settings (see `RunSettings`).
-  public typealias Settings = RunSettings
 
   /// The config (a JSON object) a feature is created with, from its plugin and its presentation
   /// number (1 for the flow's first feature).
@@ -24,7 +22,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   /// The features the flow may present; each is loaded when it is first launched.
   public let plugins: [PluginRecord]
   public let flow: Flow
-  let settings: Settings
+  let settings: RunSettings
   let renderers: [any FeatureRenderer]
   private let listeners: [any StoreListener]
   private let config: ConfigProvider
@@ -64,7 +62,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   /// feature created with the config `config` gives it. A plugin is loaded into this process only
   /// when a feature of it is launched.
   public init(
-    plugins: [PluginRecord], flow: Flow, settings: Settings, renderers: [any FeatureRenderer],
+    plugins: [PluginRecord], flow: Flow, settings: RunSettings, renderers: [any FeatureRenderer],
     listeners: [any StoreListener] = [], reporter: any RuntimeReporter,
     config: @escaping ConfigProvider = { _, _ in "{}" }
   ) {
