@@ -144,36 +144,41 @@ struct ActionDecoderSource {
   }
 
   func matchingParenthesis(_ text: Substring) -> Substring.Index? {
+    var match: Substring.Index?
+    walkBrackets(text) { index, character, depth in
+      guard depth == 0, character == ")" || character == "]" || character == ">" else { return true }
+      match = character == ")" ? index : nil
+      return false
+    }
+    return match
+  }
+
+  /// Walks `text` keeping the bracket depth (`(`, `[`, `<` open; `)`, `]`, `>` close): calls
+  /// `visit` with each index, its character and the depth after it, until `visit` returns false.
+  func walkBrackets<Text: StringProtocol>(_ text: Text, _ visit: (Text.Index, Character, Int) -> Bool) {
     var depth = 0
     var index = text.startIndex
     while index < text.endIndex {
-      switch text[index] {
+      let character = text[index]
+      switch character {
       case "(", "[", "<": depth += 1
-      case ")", "]", ">":
-        depth -= 1
-        if depth == 0 { return text[index] == ")" ? index : nil }
+      case ")", "]", ">": depth -= 1
       default: break
       }
+      guard visit(index, character, depth) else { return }
       index = text.index(after: index)
     }
-    return nil
   }
 
   func parseParameters(_ text: Substring) -> [Parameter]? {
     var parts: [Substring] = []
-    var depth = 0
     var start = text.startIndex
-    var index = text.startIndex
-    while index < text.endIndex {
-      switch text[index] {
-      case "(", "[", "<": depth += 1
-      case ")", "]", ">": depth -= 1
-      case "," where depth == 0:
+    walkBrackets(text) { index, character, depth in
+      if character == ",", depth == 0 {
         parts.append(text[start..<index])
         start = text.index(after: index)
-      default: break
       }
-      index = text.index(after: index)
+      return true
     }
     parts.append(text[start..<text.endIndex])
     var parameters: [Parameter] = []
@@ -199,18 +204,13 @@ struct ActionDecoderSource {
 
   /// The colon between a label and its type (not one inside `[K: V]`).
   func topLevelColon(_ text: String) -> String.Index? {
-    var depth = 0
-    var index = text.startIndex
-    while index < text.endIndex {
-      switch text[index] {
-      case "(", "[", "<": depth += 1
-      case ")", "]", ">": depth -= 1
-      case ":" where depth == 0: return index
-      default: break
-      }
-      index = text.index(after: index)
+    var colon: String.Index?
+    walkBrackets(text) { index, character, depth in
+      guard character == ":", depth == 0 else { return true }
+      colon = index
+      return false
     }
-    return nil
+    return colon
   }
 
   /// The text without `//` and `/* */` comments (string literals are not expected in an enum's cases).

@@ -90,8 +90,7 @@ public final class FeatureTestStore: Sendable {
   ) async throws {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     self.location = location
-    let path = plugin.contains("/") || plugin.hasSuffix(".so") ? plugin : PluginPaths.library(plugin)
-    self.plugin = try PluginLoader.load(path)
+    self.plugin = try PluginLoader.load(PluginPaths.resolve(plugin))
     self.exhaustivity = exhaustivity
     self.timeout = timeout
     let log = ActionLog()
@@ -149,13 +148,10 @@ public final class FeatureTestStore: Sendable {
   ) async {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     guard let entry = await apply(action, at: location) else { return }
-    if let rejection = entry.rejection {
-      Self.fail(
-        "The plugin refused \(entry.action)", why: rejection.description,
-        help: "fix the action, or assert the refusal with send(_:rejectedWith:)", at: location)
-      return
-    }
-    checkState(of: entry, named: "sending \(entry.action)", expected: expected, check: check, at: location)
+    Self.checkApplied(
+      entry, refused: "The plugin refused \(entry.action)",
+      help: "fix the action, or assert the refusal with send(_:rejectedWith:)", named: "sending \(entry.action)",
+      expected: expected, check: check, exhaustivity: exhaustivity, at: location)
   }
 
   /// Sends `action` and checks that the plugin refuses it with a message containing `reason`,
@@ -278,13 +274,10 @@ public final class FeatureTestStore: Sendable {
         return
       }
       log.consume(index + 1)
-      if let rejection = entry.rejection {
-        Self.fail(
-          "The plugin refused its own emitted action \(entry.action)", why: rejection.description,
-          help: "an effect or feedback must emit actions the reducer accepts", at: location)
-        return
-      }
-      checkState(of: entry, named: "receiving \(entry.action)", expected: state, check: check, at: location)
+      Self.checkApplied(
+        entry, refused: "The plugin refused its own emitted action \(entry.action)",
+        help: "an effect or feedback must emit actions the reducer accepts", named: "receiving \(entry.action)",
+        expected: state, check: check, exhaustivity: exhaustivity, at: location)
       return
     }
   }
@@ -437,95 +430,5 @@ public final class FeatureTestStore: Sendable {
     log.entries.map { entry in
       AppliedAction(action: entry.action, source: entry.source, changed: entry.changed, refused: entry.rejection != nil)
     }
-  }
-
-  // MARK: - Checks and messages
-
-  private func checkState(
-    of entry: ActionLog.Entry, named what: String, expected: ExpectedState?, check: ((JSONValue) throws -> Void)?,
-    at location: SourceLocation
-  ) {
-    Self.checkState(of: entry, named: what, expected: expected, check: check, exhaustivity: exhaustivity, at: location)
-  }
-
-  /// Checks the state after `entry` against `expected` and `check`; exhaustive, a change neither
-  /// names fails. Shared with `FlowTestStore`.
-  static func checkState(
-    of entry: ActionLog.Entry, named what: String, expected: ExpectedState?, check: ((JSONValue) throws -> Void)?,
-    exhaustivity: Exhaustivity, at location: SourceLocation
-  ) {
-    if entry.reportedChange != entry.changed {
-      Self.fail(
-        "After \(what), the plugin reported the state as \(entry.reportedChange ? "changed" : "unchanged"), but it \(entry.changed ? "changed" : "did not change")",
-        why: "FH_DISPATCH_STATE_CHANGED tells the host when to render again",
-        help: "set the flag exactly when the state differs from before", at: location)
-    }
-    if let expected {
-      switch expected.value {
-      case .failure(let error):
-        Self.fail(
-          "Cannot check the state after \(what): \(error.message)", why: "the expectation itself is broken",
-          help: "fix it", at: location)
-      case .success(let value) where !JSONComparison.equal(value, entry.after):
-        Self.fail(
-          "The state after \(what) is not the expected one (- expected, + actual):\n\(Self.diff(value, entry.after))",
-          why: "the plugin's reducer produced a different state",
-          help: "fix the feature, or if the new state is right, expect it", at: location)
-      case .success:
-        break
-      }
-    }
-    if let check {
-      do {
-        try check(entry.after)
-      } catch {
-        Self.fail(
-          "The state check after \(what) threw: \(error)", why: "the check closure failed", help: "see the error",
-          at: location)
-      }
-    }
-    if expected == nil, check == nil, exhaustivity == .on, entry.changed {
-      Self.fail(
-        "The state changed after \(what), but the test did not say how (- before, + after):\n\(Self.diff(entry.before, entry.after))",
-        why: "an exhaustive test asserts every state change",
-        help: "pass assert: with the new state (or a check closure), or use exhaustivity: .off", at: location)
-    }
-  }
-
-  /// Records that a test let its store go without calling `finish`. TCA's TestStore fails in
-  /// deinit only when effects are still running; here the end of every test is explicit.
-  static func failForgottenFinish(_ type: String, at location: SourceLocation) {
-    fail(
-      "The \(type) was released without finish()",
-      why: "finish() is where a test checks what is left: emitted actions never received, effects still in flight",
-      help: "call `await store.finish()` at the end of the test", at: location)
-  }
-
-  /// Records one failure: what happened, why it fails, how to fix it, at the caller's line.
-  static func fail(_ what: String, why: String, help: String, at location: SourceLocation) {
-    Issue.record(Comment(rawValue: "\(what)\nwhy: \(why)\nhelp: \(help)"), sourceLocation: location)
-  }
-
-  static func diff(_ expected: JSONValue, _ actual: JSONValue) -> String {
-    JSONComparison.diff(expected: expected, actual: actual)
-  }
-
-  private static func actionDiff(_ expected: ExpectedAction, _ actual: String) -> String {
-    guard case .exactly(let value) = expected.match, let parsed = try? JSONValue.parse(actual),
-      value["type"] == parsed["type"]
-    else { return "" }
-    return " (- expected, + actual):\n\(diff(value, parsed))"
-  }
-
-  static func count(_ number: Int, _ noun: String) -> String {
-    "\(number) \(noun)\(number == 1 ? "" : "s")"
-  }
-}
-
-/// Runs `body`, which blocks, on a thread of its own, so waiting never holds a thread of Swift's
-/// cooperative pool (one per core, shared by every test running in parallel).
-func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-  await withCheckedContinuation { continuation in
-    Thread.detachNewThread { continuation.resume(returning: body()) }
   }
 }

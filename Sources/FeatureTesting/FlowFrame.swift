@@ -34,4 +34,14 @@ public struct FlowFrame: Sendable, Equatable, ExpressibleByStringLiteral, Custom
 extension [FlowFrame] {
   /// The stack in one line, bottom first: `home > [counter, *levels]`.
   var line: String { isEmpty ? "(empty)" : map(\.description).joined(separator: " > ") }
+
+  /// The stack as Swift source a test can paste: `["home", .present("a", "b", focus: "b")]`.
+  var literal: String {
+    "["
+      + map { frame in
+        guard frame.features.count > 1 else { return "\"\(frame.features.first ?? "")\"" }
+        let ids = frame.features.map { "\"\($0)\"" }.joined(separator: ", ")
+        return ".present(\(ids), focus: \"\(frame.features[frame.focus])\")"
+      }.joined(separator: ", ") + "]"
+  }
 }

@@ -226,6 +226,11 @@ final class FlowLauncher: FeatureLauncher, @unchecked Sendable {
   /// The features launched and not retired, in presentation order.
   var live: [Record] { locked { allLocked.filter { !$0.retired } } }
 
+  /// The emissions not received yet, each with its feature's id, in presentation order.
+  var waiting: [(id: String, emission: Emission)] {
+    locked { allLocked.flatMap { record in record.pending.map { (record.id, $0) } } }
+  }
+
   /// Every feature launched so far; with the lock held.
   var allLocked: [Record] { records.keys.sorted().compactMap { records[$0] } }
 

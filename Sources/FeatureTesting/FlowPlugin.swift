@@ -24,28 +24,7 @@ public struct FlowPlugin: Sendable, ExpressibleByStringLiteral {
   }
 
   /// The library's path: `library` itself when it looks like one, else the product's build path.
-  var path: String { library.contains("/") || library.hasSuffix(".so") ? library : PluginPaths.library(library) }
-}
-
-/// The flow a `FlowTestStore` runs.
-public struct FlowSource: Sendable {
-  enum Form: Sendable {
-    case main
-    case file(String)
-    case json(String)
-  }
-
-  let form: Form
-
-  /// The host's main flow (`Flow.mainJSON`): the home menu, and the feature it picks. Needs the
-  /// `Home` plugin.
-  public static let main = FlowSource(form: .main)
-
-  /// A flow file, as `host run --flow FILE` reads it.
-  public static func file(_ path: String) -> FlowSource { FlowSource(form: .file(path)) }
-
-  /// A flow written inline, as JSON text.
-  public static func json(_ text: String) -> FlowSource { FlowSource(form: .json(text)) }
+  var path: String { PluginPaths.resolve(library) }
 }
 
 /// The home menu's config, built as the CLI builds it (`Sources/host/HomeMenu.swift`, which

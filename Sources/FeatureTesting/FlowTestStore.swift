@@ -71,28 +71,7 @@ public final class FlowTestStore: Sendable {
       let config = library.config ?? (plugin.id == HomeMenuConfig.id ? HomeMenuConfig.config(offering: plugins) : [:])
       configs[plugin.id] = config.serialized()
     }
-    let ids = Set(plugins.map(\.id))
-    let steps = Set(plugins.flatMap { $0.manifest.steps.map(\.step) })
-    let flow: Flow
-    switch source.form {
-    case .main:
-      guard ids.contains(HomeMenuConfig.id) else {
-        throw HostError(
-          "the main flow needs the home menu plugin ('home'), which is not among \(plugins.map(\.id))",
-          help: "add \"Home\" to plugins:, or pass flow: .json(...) or .file(...)")
-      }
-      flow = try Flow.load(Flow.mainJSON, file: "main", features: ids, steps: steps)
-    case .file(let path):
-      let text: String
-      do {
-        text = try String(contentsOfFile: path, encoding: .utf8)
-      } catch {
-        throw HostError("cannot read flow '\(path)': \(SystemReason.of(error, naming: path))", help: "check the path")
-      }
-      flow = try Flow.load(text, file: path, features: ids, steps: steps)
-    case .json(let text):
-      flow = try Flow.load(text, file: "inline", features: ids, steps: steps)
-    }
+    let flow = try source.load(for: plugins)
     self.flow = flow
     self.plugins = plugins
     self.exhaustivity = exhaustivity
@@ -209,14 +188,10 @@ public final class FlowTestStore: Sendable {
         at: location)
       return
     }
-    if let rejection = entry.rejection {
-      fail(
-        "\(feature.id) refused \(entry.action)", why: rejection.description,
-        help: "fix the action; a flow test sends actions the feature accepts", at: location)
-      return
-    }
-    FeatureTestStore.checkState(
-      of: entry, named: "sending \(entry.action) to \(feature.id)", expected: expected, check: check,
+    FeatureTestStore.checkApplied(
+      entry, refused: "\(feature.id) refused \(entry.action)",
+      help: "fix the action; a flow test sends actions the feature accepts",
+      named: "sending \(entry.action) to \(feature.id)", expected: expected, check: check,
       exhaustivity: exhaustivity, at: location)
   }
 
@@ -242,14 +217,10 @@ public final class FlowTestStore: Sendable {
         })
     else { return }
     guard case .action(let entry) = emission else { return }
-    if let rejection = entry.rejection {
-      fail(
-        "\(record.id) refused its own emitted action \(entry.action)", why: rejection.description,
-        help: "an effect or feedback must emit actions the reducer accepts", at: location)
-      return
-    }
-    FeatureTestStore.checkState(
-      of: entry, named: "receiving \(entry.action) in \(record.id)", expected: state, check: check,
+    FeatureTestStore.checkApplied(
+      entry, refused: "\(record.id) refused its own emitted action \(entry.action)",
+      help: "an effect or feedback must emit actions the reducer accepts",
+      named: "receiving \(entry.action) in \(record.id)", expected: state, check: check,
       exhaustivity: exhaustivity, at: location)
   }
 
@@ -430,7 +401,7 @@ public final class FlowTestStore: Sendable {
     if exhaustivity == .on {
       let deadline = Date(timeIntervalSinceNow: timeout.seconds)
       let settled = await offPool { launcher.waitUntilSettled(until: deadline) }
-      let waiting = launcher.locked { launcher.allLocked.flatMap { record in record.pending.map { (record.id, $0) } } }
+      let waiting = launcher.waiting
       if !waiting.isEmpty {
         fail(
           "\(FeatureTestStore.count(waiting.count, "emission")) never received:\n"
@@ -473,7 +444,7 @@ public final class FlowTestStore: Sendable {
 
   private func checkNothingWaiting(before what: String, at location: SourceLocation) {
     guard exhaustivity == .on else { return }
-    let waiting = launcher.locked { launcher.allLocked.flatMap { record in record.pending.map { (record.id, $0) } } }
+    let waiting = launcher.waiting
     guard !waiting.isEmpty else { return }
     fail(
       "\(what.prefix(1).uppercased() + what.dropFirst()) while \(FeatureTestStore.count(waiting.count, "emission")) had not been received:\n"
@@ -482,71 +453,7 @@ public final class FlowTestStore: Sendable {
       help: "call receive(...) or receive(step:...) for each first, or skipReceivedActions()", at: location)
   }
 
-  private func checkNavigation(
-    _ outcome: FlowLauncher.Outcome, after what: String, stack expected: [FlowFrame]?, cancelled: [String: Int]?,
-    ignored: Bool, at location: SourceLocation
-  ) {
-    switch outcome {
-    case .ignored(let note):
-      if !ignored {
-        fail(
-          "The flow moved nothing after \(what)", why: note,
-          help: "fix the flow or the step, or if that is right, pass ignored: true", at: location)
-      }
-    case .navigated(let actual, let retired):
-      if ignored {
-        fail(
-          "Expected the flow to ignore \(what), but it navigated to \(actual.line)",
-          why: "flow \(flow.name) has a rule for it", help: "drop ignored: true and assert stack:", at: location)
-      }
-      if let expected, expected != actual {
-        fail(
-          "The stack after \(what) is not the expected one:\n  - \(expected.line)\n  + \(actual.line)",
-          why: "flow \(flow.name) navigated there", help: "fix the flow, or if the new stack is right, expect it",
-          at: location)
-      } else if expected == nil, exhaustivity == .on {
-        fail(
-          "The stack changed after \(what), but the test did not say how:\n  + \(actual.line)",
-          why: "an exhaustive flow test asserts every navigation",
-          help: "pass stack: \(actual.literal), or use exhaustivity: .off", at: location)
-      }
-      var effects: [String: Int] = [:]
-      for retirement in retired where retirement.effects > 0 {
-        effects[retirement.id, default: 0] += retirement.effects
-      }
-      if let cancelled, cancelled.filter({ $0.value > 0 }) != effects {
-        fail(
-          "The effects cancelled by \(what) are not the expected ones:\n  - \(Self.describe(cancelled))\n  + \(Self.describe(effects))",
-          why: "popping a feature stops it, cancelling the effects it had in flight",
-          help: "expect what was in flight, or let the effects finish (receive) before going back", at: location)
-      } else if cancelled == nil, !effects.isEmpty, exhaustivity == .on {
-        fail(
-          "\(what.prefix(1).uppercased() + what.dropFirst()) cancelled effects the test did not assert: \(Self.describe(effects))",
-          why: "popping a feature stops it, cancelling the effects it had in flight",
-          help: "pass cancelled: \(Self.describe(effects)), or receive what they deliver before going back",
-          at: location)
-      }
-    }
-  }
-
-  private static func describe(_ effects: [String: Int]) -> String {
-    let named = effects.filter { $0.value > 0 }.sorted { $0.key < $1.key }
-    return named.isEmpty ? "[:]" : "[" + named.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", ") + "]"
-  }
-
-  private func fail(_ what: String, why: String, help: String, at location: SourceLocation) {
+  func fail(_ what: String, why: String, help: String, at location: SourceLocation) {
     FeatureTestStore.fail(what, why: why, help: help, at: location)
-  }
-}
-
-extension [FlowFrame] {
-  /// The stack as Swift source a test can paste: `["home", .present("a", "b", focus: "b")]`.
-  var literal: String {
-    "["
-      + map { frame in
-        guard frame.features.count > 1 else { return "\"\(frame.features.first ?? "")\"" }
-        let ids = frame.features.map { "\"\($0)\"" }.joined(separator: ", ")
-        return ".present(\(ids), focus: \"\(frame.features[frame.focus])\")"
-      }.joined(separator: ", ") + "]"
   }
 }

@@ -16,4 +16,10 @@ public enum PluginPaths {
 
   /// The path of the plugin library product `name` (`Counter` -> `.../libCounter.so`).
   public static func library(_ name: String) -> String { "\(buildFolder)/lib\(name).so" }
+
+  /// `library` itself when it looks like a path (has a `/` or ends in `.so`), else the path of
+  /// the product of that name.
+  static func resolve(_ library: String) -> String {
+    library.contains("/") || library.hasSuffix(".so") ? library : self.library(library)
+  }
 }

@@ -120,4 +120,44 @@ struct Scaffold {
       throw HostError("cannot write the plugin folder '\(folder)': \(SystemReason.of(error, naming: folder))")
     }
   }
+
+  /// The transcript every language writes: a session typed to `host run`, then `more` (whole
+  /// lines), checked by the command `check`.
+  func transcript(checkedBy check: String, more: String = "") -> String {
+    #"""
+    # \#(name): what a person types to the host, and exactly what it prints back.
+    # Check it: \#(check)
+    $ host run \#(name)
+    > add amount=3
+    > add amount=4
+    > :state
+    {"total":7}
+    > add amount=x
+    ! error: argument amount='x' of 'add' must be an integer
+    ! help: amount: how much to add (may be negative)
+    \#(more)^D
+    \#(typeName)
+      total: 7
+
+    """#
+  }
+
+  /// The README every language writes: what made it (`madeBy`), the next steps, `body` (whole
+  /// lines, ending in a blank one), and where the contract is.
+  func readme(madeBy: String, body: String) -> String {
+    let steps = NewCommand.nextSteps(self, folder: ".", featureHost: recordedFeatureHost).dropFirst()
+      .map { "    \($0)" }.joined(separator: "\n")
+    return #"""
+      # \#(name)
+
+      A FeatureHost feature plugin \#(madeBy).
+
+      \#(steps)
+
+      \#(body)The contract is `\#(recordedFeatureHost)/Sources/FeatureABI/include/feature_abi.h`.
+      It builds against the FeatureHost checkout at `\#(recordedFeatureHost)` (relative to this folder, so
+      the two can move together), or the one the environment variable `FEATUREHOST` names.
+
+      """#
+  }
 }

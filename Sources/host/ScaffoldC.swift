@@ -397,46 +397,26 @@ enum ScaffoldC {
   }
 
   static func transcript(_ s: Scaffold) -> String {
-    #"""
-    # \#(s.name): what a person types to the host, and exactly what it prints back.
-    # Check it: make check
-    $ host run \#(s.name)
-    > add amount=3
-    > add amount=4
-    > :state
-    {"total":7}
-    > add amount=x
-    ! error: argument amount='x' of 'add' must be an integer
-    ! help: amount: how much to add (may be negative)
-    > {"type":"add","amount":1.5}
-    ! error: \#(s.name) refused the user action {"amount":1.5,"type":"add"}: action is not valid: expected an integer, got a fraction
-    ! help: the state is unchanged; ':help' lists the actions and their arguments
-    ^D
-    \#(s.typeName)
-      total: 7
+    s.transcript(
+      checkedBy: "make check",
+      more: #"""
+        > {"type":"add","amount":1.5}
+        ! error: \#(s.name) refused the user action {"amount":1.5,"type":"add"}: action is not valid: expected an integer, got a fraction
+        ! help: the state is unchanged; ':help' lists the actions and their arguments
 
-    """#
+        """#)
   }
 
   static func readme(_ s: Scaffold) -> String {
-    let steps = NewCommand.nextSteps(s, folder: ".", featureHost: s.recordedFeatureHost).dropFirst().map { "    \($0)" }
-      .joined(separator: "\n")
-    return #"""
-      # \#(s.name)
+    s.readme(
+      madeBy: "in C, made by `host new \(s.name) --lang c`",
+      body: #"""
+        The build is one command (see the Makefile):
 
-      A FeatureHost feature plugin in C, made by `host new \#(s.name) --lang c`.
+            cc -std=c11 -shared -fPIC -O2 -Wall -Wextra -Werror -I\#(s.recordedFeatureHost)/Sources/FeatureABI/include \
+              -Wl,--version-script=exports.map -o lib\#(s.name).so \#(s.name).c
 
-      \#(steps)
 
-      The build is one command (see the Makefile):
-
-          cc -std=c11 -shared -fPIC -O2 -Wall -Wextra -Werror -I\#(s.recordedFeatureHost)/Sources/FeatureABI/include \
-            -Wl,--version-script=exports.map -o lib\#(s.name).so \#(s.name).c
-
-      The contract is `\#(s.recordedFeatureHost)/Sources/FeatureABI/include/feature_abi.h`.
-      It builds against the FeatureHost checkout at `\#(s.recordedFeatureHost)` (relative to this folder, so
-      the two can move together), or the one the environment variable `FEATUREHOST` names.
-
-      """#
+        """#)
   }
 }

@@ -155,43 +155,19 @@ enum ScaffoldSwift {
   }
 
   static func transcript(_ s: Scaffold) -> String {
-    #"""
-    # \#(s.name): what a person types to the host, and exactly what it prints back.
-    # Check it: \#(s.recordedFeatureHost)/host --plugins .build/debug check \#(s.name).transcript
-    $ host run \#(s.name)
-    > add amount=3
-    > add amount=4
-    > :state
-    {"total":7}
-    > add amount=x
-    ! error: argument amount='x' of 'add' must be an integer
-    ! help: amount: how much to add (may be negative)
-    ^D
-    \#(s.typeName)
-      total: 7
-
-    """#
+    s.transcript(checkedBy: "\(s.recordedFeatureHost)/host --plugins .build/debug check \(s.name).transcript")
   }
 
   static func readme(_ s: Scaffold) -> String {
-    let steps = NewCommand.nextSteps(s, folder: ".", featureHost: s.recordedFeatureHost).dropFirst().map { "    \($0)" }
-      .joined(separator: "\n")
-    return #"""
-      # \#(s.name)
+    s.readme(
+      madeBy: "in Swift, made by `host new \(s.name)`",
+      body: #"""
+        - `Sources/\#(s.typeName)Feature/`: the feature: state, actions, reducer, view.
+        - `Sources/\#(s.typeName)Plugin/`: exports it as `fh_plugin_entry_v1` (product lib\#(s.typeName).so).
+        - `Tests/\#(s.typeName)Tests/`: drives the built plugin with FeatureTesting's `FeatureTestStore`.
+        - `\#(s.name).transcript`: a session typed to `host run`, checked by `host check`.
 
-      A FeatureHost feature plugin in Swift, made by `host new \#(s.name)`.
 
-      \#(steps)
-
-      - `Sources/\#(s.typeName)Feature/`: the feature: state, actions, reducer, view.
-      - `Sources/\#(s.typeName)Plugin/`: exports it as `fh_plugin_entry_v1` (product lib\#(s.typeName).so).
-      - `Tests/\#(s.typeName)Tests/`: drives the built plugin with FeatureTesting's `FeatureTestStore`.
-      - `\#(s.name).transcript`: a session typed to `host run`, checked by `host check`.
-
-      The contract is `\#(s.recordedFeatureHost)/Sources/FeatureABI/include/feature_abi.h`.
-      It builds against the FeatureHost checkout at `\#(s.recordedFeatureHost)` (relative to this folder, so
-      the two can move together), or the one the environment variable `FEATUREHOST` names.
-
-      """#
+        """#)
   }
 }

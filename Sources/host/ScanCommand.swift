@@ -18,23 +18,12 @@ enum ScanCommand {
     // The reader has checked PLUGIN.so is there. dlopen searches the library path for a bare name.
     let given = arguments.positionals[0]
     let path = given.contains("/") ? given : "./" + given
-    let sink = fcntl(ScannerProcess.reportDescriptor, F_GETFD) == -1 ? STDOUT_FILENO : ScannerProcess.reportDescriptor
-    let scan = PluginScan.inProcess(path) { phase in write(ScannerProcess.Line.phase(phase).text, to: sink) }
-    write(ScannerProcess.Line.answer(scan).text, to: sink)
-    _exit(0)
-  }
-
-  private static func write(_ line: String, to descriptor: Int32) {
-    let bytes = Array((line + "\n").utf8)
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes.withUnsafeBytes {
-        Glibc.write(descriptor, $0.baseAddress.map { $0 + offset }, $0.count - offset)
-      }
-      if written < 0 && errno == EINTR { continue }
-      guard written > 0 else { return }
-      offset += written
+    let sink = HostChild.reportSink(ScannerProcess.reportDescriptor)
+    let scan = PluginScan.inProcess(path) { phase in
+      HostChild.writeLine(ScannerProcess.Line.phase(phase).text, to: sink)
     }
+    HostChild.writeLine(ScannerProcess.Line.answer(scan).text, to: sink)
+    _exit(0)
   }
 }
 

@@ -78,25 +78,12 @@ struct ValidateCommand {
     _ check: ConformanceCheck, plugin: String, settings: ConformanceSuite.Settings
   ) -> Never {
     // The validator hands the child a pipe on descriptor 3; run by hand, it writes to stdout.
-    let sink = fcntl(3, F_GETFD) == -1 ? STDOUT_FILENO : 3
+    let sink = HostChild.reportSink(3)
     let verdict = ConformanceSuite.run(check, plugin: plugin, settings: settings) { step in
-      writeLine(VerdictLine.step(step).text, to: sink)
+      HostChild.writeLine(VerdictLine.step(step).text, to: sink)
     }
-    writeLine(VerdictLine.verdict(verdict).text, to: sink)
+    HostChild.writeLine(VerdictLine.verdict(verdict).text, to: sink)
     _exit(0)
-  }
-
-  private static func writeLine(_ line: String, to descriptor: Int32) {
-    var bytes = Array((line + "\n").utf8)
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes.withUnsafeMutableBytes {
-        write(descriptor, $0.baseAddress.map { $0 + offset }, $0.count - offset)
-      }
-      if written < 0 && errno == EINTR { continue }
-      guard written > 0 else { return }
-      offset += written
-    }
   }
 
   /// `path` made absolute (dlopen searches the library path for a name without a slash), once

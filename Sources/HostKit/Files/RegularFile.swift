@@ -25,21 +25,32 @@ public enum RegularFile {
     defer { close(fd) }
     let size = try regularSize(fd, path: path)
     guard size <= limit else { throw HostError(FileFailure.tooLarge(path: path, size: size, limit: limit)) }
-    var bytes = [UInt8](repeating: 0, count: size)
-    var count = 0
-    while count < size {
-      let got = bytes.withUnsafeMutableBytes { raw in
-        pread(fd, raw.baseAddress.map { $0 + count }, size - count, off_t(count))
+    return try readStart(of: fd, count: size) { code in
+      HostError(FileFailure.system(operation: "read", path: path, code: code))
+    }
+  }
+
+  /// The first `count` bytes of the open file `fd`, fewer when it ends sooner (it may shrink
+  /// after `fstat`), read with `pread` from offset 0 and retried on `EINTR`.
+  ///
+  /// - Throws: what `failure` makes of the `errno` of a read that failed.
+  static func readStart(of fd: Int32, count: Int, failure: (Int32) -> HostError) throws(HostError) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: count)
+    var got = 0
+    while got < count {
+      let read = bytes.withUnsafeMutableBytes { raw in
+        pread(fd, raw.baseAddress.map { $0 + got }, count - got, off_t(got))
       }
-      if got > 0 {
-        count += got
-      } else if got == 0 {
-        break  // the file shrank since fstat: what is there
+      if read > 0 {
+        got += read
+      } else if read == 0 {
+        break
       } else if errno != EINTR {
-        throw HostError(FileFailure.system(operation: "read", path: path, code: errno))
+        throw failure(errno)
       }
     }
-    return Array(bytes[..<count])
+    if got < count { bytes.removeSubrange(got...) }
+    return bytes
   }
 
   /// What kind of file `mode` (from `stat`) is, in words, or nil for a regular file.

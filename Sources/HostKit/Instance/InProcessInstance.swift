@@ -76,20 +76,25 @@ public final class InProcessInstance: PluginInstance {
 
   /// Reduces one action; returns whether the plugin reports the state as changed.
   public func dispatch(_ json: String) throws(PluginCallError) -> Bool {
-    let handle = try live("dispatch")
-    var flags: UInt32 = 0
-    let status = json.withCString { functions.dispatch(handle, $0, &flags) }
-    try check("dispatch", status, handle)
-    return flags & UInt32(FH_DISPATCH_STATE_CHANGED) != 0
+    try apply("dispatch", json, functions.dispatch)
   }
 
   /// Reduces one action without effects or feedbacks (replay, time travel); returns whether the
   /// state changed.
   public func reduce(_ json: String) throws(PluginCallError) -> Bool {
-    let handle = try live("reduce")
+    try apply("reduce", json, functions.reduce)
+  }
+
+  /// Calls `function` (the plugin's dispatch or reduce) with `json`; returns whether the plugin
+  /// reports the state as changed.
+  private func apply(
+    _ call: String, _ json: String,
+    _ function: (OpaquePointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UInt32>?) -> fh_status
+  ) throws(PluginCallError) -> Bool {
+    let handle = try live(call)
     var flags: UInt32 = 0
-    let status = json.withCString { functions.reduce(handle, $0, &flags) }
-    try check("reduce", status, handle)
+    let status = json.withCString { function(handle, $0, &flags) }
+    try check(call, status, handle)
     return flags & UInt32(FH_DISPATCH_STATE_CHANGED) != 0
   }
 

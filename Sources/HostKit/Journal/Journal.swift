@@ -253,27 +253,23 @@ public struct Journal: Sendable {
       checked.lastState = (offset, number)
       checked.actionsSinceState = 0
     case .snapshot:
-      guard scanned.seq == checked.lastSeq else {
-        throw damaged(
-          path, line: number,
-          "is a snapshot of seq \(scanned.seq), but the records before it reach seq \(checked.lastSeq)"
-        )
-      }
+      try checkSeqUnchanged(checked.lastSeq, "is a snapshot of seq", scanned.seq, path: path, line: number)
       checked.lastState = (offset, number)
       checked.actionsSinceState = 0
     case .crash:
       // Like a snapshot, it names the state before it; it carries none.
-      guard scanned.seq == checked.lastSeq else {
-        throw damaged(
-          path, line: number,
-          "is a crash at seq \(scanned.seq), but the records before it reach seq \(checked.lastSeq)")
-      }
+      try checkSeqUnchanged(checked.lastSeq, "is a crash at seq", scanned.seq, path: path, line: number)
     case .reload:
-      guard scanned.seq == checked.lastSeq else {
-        throw damaged(
-          path, line: number,
-          "is a reload at seq \(scanned.seq), but the records before it reach seq \(checked.lastSeq)")
-      }
+      try checkSeqUnchanged(checked.lastSeq, "is a reload at seq", scanned.seq, path: path, line: number)
+    }
+  }
+
+  /// Snapshots, crashes and reloads name the seq the records before them reached.
+  private static func checkSeqUnchanged(_ lastSeq: Int, _ what: String, _ seq: Int, path: String, line: Int)
+    throws(HostError)
+  {
+    guard seq == lastSeq else {
+      throw damaged(path, line: line, "\(what) \(seq), but the records before it reach seq \(lastSeq)")
     }
   }
 

@@ -100,21 +100,8 @@ enum JournalFile {
     _ fd: Int32, path: String, size: Int, _ check: (UnsafeRawBufferPointer) throws(HostError) -> Void
   ) throws(HostError) {
     let count = min(size, maxHeaderBytes + 1)
-    var prefix = [UInt8](repeating: 0, count: count)
-    var got = 0
-    while got < count {
-      let read = prefix.withUnsafeMutableBytes { raw in
-        pread(fd, raw.baseAddress.map { $0 + got }, count - got, off_t(got))
-      }
-      if read > 0 {
-        got += read
-      } else if read == 0 {
-        break
-      } else if errno != EINTR {
-        throw failure("read", path, errno)
-      }
-    }
-    let end = prefix[..<got].firstIndex(of: JournalByte.newline) ?? got
+    let prefix = try RegularFile.readStart(of: fd, count: count) { code in failure("read", path, code) }
+    let end = prefix.firstIndex(of: JournalByte.newline) ?? prefix.count
     guard end <= maxHeaderBytes else {
       throw HostError(
         JournalFailure.damaged(

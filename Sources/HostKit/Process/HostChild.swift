@@ -24,4 +24,25 @@ public enum HostChild {
     // A parent that died before the request is caught by getppid.
     return GNUExtensions.killWhenParentEnds(signal: SIGKILL) && getppid() == parent
   }
+
+  /// Where a child writes its report: `descriptor`, when the host handed it one there, else
+  /// stdout (the child run by hand).
+  public static func reportSink(_ descriptor: Int32) -> Int32 {
+    fcntl(descriptor, F_GETFD) == -1 ? STDOUT_FILENO : descriptor
+  }
+
+  /// Writes `line` and a newline to `descriptor`, all of it, retrying EINTR. A reader that is gone
+  /// ends the write quietly: nobody is left to read it.
+  public static func writeLine(_ line: String, to descriptor: Int32) {
+    let bytes = Array((line + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes.withUnsafeBytes {
+        write(descriptor, $0.baseAddress.map { $0 + offset }, $0.count - offset)
+      }
+      if written < 0 && errno == EINTR { continue }
+      guard written > 0 else { return }
+      offset += written
+    }
+  }
 }

@@ -197,13 +197,7 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     guard point.state != nil else {
       throw HostError(JournalFailure.noStateBefore(path: path, seq: seq))
     }
-    let before: String
-    do {
-      before = try instance.snapshot()
-    } catch {
-      throw HostError(
-        JournalFailure.snapshotFailed(feature: instance.plugin.id, forJournal: false, detail: "\(error)"))
-    }
+    let before = try Self.state(of: instance)
     do {
       try point.apply(to: instance)
     } catch {
@@ -214,14 +208,18 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     try record(kind, to: seq, on: instance)
   }
 
-  private func record(_ kind: TravelKind, to seq: Int?, on instance: PluginInstance) throws(HostError) {
-    let state: String
+  /// The live state of `instance`, for a travel; a failed snapshot is worded as the journal's.
+  private static func state(of instance: PluginInstance) throws(HostError) -> String {
     do {
-      state = try instance.snapshot()
+      return try instance.snapshot()
     } catch {
       throw HostError(
         JournalFailure.snapshotFailed(feature: instance.plugin.id, forJournal: false, detail: "\(error)"))
     }
+  }
+
+  private func record(_ kind: TravelKind, to seq: Int?, on instance: PluginInstance) throws(HostError) {
+    let state = try Self.state(of: instance)
     let travelSeq = try writer.append(travel: kind, to: seq, state: state)
     history?.append(.travel(JournalTravel(seq: travelSeq, kind: kind, to: seq, state: state)))
     try writer.commit()
