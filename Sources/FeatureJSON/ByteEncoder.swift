@@ -131,7 +131,7 @@ private func writeLeaf(_ writer: ByteWriter, _ value: () throws -> JSONValue) th
   }
 }
 
-struct ByteKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+struct ByteKeyedContainer<Key: CodingKey>: IntegerKeyedEncodingContainer {
   let writer: ByteWriter
   let frame: Int
   let codingPath: [any CodingKey]
@@ -162,22 +162,6 @@ struct ByteKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
   mutating func encode(_ value: Float, forKey key: Key) throws {
     try leaf(key) { try PrimitiveBox.float(value, at: codingPath + [key]) }
   }
-  mutating func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: Int16, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: Int32, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: Int64, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: UInt, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: UInt8, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: UInt16, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: UInt32, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: UInt64, forKey key: Key) throws { try integer(value, key) }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  mutating func encode(_ value: Int128, forKey key: Key) throws { try integer(value, key) }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  mutating func encode(_ value: UInt128, forKey key: Key) throws { try integer(value, key) }
 
   mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
     guard begin(key) else { return }
@@ -214,7 +198,7 @@ struct ByteKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     return ByteEncoder(writer: writer, frame: writer.push(.pending, isMember: true), codingPath: path)
   }
 
-  private func integer<T: BinaryInteger>(_ value: T, _ key: Key) throws {
+  func encodeInteger<T: BinaryInteger>(_ value: T, forKey key: Key) throws {
     try leaf(key) { try PrimitiveBox.integer(value, at: codingPath + [key]) }
   }
 }

@@ -56,48 +56,18 @@ extension JSONParser {
   mutating func parseFlatDocument() throws(JSONParseError) -> FlatObject? {
     skipWhitespace()
     guard index < count, bytes[index] == .openBrace else { return nil }
-    depth = 1
-    index += 1
-    skipWhitespace()
     var members: [FlatObject.Member] = []
-    if index < count, bytes[index] == .closeBrace {
-      index += 1
-    } else {
+    if try !enterContainer(closedBy: .closeBrace) {
       members.reserveCapacity(4)
       while true {
-        guard index < count, bytes[index] == .quote else {
-          throw failure("expected '\"' to start an object key")
-        }
-        let keyOffset = index
-        index += 1
-        let key = try parseString()
-        skipWhitespace()
-        guard index < count, bytes[index] == .colon else {
-          throw failure("expected ':' after object key")
-        }
-        index += 1
-        skipWhitespace()
+        let (key, keyOffset) = try memberKey()
         let value = try parseValue()
         for member in members where member.key == key {
           throw JSONParseError(message: "duplicate key \"\(key)\" in object", offset: keyOffset)
         }
         guard members.count < FlatObject.maximumMembers else { return nil }
         members.append(FlatObject.Member(key: key, value: value))
-        skipWhitespace()
-        guard index < count else { throw failure("expected ',' or '}' after object member") }
-        if bytes[index] == .comma {
-          let commaOffset = index
-          index += 1
-          skipWhitespace()
-          if index < count, bytes[index] == .closeBrace {
-            throw JSONParseError(message: "trailing comma before '}'", offset: commaOffset)
-          }
-        } else if bytes[index] == .closeBrace {
-          index += 1
-          break
-        } else {
-          throw failure("expected ',' or '}' after object member")
-        }
+        if try containerEnds(closedBy: .closeBrace) { break }
       }
     }
     skipWhitespace()

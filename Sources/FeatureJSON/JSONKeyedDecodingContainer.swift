@@ -1,5 +1,5 @@
 /// Keyed container over an object's members.
-struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+struct JSONKeyedDecodingContainer<Key: CodingKey>: IntegerKeyedDecodingContainer {
   let members: [String: JSONValue]
   let codingPath: [any CodingKey]
   let userInfo: [CodingUserInfoKey: Any]
@@ -53,23 +53,6 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     try PrimitiveUnbox.float(value(for: key), at: codingPath + [key])
   }
 
-  func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
-  func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
-  func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, key) }
-  func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, key) }
-  func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(type, key) }
-  func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(type, key) }
-  func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(type, key) }
-  func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(type, key) }
-  func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, key) }
-  func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, key) }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { try integer(type, key) }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try integer(type, key) }
-
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
     try decodeValue(type, from: value(for: key), at: codingPath + [key], userInfo: userInfo)
   }
@@ -110,7 +93,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     JSONDecoderImpl(value: value, codingPath: codingPath + [key], userInfo: userInfo)
   }
 
-  private func integer<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
+  func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, forKey key: Key) throws -> T {
     try PrimitiveUnbox.integer(value(for: key), as: type, at: codingPath + [key])
   }
 }

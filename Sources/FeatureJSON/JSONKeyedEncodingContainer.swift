@@ -1,5 +1,5 @@
 /// Keyed container writing into a shared `EncodedObject`.
-struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+struct JSONKeyedEncodingContainer<Key: CodingKey>: IntegerKeyedEncodingContainer {
   let state: EncoderState
   let codingPath: [any CodingKey]
   let object: EncodedObject
@@ -19,23 +19,6 @@ struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
   mutating func encode(_ value: Float, forKey key: Key) throws {
     set(try PrimitiveBox.float(value, at: codingPath + [key]), for: key)
   }
-
-  mutating func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: Int16, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: Int32, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: Int64, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: UInt, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: UInt8, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: UInt16, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: UInt32, forKey key: Key) throws { try integer(value, key) }
-  mutating func encode(_ value: UInt64, forKey key: Key) throws { try integer(value, key) }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  mutating func encode(_ value: Int128, forKey key: Key) throws { try integer(value, key) }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  mutating func encode(_ value: UInt128, forKey key: Key) throws { try integer(value, key) }
 
   mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
     object.members[key.stringValue] = try state.node(for: value, codingPath: codingPath + [key])
@@ -72,7 +55,7 @@ struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     return encoder
   }
 
-  private func integer<T: BinaryInteger>(_ value: T, _ key: Key) throws {
+  func encodeInteger<T: BinaryInteger>(_ value: T, forKey key: Key) throws {
     set(try PrimitiveBox.integer(value, at: codingPath + [key]), for: key)
   }
 }

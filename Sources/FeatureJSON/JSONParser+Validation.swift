@@ -34,30 +34,12 @@ extension JSONParser {
   }
 
   private mutating func skipObject() throws(JSONParseError) {
-    try enterNesting()
-    index += 1
-    skipWhitespace()
-    if index < count, bytes[index] == .closeBrace {
-      index += 1
-      depth -= 1
-      return
-    }
+    if try enterContainer(closedBy: .closeBrace) { return }
     // A few keys are compared one by one; a set takes over for many.
     var keys: [String] = []
     var keySet: Set<String> = []
     while true {
-      guard index < count, bytes[index] == .quote else {
-        throw failure("expected '\"' to start an object key")
-      }
-      let keyOffset = index
-      index += 1
-      let key = try parseString()
-      skipWhitespace()
-      guard index < count, bytes[index] == .colon else {
-        throw failure("expected ':' after object key")
-      }
-      index += 1
-      skipWhitespace()
+      let (key, keyOffset) = try memberKey()
       try skipValue()
       // After the value, as the parser does: a bad value is reported before a duplicate key.
       let duplicate: Bool
@@ -71,54 +53,15 @@ extension JSONParser {
       if duplicate {
         throw JSONParseError(message: "duplicate key \"\(key)\" in object", offset: keyOffset)
       }
-      skipWhitespace()
-      guard index < count else { throw failure("expected ',' or '}' after object member") }
-      switch bytes[index] {
-      case .comma:
-        let commaOffset = index
-        index += 1
-        skipWhitespace()
-        if index < count, bytes[index] == .closeBrace {
-          throw JSONParseError(message: "trailing comma before '}'", offset: commaOffset)
-        }
-      case .closeBrace:
-        index += 1
-        depth -= 1
-        return
-      default:
-        throw failure("expected ',' or '}' after object member")
-      }
+      if try containerEnds(closedBy: .closeBrace) { return }
     }
   }
 
   private mutating func skipArray() throws(JSONParseError) {
-    try enterNesting()
-    index += 1
-    skipWhitespace()
-    if index < count, bytes[index] == .closeBracket {
-      index += 1
-      depth -= 1
-      return
-    }
+    if try enterContainer(closedBy: .closeBracket) { return }
     while true {
       try skipValue()
-      skipWhitespace()
-      guard index < count else { throw failure("expected ',' or ']' after array element") }
-      switch bytes[index] {
-      case .comma:
-        let commaOffset = index
-        index += 1
-        skipWhitespace()
-        if index < count, bytes[index] == .closeBracket {
-          throw JSONParseError(message: "trailing comma before ']'", offset: commaOffset)
-        }
-      case .closeBracket:
-        index += 1
-        depth -= 1
-        return
-      default:
-        throw failure("expected ',' or ']' after array element")
-      }
+      if try containerEnds(closedBy: .closeBracket) { return }
     }
   }
 }

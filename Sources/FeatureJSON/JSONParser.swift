@@ -67,28 +67,10 @@ struct JSONParser {
   }
 
   mutating func parseObject() throws(JSONParseError) -> JSONValue {
-    try enterNesting()
-    index += 1
-    skipWhitespace()
-    if index < count, bytes[index] == .closeBrace {
-      index += 1
-      depth -= 1
-      return .object([:])
-    }
+    if try enterContainer(closedBy: .closeBrace) { return .object([:]) }
     var members: [String: JSONValue] = [:]
     while true {
-      guard index < count, bytes[index] == .quote else {
-        throw failure("expected '\"' to start an object key")
-      }
-      let keyOffset = index
-      index += 1
-      let key = try parseString()
-      skipWhitespace()
-      guard index < count, bytes[index] == .colon else {
-        throw failure("expected ':' after object key")
-      }
-      index += 1
-      skipWhitespace()
+      let (key, keyOffset) = try memberKey()
       let value = try parseValue()
       if members.isEmpty {
         // A literal allocates at size 1 and hashes once; inserting into the
@@ -97,35 +79,12 @@ struct JSONParser {
       } else if members.updateValue(value, forKey: key) != nil {
         throw JSONParseError(message: "duplicate key \"\(key)\" in object", offset: keyOffset)
       }
-      skipWhitespace()
-      guard index < count else { throw failure("expected ',' or '}' after object member") }
-      switch bytes[index] {
-      case .comma:
-        let commaOffset = index
-        index += 1
-        skipWhitespace()
-        if index < count, bytes[index] == .closeBrace {
-          throw JSONParseError(message: "trailing comma before '}'", offset: commaOffset)
-        }
-      case .closeBrace:
-        index += 1
-        depth -= 1
-        return .object(members)
-      default:
-        throw failure("expected ',' or '}' after object member")
-      }
+      if try containerEnds(closedBy: .closeBrace) { return .object(members) }
     }
   }
 
   mutating func parseArray() throws(JSONParseError) -> JSONValue {
-    try enterNesting()
-    index += 1
-    skipWhitespace()
-    if index < count, bytes[index] == .closeBracket {
-      index += 1
-      depth -= 1
-      return .array([])
-    }
+    if try enterContainer(closedBy: .closeBracket) { return .array([]) }
     var elements: [JSONValue] = []
     // Leading scalars not kept (membersOnly): `null`s stand in for them if a container follows.
     var skippedScalars = 0
@@ -140,23 +99,7 @@ struct JSONParser {
         }
         elements.append(element)
       }
-      skipWhitespace()
-      guard index < count else { throw failure("expected ',' or ']' after array element") }
-      switch bytes[index] {
-      case .comma:
-        let commaOffset = index
-        index += 1
-        skipWhitespace()
-        if index < count, bytes[index] == .closeBracket {
-          throw JSONParseError(message: "trailing comma before ']'", offset: commaOffset)
-        }
-      case .closeBracket:
-        index += 1
-        depth -= 1
-        return .array(elements)
-      default:
-        throw failure("expected ',' or ']' after array element")
-      }
+      if try containerEnds(closedBy: .closeBracket) { return .array(elements) }
     }
   }
 

@@ -4,6 +4,17 @@
 /// produces the same bytes (snapshot -> restore -> snapshot is stable).
 enum JSONSerializer {
   static func write(_ value: JSONValue, into out: inout [UInt8]) {
+    write(value, indent: nil, into: &out)
+  }
+
+  /// Human-oriented layout: two-space indent, `"key": value`, sorted keys.
+  static func writePretty(_ value: JSONValue, indent: Int, into out: inout [UInt8]) {
+    write(value, indent: indent, into: &out)
+  }
+
+  /// Compact when `indent` is nil; otherwise each element on a line of its own, at `indent + 1`.
+  private static func write(_ value: JSONValue, indent: Int?, into out: inout [UInt8]) {
+    let inner = indent.map { $0 + 1 }
     switch value {
     case .null: appendLiteral("null", into: &out)
     case .bool(let flag): appendLiteral(flag ? "true" : "false", into: &out)
@@ -13,63 +24,27 @@ enum JSONSerializer {
       out.append(.openBracket)
       var first = true
       for element in elements {
-        if !first {
-          out.append(.comma)
-        }
+        if !first { out.append(.comma) }
         first = false
-        write(element, into: &out)
+        newline(indent: inner, into: &out)
+        write(element, indent: inner, into: &out)
       }
+      if !elements.isEmpty { newline(indent: indent, into: &out) }
       out.append(.closeBracket)
     case .object(let members):
       out.append(.openBrace)
       var first = true
       forEachSorted(members) { key, member in
-        if !first {
-          out.append(.comma)
-        }
+        if !first { out.append(.comma) }
         first = false
+        newline(indent: inner, into: &out)
         writeString(key, into: &out)
         out.append(.colon)
-        write(member, into: &out)
+        if indent != nil { out.append(.space) }
+        write(member, indent: inner, into: &out)
       }
+      if !members.isEmpty { newline(indent: indent, into: &out) }
       out.append(.closeBrace)
-    }
-  }
-
-  /// Human-oriented layout: two-space indent, `"key": value`, sorted keys.
-  static func writePretty(_ value: JSONValue, indent: Int, into out: inout [UInt8]) {
-    switch value {
-    case .array(let elements) where !elements.isEmpty:
-      out.append(.openBracket)
-      var first = true
-      for element in elements {
-        if !first {
-          out.append(.comma)
-        }
-        first = false
-        newline(indent: indent + 1, into: &out)
-        writePretty(element, indent: indent + 1, into: &out)
-      }
-      newline(indent: indent, into: &out)
-      out.append(.closeBracket)
-    case .object(let members) where !members.isEmpty:
-      out.append(.openBrace)
-      var first = true
-      forEachSorted(members) { key, member in
-        if !first {
-          out.append(.comma)
-        }
-        first = false
-        newline(indent: indent + 1, into: &out)
-        writeString(key, into: &out)
-        out.append(.colon)
-        out.append(.space)
-        writePretty(member, indent: indent + 1, into: &out)
-      }
-      newline(indent: indent, into: &out)
-      out.append(.closeBrace)
-    default:
-      write(value, into: &out)
     }
   }
 
@@ -135,7 +110,9 @@ enum JSONSerializer {
     }
   }
 
-  private static func newline(indent: Int, into out: inout [UInt8]) {
+  /// A line break and `indent` levels of two spaces; nothing when compact (`indent` nil).
+  private static func newline(indent: Int?, into out: inout [UInt8]) {
+    guard let indent else { return }
     out.append(.newline)
     out.append(contentsOf: repeatElement(.space, count: indent * 2))
   }

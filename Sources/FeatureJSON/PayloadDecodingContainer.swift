@@ -1,7 +1,7 @@
 /// Keyed container over the payload of a flat tagged object: the members besides `type`, in
 /// document order. A few members, so a linear search beats hashing; the wording of every error
 /// is `JSONKeyedDecodingContainer`'s.
-struct PayloadDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+struct PayloadDecodingContainer<Key: CodingKey>: IntegerKeyedDecodingContainer {
   let payload: [FlatObject.Member]
   /// The enum case the payload belongs to: the whole coding path.
   let caseKey: any CodingKey
@@ -64,23 +64,6 @@ struct PayloadDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol 
     try PrimitiveUnbox.float(value(for: key), at: [caseKey, key])
   }
 
-  func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
-  func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
-  func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, key) }
-  func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, key) }
-  func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(type, key) }
-  func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(type, key) }
-  func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(type, key) }
-  func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(type, key) }
-  func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, key) }
-  func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, key) }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { try integer(type, key) }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try integer(type, key) }
-
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
     try decodeValue(type, from: value(for: key), at: [caseKey, key], userInfo: userInfo)
   }
@@ -99,7 +82,7 @@ struct PayloadDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol 
 
   func superDecoder(forKey key: Key) throws -> any Decoder { try members.superDecoder(forKey: key) }
 
-  private func integer<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
+  func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, forKey key: Key) throws -> T {
     try PrimitiveUnbox.integer(value(for: key), as: type, at: [caseKey, key])
   }
 }

@@ -66,22 +66,12 @@ struct DevCommand {
     let folder = URL(fileURLWithPath: arguments.positionals.first ?? FileManager.default.currentDirectoryPath)
       .standardizedFileURL.path
     // Options first: a usage error comes before a build.
-    var settings = RunSettings()
     var config: [String: JSONValue] = [:]
     for text in arguments.texts(CommandTable.Run.config) {
       try RunCommand.merge(config: text, into: &config)
-      settings.configGiven = true
     }
-    if let name = arguments.text(CommandTable.Run.session) {
-      do {
-        try SessionDirectory.checkName(name)
-      } catch {
-        throw .usage(error.message, help: error.help)
-      }
-      settings.session = name
-    }
-    settings.instances = try Isolation.factory(arguments)
-    settings.reload = try global.reloadSettings(arguments)
+    var settings = try RunSettings(arguments, global: global)
+    settings.configGiven = !arguments.texts(CommandTable.Run.config).isEmpty
     settings.reload.watches = true
     let project = try Project.find(in: folder)
     console.note("building \(folder) (\(([project.tool.name] + project.tool.arguments).joined(separator: " ")))")

@@ -18,7 +18,7 @@ struct RunCommand {
   /// here for what the table cannot know: a config's shape, a session name.
   func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
     var config: [String: JSONValue] = [:]
-    var settings = RunSettings()
+    var configGiven = false
     let found = global.discover()
     var scoped: [String: [String: JSONValue]] = [:]
     for text in arguments.texts(CommandTable.Run.config) {
@@ -28,24 +28,12 @@ struct RunCommand {
       } else {
         try Self.merge(config: text, into: &config)
       }
-      settings.configGiven = true
+      configGiven = true
     }
-    settings.featureConfigs = scoped.mapValues { JSONValue.object($0).serialized() }
     let flowFile = arguments.text(CommandTable.Run.flow)
-    settings.logsNavigation = arguments.has(CommandTable.Run.logNavigation)
-    if let name = arguments.text(CommandTable.Run.session) {
-      do {
-        try SessionDirectory.checkName(name)
-      } catch {
-        throw .usage(error.message, help: error.help)
-      }
-      settings.session = name
-    }
-    if let steps = arguments.count(CommandTable.Run.maxFeedbackSteps) { settings.store.maxFeedbackSteps = steps }
-    if let bytes = arguments.count(CommandTable.Run.maxLineBytes) { settings.maxLineBytes = bytes }
-    if let timeout = arguments.duration(CommandTable.Run.settleTimeout) { settings.settleTimeout = timeout }
-    settings.instances = try Isolation.factory(arguments)
-    settings.reload = try global.reloadSettings(arguments)
+    var settings = try RunSettings(arguments, global: global)
+    settings.configGiven = configGiven
+    settings.featureConfigs = scoped.mapValues { JSONValue.object($0).serialized() }
     let id = arguments.positionals.first
     let flow: Flow
     // The reader let through an id or --flow for 'run', neither for the main flow.
