@@ -14,10 +14,7 @@ struct JournalCrashRecordTests {
   @Test func theWriterAppendsACrashAtTheCurrentSeqWithoutTakingOne() throws {
     // given a journal with two actions
     let scratch = try JournalScratch()
-    let path = scratch.file("s.jsonl")
-    let writer = try JournalWriter.create(at: path, header: JournalFixtures.header)
-    try writer.append(action: JournalFixtures.increment, source: .user)
-    try writer.append(action: JournalFixtures.increment, source: .user)
+    let (path, writer) = try scratch.counterJournal(increments: 2)
     // when a crash, then an action, are appended
     try writer.append(
       crash: JournalCrash(seq: 2, call: "dispatch", action: #"{"type":"boom"}"#, loss: .signalled(11)))

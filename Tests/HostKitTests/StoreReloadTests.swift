@@ -213,11 +213,3 @@ struct StoreReloadTests {
     #expect(kill(pids[2], 0) == -1)
   }
 }
-
-/// Callbacks that go nowhere: an instance driven by hand.
-private final class SilentTarget: InstanceCallbackTarget {
-  func instanceEmitted(_ json: String, origin: EmitOrigin) {}
-  func instanceLogged(level: LogLevel, message: String) {}
-  func instanceEffectBegan() {}
-  func instanceEffectEnded() {}
-}
