@@ -196,10 +196,7 @@ struct NavigationCLITests {
       environment: ["LEVELS_INTERVAL": "0"])
     #expect(result.status == 0)
     #expect(result.stderr == "")
-    #expect(
-      result.stdout.hasSuffix(
-        "── levels (focus) ──\nLevels — settled at 2\n  left  2 " + String(repeating: "█", count: 40) + "\n  right 2 "
-          + String(repeating: "█", count: 40) + "\n"))
+    #expect(result.stdout.hasSuffix("── levels (focus) ──\n" + SettledLevels.view(at: 2, bar: 40)))
     #expect(result.stdout.contains("── counter ──\nCounter\n  count:  1\n  clicks: 1\n"))
   }
 

@@ -64,10 +64,7 @@ struct SessionCLITests {
       ["run", "levels", "--session", "demo", "--config", "interval=0"], "set left=0 right=8\n:settle\n")
     let result = try state.host(["replay", journalPath])
     #expect(result.status == 0)
-    #expect(
-      result.stdout.hasSuffix(
-        "Levels — settled at 4\n  left  4 " + String(repeating: "█", count: 32) + "\n  right 4 "
-          + String(repeating: "█", count: 32) + "\n"))
+    #expect(result.stdout.hasSuffix(SettledLevels.view(at: 4, bar: 32)))
     #expect(result.stderr.contains("snapshot(s) matched byte for byte"))
   }
 

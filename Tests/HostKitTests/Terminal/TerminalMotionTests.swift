@@ -107,10 +107,7 @@ import Testing
     let result = try HostProcess.run(
       ["run", "levels"], input: "set left=0 right=30\n:settle\n:state\n", environment: ["LEVELS_INTERVAL": "40"])
     #expect(result.status == 0)
-    #expect(
-      result.stdout.hasSuffix(
-        "Levels — settled at 15\n  left  15 " + String(repeating: "█", count: 30) + "\n  right 15 "
-          + String(repeating: "█", count: 30) + "\n"))
+    #expect(result.stdout.hasSuffix(SettledLevels.view(at: 15, bar: 30)))
     for text in [result.stdout, result.stderr] {
       #expect(!text.contains("\r") && !text.contains("\u{1B}") && !text.contains("waiting"), "\(text)")
     }
