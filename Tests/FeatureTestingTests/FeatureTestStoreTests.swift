@@ -71,28 +71,42 @@ struct FeatureTestStoreTests {
     await store.finish()
   }
 
-  @Test func levelsAtFullSpeedEmitsEachFeedbackStepForTheTestToReceive() async throws {
-    // given levels that already met, with no pause between steps
-    let store = try await FeatureTestStore(
-      plugin: "Levels", config: ["interval": 0], restoring: ["left": 1, "right": 1])
-    // when a regulation from 0 and 2 starts: both feedbacks ask for a step
-    await store.send("set left=0 right=2", assert: ["left": 0, "right": 2])
-    // then left rises, right falls, and the steps asked for by older states change nothing
-    await store.receive("increaseLeft", assert: ["left": 1, "right": 2])
-    await store.receive("decreaseRight", assert: ["left": 1, "right": 1])
-    await store.receive("increaseLeft", assert: ["left": 1, "right": 1])
-    await store.receive("decreaseRight", assert: ["left": 1, "right": 1])
-    await store.finish()
+  /// Levels restored at `restoring`, regulated from 0 and 2 with `config`, and the feedback steps
+  /// the test must receive, each with the state after it.
+  struct Regulation: CustomTestStringConvertible, Sendable {
+    let id: String
+    let config: JSONValue
+    let restoring: JSONValue
+    let steps: [(action: ExpectedAction, state: ExpectedState)]
+    var testDescription: String { id }
   }
 
-  @Test func pacedLevelsAreReceivedStepByStepWithoutSleeping() async throws {
-    // given the real pause between steps (a timer effect in the plugin)
-    let store = try await FeatureTestStore(
-      plugin: "Levels", config: ["interval": 50], restoring: ["left": 3, "right": 3])
+  static let regulations = [
+    // levels that already met, with no pause between steps: left rises, right falls, and the steps
+    // asked for by older states change nothing
+    Regulation(
+      id: "full-speed", config: ["interval": 0], restoring: ["left": 1, "right": 1],
+      steps: [
+        ("increaseLeft", ["left": 1, "right": 2]), ("decreaseRight", ["left": 1, "right": 1]),
+        ("increaseLeft", ["left": 1, "right": 1]), ("decreaseRight", ["left": 1, "right": 1]),
+      ]),
+    // the real pause between steps (a timer effect in the plugin), without sleeping: each paced
+    // step arrives in turn, both feedbacks' actions together
+    Regulation(
+      id: "paced", config: ["interval": 50], restoring: ["left": 3, "right": 3],
+      steps: [("increaseLeft", ["left": 1, "right": 2]), ("decreaseRight", ["left": 1, "right": 1])]),
+  ]
+
+  @Test("levels emit each feedback step for the test to receive", arguments: regulations)
+  func levelsEmitEachFeedbackStepForTheTestToReceive(_ regulation: Regulation) async throws {
+    // given levels, at full speed or paced
+    let store = try await FeatureTestStore(plugin: "Levels", config: regulation.config, restoring: regulation.restoring)
+    // when a regulation from 0 and 2 starts: both feedbacks ask for a step
     await store.send("set left=0 right=2", assert: ["left": 0, "right": 2])
-    // then each paced step arrives in turn, both feedbacks' actions together
-    await store.receive("increaseLeft", assert: ["left": 1, "right": 2])
-    await store.receive("decreaseRight", assert: ["left": 1, "right": 1])
+    // then the steps arrive in turn, each with its state
+    for step in regulation.steps {
+      await store.receive(step.action, assert: step.state)
+    }
     await store.finish()
   }
 

@@ -15,29 +15,22 @@ struct ActionLineTests {
                      {"name":"rate","type":"number","help":"","required":false}]}]}
       """)
 
-  struct Good: CustomTestStringConvertible, Sendable {
-    let id: String
-    let line: String
-    let json: String
-    var testDescription: String { id }
-  }
-
-  static let good: [Good] = [
-    Good(id: "bare", line: "increment", json: #"{"type":"increment"}"#),
-    Good(id: "spaces-around", line: "  increment \t", json: #"{"type":"increment"}"#),
-    Good(id: "integers", line: "set left=3 right=-9", json: #"{"left":3,"right":-9,"type":"set"}"#),
-    Good(
-      id: "quoted-string", line: #"set left=1 right=2 label="two words""#,
-      json: #"{"label":"two words","left":1,"right":2,"type":"set"}"#),
-    Good(
-      id: "boolean-and-number", line: "set left=1 right=2 fast=yes rate=0.5",
-      json: #"{"fast":true,"left":1,"rate":0.5,"right":2,"type":"set"}"#),
-    Good(id: "raw-json", line: #"{"type": "anything", "x": [1]}"#, json: #"{"type":"anything","x":[1]}"#),
+  static let good: [TextCase] = [
+    TextCase(id: "bare", text: "increment", expected: #"{"type":"increment"}"#),
+    TextCase(id: "spaces-around", text: "  increment \t", expected: #"{"type":"increment"}"#),
+    TextCase(id: "integers", text: "set left=3 right=-9", expected: #"{"left":3,"right":-9,"type":"set"}"#),
+    TextCase(
+      id: "quoted-string", text: #"set left=1 right=2 label="two words""#,
+      expected: #"{"label":"two words","left":1,"right":2,"type":"set"}"#),
+    TextCase(
+      id: "boolean-and-number", text: "set left=1 right=2 fast=yes rate=0.5",
+      expected: #"{"fast":true,"left":1,"rate":0.5,"right":2,"type":"set"}"#),
+    TextCase(id: "raw-json", text: #"{"type": "anything", "x": [1]}"#, expected: #"{"type":"anything","x":[1]}"#),
   ]
 
   @Test("a good line becomes the action JSON", arguments: good)
-  func goodLine(_ good: Good) throws {
-    #expect(try ActionLine.parse(good.line, manifest: Self.manifest) == good.json)
+  func goodLine(_ good: TextCase) throws {
+    #expect(try ActionLine.parse(good.text, manifest: Self.manifest) == good.expected)
   }
 
   struct Bad: CustomTestStringConvertible, Sendable {

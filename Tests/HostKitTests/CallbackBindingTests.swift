@@ -4,13 +4,6 @@ import Testing
 
 @Suite("Callback binding")
 struct CallbackBindingTests {
-  final class Silent: InstanceCallbackTarget {
-    func instanceEmitted(_ json: String, origin: EmitOrigin) {}
-    func instanceLogged(level: LogLevel, message: String) {}
-    func instanceEffectBegan() {}
-    func instanceEffectEnded() {}
-  }
-
   /// A binding makes one closure per callback: emit, log, effect_began, effect_ended, emit_step,
   /// schedule, cancel, get_extension.
   static let closures = 8
@@ -19,7 +12,7 @@ struct CallbackBindingTests {
   func aFailedBindFreesEachClosureOnce(failingAt: Int) {
     // given a binding whose closure number `failingAt` cannot be made
     let ledger = ClosureLedger(failingAt: failingAt)
-    let target = Silent()
+    let target = SilentTarget()
     // when it is built
     #expect(throws: HostError.self) {
       _ = try CallbackBinding(target: target, hostVersion: HostVersion.cString, ledger: ledger)
@@ -32,7 +25,7 @@ struct CallbackBindingTests {
   @Test func aWholeBindingFreesItsClosuresOnceWhenReleased() throws {
     // given a binding that was built whole
     let ledger = ClosureLedger(failingAt: nil)
-    let target = Silent()
+    let target = SilentTarget()
     var binding: CallbackBinding? = try CallbackBinding(
       target: target, hostVersion: HostVersion.cString, ledger: ledger)
     #expect(binding?.host.pointee.emit != nil)
@@ -46,7 +39,7 @@ struct CallbackBindingTests {
   @Test func aDestroyedInstancesCallbacksStayCallableUntilLaterOnesAreRetired() throws {
     // given a binding retired by its destroyed instance
     let ledger = ClosureLedger(failingAt: nil)
-    let target = Silent()
+    let target = SilentTarget()
     CallbackBinding.retire(try CallbackBinding(target: target, hostVersion: HostVersion.cString, ledger: ledger))
     // then a plugin that calls it late still reaches it: nothing is freed yet
     #expect(ledger.freed.load(ordering: .relaxed) == 0)

@@ -36,21 +36,10 @@ struct EmitRefusalTests {
     // given a journaled counter store whose plugin callbacks the test holds
     let folder = try FixturePlugin.temporaryFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let plugin = try PluginLoader.load(CounterLibrary.path)
-    let path = "\(folder)/counter.jsonl"
-    let journal = try SessionJournal.create(at: path, plugin: plugin, config: "{}")
     let capture = TargetCapture()
-    let events = EventRecorder()
-    let store = try Store(plugin: plugin, journal: journal, instances: capture.factory, observer: events.observer)
-    try store.start(restored: false) { instance throws(HostError) in
-      let state: String
-      do throws(PluginCallError) {
-        state = try instance.snapshot()
-      } catch {
-        throw HostError("\(error)")
-      }
-      try journal.recordInitialState(state)
-    }
+    let journaled = try JournaledStore.start(
+      try PluginLoader.load(CounterLibrary.path), journalPath: "\(folder)/counter.jsonl", instances: capture.factory)
+    let (store, events, path) = (journaled.store, journaled.events, journaled.journalPath)
     // when the plugin emits each bad line, then one good action
     for bad in Self.badEmits { try capture.emit(bad.json) }
     try capture.emit(#"{"type":"increment"}"#)

@@ -7,22 +7,16 @@ import Testing
 /// `:back` right after typing.
 @Suite("Faults in the CLI")
 struct FaultCLITests {
-  /// A fresh state folder per test: sessions never leak between tests or into the user's home.
-  let state: String
+  let state: StateFolder
 
-  init() throws { state = try FixturePlugin.temporaryFolder() }
+  init() throws { state = try StateFolder() }
 
-  func host(_ arguments: [String], _ input: String = "") throws -> HostProcess.Output {
-    try HostProcess.run(arguments, input: input, environment: ["XDG_STATE_HOME": state])
-  }
-
-  var sessions: String { "\(state)/featurehost" }
-  var journalPath: String { "\(sessions)/demo.jsonl" }
+  var journalPath: String { state.journal("demo") }
 
   /// A session of three increments, then a line an older host journaled from a bad emit, then
   /// one more increment: the journal's lines 1-6 are good, line 7 is not JSON.
   func poisonedSession() throws -> String {
-    let first = try host(["run", "counter", "--session", "demo"], "increment\nincrement\nincrement\n")
+    let first = try state.host(["run", "counter", "--session", "demo"], "increment\nincrement\nincrement\n")
     #expect(first.status == 0)
     let good = try String(contentsOfFile: journalPath, encoding: .utf8)
     let poisoned =
@@ -37,7 +31,7 @@ struct FaultCLITests {
     let lines = poisoned.split(separator: "\n", omittingEmptySubsequences: false)
     #expect(lines[6].contains(#""tick","#))
     // when the session runs again
-    let result = try host(["run", "counter", "--session", "demo"], ":state\nincrement\n:state\n")
+    let result = try state.host(["run", "counter", "--session", "demo"], ":state\nincrement\n:state\n")
     // then the state before the bad line is restored, with a warning naming the line and where
     // the rest went, and the session goes on
     #expect(result.status == 0)
@@ -49,14 +43,14 @@ struct FaultCLITests {
     #expect(
       try String(contentsOfFile: aside, encoding: .utf8) == lines[6...7].joined(separator: "\n") + "\n")
     // and the journal replays whole
-    let replay = try host(["replay", journalPath])
+    let replay = try state.host(["replay", journalPath])
     #expect(replay.status == 0)
     #expect(replay.stderr.contains("replayed 6 action(s)"))
   }
 
   @Test func replayOfAJournalWithALineThatIsNotJSONNamesItAndShowsTheStateBefore() throws {
     _ = try poisonedSession()
-    let result = try host(["replay", journalPath])
+    let result = try state.host(["replay", journalPath])
     #expect(result.status == 1)
     #expect(result.stdout.hasSuffix("Counter\n  count:  3\n  clicks: 3\n"))
     #expect(
@@ -70,11 +64,11 @@ struct FaultCLITests {
   @Test func backAppliesAndJournalsEverythingTypedBeforeIt() throws {
     // the loss depended on thread timing: 20 runs, and each must keep all three
     for run in 0..<20 {
-      try? FileManager.default.removeItem(atPath: sessions)
-      let result = try host(
+      try? FileManager.default.removeItem(atPath: state.sessions)
+      let result = try state.host(
         ["run", "counter", "--session", "demo"], ":open counter\nincrement\nincrement\nincrement\n:back\n")
       #expect(result.status == 0, "run \(run): \(result.stderr)")
-      let journal = try String(contentsOfFile: "\(sessions)/demo.d/2-counter.jsonl", encoding: .utf8)
+      let journal = try String(contentsOfFile: "\(state.sessions)/demo.d/2-counter.jsonl", encoding: .utf8)
       let increments = journal.split(separator: "\n").filter { $0.contains(#""type":"increment""#) }
       #expect(increments.count == 3, "run \(run) kept \(increments.count) of 3")
       if increments.count != 3 { break }
@@ -82,21 +76,21 @@ struct FaultCLITests {
   }
 
   @Test func saveNeverWritesOverAJournalNorIntoTheStateFolder() throws {
-    _ = try host(["run", "counter", "--session", "demo"], "increment\n")
-    let copy = "\(state)/copy.jsonl"
+    _ = try state.host(["run", "counter", "--session", "demo"], "increment\n")
+    let copy = "\(state.path)/copy.jsonl"
     try FileManager.default.copyItem(atPath: journalPath, toPath: copy)
     let cases: [(id: String, command: String, error: String)] = [
       ("own journal", ":save \(journalPath)", "is in the folder where sessions live"),
       ("own journal, replacing", ":save! \(journalPath)", "is in the folder where sessions live"),
-      ("new file in the state folder", ":save \(sessions)/state.json", "is in the folder where sessions live"),
-      ("through ..", ":save \(sessions)/demo.d/../demo.jsonl", "is in the folder where sessions live"),
+      ("new file in the state folder", ":save \(state.sessions)/state.json", "is in the folder where sessions live"),
+      ("through ..", ":save \(state.sessions)/demo.d/../demo.jsonl", "is in the folder where sessions live"),
       ("a journal elsewhere, replacing", ":save! \(copy)", "'\(copy)' is a session journal"),
-      ("a folder", ":save! \(state)", "is a folder, not a regular file"),
+      ("a folder", ":save! \(state.path)", "is a folder, not a regular file"),
     ]
     let copied = try Data(contentsOf: URL(fileURLWithPath: copy))
     for entry in cases {
       let before = try Data(contentsOf: URL(fileURLWithPath: journalPath))
-      let result = try host(["run", "counter", "--session", "demo"], "\(entry.command)\n")
+      let result = try state.host(["run", "counter", "--session", "demo"], "\(entry.command)\n")
       #expect(result.status == 0, "\(entry.id)")
       #expect(result.stderr.contains(entry.error), "\(entry.id): \(result.stderr)")
       #expect(!result.stdout.contains("saved the state"), "\(entry.id)")
@@ -105,21 +99,21 @@ struct FaultCLITests {
       #expect(after.starts(with: before), "\(entry.id)")
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == copied)
-    #expect(!FileManager.default.fileExists(atPath: "\(sessions)/state.json"))
-    #expect(try host(["replay", journalPath]).status == 0)
+    #expect(!FileManager.default.fileExists(atPath: "\(state.sessions)/state.json"))
+    #expect(try state.host(["replay", journalPath]).status == 0)
   }
 
   @Test func saveReplacesAFileOnlyWhenAskedWithSaveBang() throws {
-    let file = "\(state)/saved.json"
+    let file = "\(state.path)/saved.json"
     try "keep me\n".write(toFile: file, atomically: true, encoding: .utf8)
-    let refused = try host(["run", "counter"], "increment\n:save \(file)\n")
+    let refused = try state.host(["run", "counter"], "increment\n:save \(file)\n")
     #expect(refused.stderr.contains("error: line 2: '\(file)' exists; it was left as it is"))
     #expect(refused.stderr.contains("help: ':save! \(file)' replaces it"))
     #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep me\n")
-    let replaced = try host(["run", "counter"], "increment\n:save! \(file)\n")
+    let replaced = try state.host(["run", "counter"], "increment\n:save! \(file)\n")
     #expect(replaced.stderr == "")
     #expect(try String(contentsOfFile: file, encoding: .utf8) == "{\"clicks\":1,\"count\":1}\n")
-    let help = try host(["run", "counter"], ":help\n")
+    let help = try state.host(["run", "counter"], ":help\n")
     #expect(help.stdout.contains(":save! FILE  write the state as JSON, replacing FILE"))
   }
 
@@ -140,7 +134,7 @@ struct FaultCLITests {
   @Test(arguments: badDurations.map(\.id))
   func aDurationOutOfRangeIsAUsageError(id: String) throws {
     let arguments = try #require(Self.badDurations.first { $0.id == id }).arguments
-    let result = try host(arguments, "increment\n")
+    let result = try state.host(arguments, "increment\n")
     #expect(result.status == 64, "\(result.stderr)")
     #expect(result.stderr.contains("must be a number of seconds"))
     #expect(result.stderr.contains("(at most "))
@@ -148,10 +142,11 @@ struct FaultCLITests {
   }
 
   @Test func theLongestSettleTimeoutIsAcceptedAndNothingIsLost() throws {
-    let result = try host(["run", "counter", "--settle-timeout", "86400"], "increment\nincrement\n:state\n")
+    let result = try state.host(["run", "counter", "--settle-timeout", "86400"], "increment\nincrement\n:state\n")
     #expect(result.status == 0)
     #expect(result.stdout.hasPrefix(#"{"clicks":2,"count":2}"#))
-    let zero = try host(["run", "counter", "--settle-timeout", "0", "--call-timeout", "86400"], "increment\n:state\n")
+    let zero = try state.host(
+      ["run", "counter", "--settle-timeout", "0", "--call-timeout", "86400"], "increment\n:state\n")
     #expect(zero.status == 0)
     #expect(zero.stdout.hasPrefix(#"{"clicks":1,"count":1}"#))
   }
@@ -160,7 +155,7 @@ struct FaultCLITests {
     let word = String(repeating: "x", count: 2_000_000)
     let command = ":" + String(repeating: "y", count: 1_500_000)
     let medium = String(repeating: "z", count: 500_000)
-    let result = try host(["run", "counter"], "\(word)\nincrement\n\(command)\n\(medium)\n:state\n")
+    let result = try state.host(["run", "counter"], "\(word)\nincrement\n\(command)\n\(medium)\n:state\n")
     #expect(result.status == 0)
     #expect(result.stdout.hasPrefix(#"{"clicks":1,"count":1}"#))
     #expect(result.stderr.contains("error: line 1: the line is 2000000 bytes, more than the 1048576 a line may have"))
@@ -170,16 +165,16 @@ struct FaultCLITests {
         "error: line 4: unknown action '" + String(repeating: "z", count: 200) + "... (499800 more bytes)'"))
     #expect(result.stderr.utf8.count < 2_000)
     // a line that would be a good action once trimmed is still over a 9-byte limit
-    let limited = try host(["run", "counter", "--max-line-bytes", "9"], "increment\n  increment\n:state\n")
+    let limited = try state.host(["run", "counter", "--max-line-bytes", "9"], "increment\n  increment\n:state\n")
     #expect(limited.stdout.hasPrefix(#"{"clicks":1,"count":1}"#))
     #expect(limited.stderr.contains("error: line 2: the line is 11 bytes, more than the 9 a line may have"))
   }
 
   /// Paths that are not regular files, each with an id and how the error names its kind.
   func specialFiles() throws -> [(id: String, path: String, kind: String)] {
-    let fifo = "\(state)/fifo"
+    let fifo = "\(state.path)/fifo"
     #expect(mkfifo(fifo, 0o600) == 0)
-    let folder = "\(state)/folder"
+    let folder = "\(state.path)/folder"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     return [("fifo", fifo, "a FIFO"), ("device", "/dev/zero", "a character device"), ("folder", folder, "a folder")]
   }
@@ -193,7 +188,7 @@ struct FaultCLITests {
         ("check", ["check", special.path], "", 1),
       ]
       for use in uses where !(use.id == "check" && special.id == "folder") {
-        let result = try host(use.arguments, use.input)
+        let result = try state.host(use.arguments, use.input)
         let what = "\(special.id) to \(use.id)"
         #expect(result.status == use.status, "\(what): \(result.stderr)")
         #expect(
@@ -205,12 +200,12 @@ struct FaultCLITests {
   }
 
   @Test func aSessionJournalThatIsAFIFOIsRefusedAndListedWithItsProblem() throws {
-    try FileManager.default.createDirectory(atPath: sessions, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: state.sessions, withIntermediateDirectories: true)
     #expect(mkfifo(journalPath, 0o600) == 0)
-    let run = try host(["run", "counter", "--session", "demo"], "increment\n")
+    let run = try state.host(["run", "counter", "--session", "demo"], "increment\n")
     #expect(run.status == 1)
     #expect(run.stderr.contains("'\(journalPath)' is not a regular file"), "\(run.stderr)")
-    let list = try host(["sessions"])
+    let list = try state.host(["sessions"])
     #expect(
       list.stdout.contains("it is a FIFO, not a regular file")
         || list.stderr.contains("it is a FIFO, not a regular file"), "\(list.stdout)\(list.stderr)")
@@ -218,29 +213,29 @@ struct FaultCLITests {
 
   @Test func aHugeFileThatIsNotAJournalIsRefusedAtLineOne() throws {
     // a sparse gigabyte of zero bytes, and a gigabyte whose first line is text
-    let zeros = "\(state)/zeros.jsonl"
+    let zeros = "\(state.path)/zeros.jsonl"
     #expect(FileManager.default.createFile(atPath: zeros, contents: nil))
     #expect(truncate(zeros, 1 << 30) == 0)
-    let text = "\(state)/text.jsonl"
+    let text = "\(state.path)/text.jsonl"
     #expect(FileManager.default.createFile(atPath: text, contents: Data("garbage\n".utf8)))
     #expect(truncate(text, 1 << 30) == 0)
     for (file, problem) in [
       (zeros, "line 1 is longer than 1048576 bytes: it is not a journal header"), (text, "line 1 is not JSON"),
     ] {
-      let result = try host(["replay", file])
+      let result = try state.host(["replay", file])
       #expect(result.status == 1)
       #expect(result.stderr.contains("'\(file)'"), "\(result.stderr)")
       #expect(result.stderr.contains(problem), "\(result.stderr)")
     }
-    try FileManager.default.createDirectory(atPath: sessions, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: state.sessions, withIntermediateDirectories: true)
     try FileManager.default.moveItem(atPath: zeros, toPath: journalPath)
-    let run = try host(["run", "counter", "--session", "demo"], "increment\n")
+    let run = try state.host(["run", "counter", "--session", "demo"], "increment\n")
     #expect(run.status == 1)
     #expect(run.stderr.contains("line 1 is longer than 1048576 bytes"), "\(run.stderr)")
   }
 
   @Test func foundationsFileErrorsAreOneLineNamingThePathAndTheReason() throws {
-    let result = try host(["new", "tally", "--dir", "/dev/null/x"])
+    let result = try state.host(["new", "tally", "--dir", "/dev/null/x"])
     #expect(result.status == 1)
     #expect(
       result.stderr == "error: cannot write the plugin folder '/dev/null/x/tally': Not a directory ('/dev/null/x')\n")

@@ -41,8 +41,7 @@ struct FixtureDestroyTests {
         "FIXTURE_DESTROY_LOG": log, "FEATUREHOST_WORKER_ENV": "FIXTURE_DESTROY_LOG",
       ])
     // when the fixture is opened over the counter, then popped, with stdin still open
-    host.send(":open fixture\n")
-    try host.read(through: "fixture ")
+    try host.send(":open fixture\n", thenReadThrough: "fixture ")
     try host.read(through: "count: 0")
     #expect(Self.destroyLines(log).isEmpty)
     host.send(":back\n")
@@ -64,8 +63,7 @@ struct FixtureDestroyTests {
     func cycles(_ count: Int) throws {
       // In batches, reading as it goes: a host blocked on a full stdout reads no more input.
       for _ in 0..<(count / 100) {
-        host.send(String(repeating: ":open counter\n:back\n", count: 100) + ":state\n")
-        try host.read(through: state)
+        try host.send(String(repeating: ":open counter\n:back\n", count: 100) + ":state\n", thenReadThrough: state)
       }
     }
     try cycles(1_000)

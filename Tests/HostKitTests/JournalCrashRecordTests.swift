@@ -14,10 +14,7 @@ struct JournalCrashRecordTests {
   @Test func theWriterAppendsACrashAtTheCurrentSeqWithoutTakingOne() throws {
     // given a journal with two actions
     let scratch = try JournalScratch()
-    let path = scratch.file("s.jsonl")
-    let writer = try JournalWriter.create(at: path, header: JournalFixtures.header)
-    try writer.append(action: JournalFixtures.increment, source: .user)
-    try writer.append(action: JournalFixtures.increment, source: .user)
+    let (path, writer) = try scratch.counterJournal(increments: 2)
     // when a crash, then an action, are appended
     try writer.append(
       crash: JournalCrash(seq: 2, call: "dispatch", action: #"{"type":"boom"}"#, loss: .signalled(11)))
@@ -65,35 +62,28 @@ struct JournalCrashRecordTests {
     #expect(records == [.crash(JournalCrash(seq: 0, call: "dispatch", action: "{oops", loss: "exit 1"))])
   }
 
-  struct BadCrash: CustomTestStringConvertible, Sendable {
-    let id: String
-    let line: String
-    let says: String
-    var testDescription: String { id }
-  }
-
-  static let badCrashes: [BadCrash] = [
-    BadCrash(
-      id: "seq-ahead", line: #"{"call":"dispatch","crash":"signal 11","seq":5}"#,
-      says: "line 3 is a crash at seq 5, but the records before it reach seq 1"),
-    BadCrash(
-      id: "no-call", line: #"{"crash":"signal 11","seq":1}"#,
-      says: #"line 3 is not a journal record: a crash has no "call""#),
-    BadCrash(
-      id: "loss-not-text", line: #"{"call":"dispatch","crash":11,"seq":1}"#,
-      says: #"line 3 is not a journal record: its "crash" is not a text"#),
-    BadCrash(
-      id: "action-a-number", line: #"{"applying":7,"call":"dispatch","crash":"exit 1","seq":1}"#,
-      says: #"line 3 is not a journal record: a crash's "applying" is neither a JSON object nor a text"#),
+  static let badCrashes: [TextCase] = [
+    TextCase(
+      id: "seq-ahead", text: #"{"call":"dispatch","crash":"signal 11","seq":5}"#,
+      expected: "line 3 is a crash at seq 5, but the records before it reach seq 1"),
+    TextCase(
+      id: "no-call", text: #"{"crash":"signal 11","seq":1}"#,
+      expected: #"line 3 is not a journal record: a crash has no "call""#),
+    TextCase(
+      id: "loss-not-text", text: #"{"call":"dispatch","crash":11,"seq":1}"#,
+      expected: #"line 3 is not a journal record: its "crash" is not a text"#),
+    TextCase(
+      id: "action-a-number", text: #"{"applying":7,"call":"dispatch","crash":"exit 1","seq":1}"#,
+      expected: #"line 3 is not a journal record: a crash's "applying" is neither a JSON object nor a text"#),
   ]
 
   @Test("a bad crash line is an error naming the line", arguments: badCrashes)
-  func aBadCrashLineIsAnErrorNamingTheLine(_ bad: BadCrash) throws {
-    let text = [Self.header, Self.action(1), bad.line, Self.action(2)].joined(separator: "\n") + "\n"
+  func aBadCrashLineIsAnErrorNamingTheLine(_ bad: TextCase) throws {
+    let text = [Self.header, Self.action(1), bad.text, Self.action(2)].joined(separator: "\n") + "\n"
     let error = #expect(throws: HostError.self) {
       try Journal(bytes: Array(text.utf8), path: "s.jsonl", feature: "counter")
     }
-    #expect(error?.message.contains(bad.says) == true, "\(error?.message ?? "no error")")
+    #expect(error?.message.contains(bad.expected) == true, "\(error?.message ?? "no error")")
   }
 
   @Test(

@@ -89,10 +89,7 @@ struct JournalHistoryTests {
   @Test func aJournalReadFromDiskGivesTheSameHistory() throws {
     // given
     let scratch = try JournalScratch()
-    let path = scratch.file("s.jsonl")
-    let writer = try JournalWriter.create(at: path, header: JournalFixtures.header)
-    try writer.append(action: JournalFixtures.increment, source: .user)
-    try writer.append(action: JournalFixtures.increment, source: .user)
+    let (path, writer) = try scratch.counterJournal(increments: 2)
     try writer.append(travel: .undo, to: 1, state: #"{"clicks":1,"count":1}"#)
     try writer.close()
     // when

@@ -35,9 +35,7 @@ struct JournalLargeSnapshotTests {
 
   @Test func aSmallStateStaysInTheGroupCommit() throws {
     let scratch = try JournalScratch()
-    let path = scratch.file("small.jsonl")
-    let writer = try JournalWriter.create(at: path, header: JournalFixtures.header)
-    try writer.append(action: JournalFixtures.increment, source: .user)
+    let (path, writer) = try scratch.counterJournal("small.jsonl", increments: 1)
     var bytes = #"{"clicks":1,"count":1}"#
     try bytes.withUTF8 { try writer.append(snapshot: $0) }
     #expect(writer.pendingLines == 2)
@@ -47,9 +45,7 @@ struct JournalLargeSnapshotTests {
 
   @Test func aLargeStateThatIsNotOneValidObjectIsRefusedAndTheJournalKeepsWhatItHad() throws {
     let scratch = try JournalScratch()
-    let path = scratch.file("refused.jsonl")
-    let writer = try JournalWriter.create(at: path, header: JournalFixtures.header)
-    try writer.append(action: JournalFixtures.increment, source: .user)
+    let (path, writer) = try scratch.counterJournal("refused.jsonl", increments: 1)
     var broken = String(Self.state(urls: 20_000).dropLast(2)) + "}"
     #expect(throws: HostError.self) { try broken.withUTF8 { try writer.append(snapshot: $0) } }
     #expect(writer.pendingLines == 1)

@@ -246,7 +246,7 @@ struct JournalReaderTests {
     let plugin = try PluginLoader.load(PluginPaths.library("Counter"))
     let writer = try JournalWriter.create(
       at: path, header: JournalHeader(plugin: plugin), policy: SnapshotPolicy(everyActions: 10))
-    let live = try InstanceFactory.inProcess.makeInstance(of: plugin, config: "{}", target: JournalQuietTarget())
+    let live = try InstanceFactory.inProcess.makeInstance(of: plugin, config: "{}", target: SilentTarget())
     for index in 0..<37 {
       let action = index % 3 == 2 ? JournalFixtures.decrement : JournalFixtures.increment
       _ = try live.reduce(action)
@@ -256,7 +256,7 @@ struct JournalReaderTests {
     try writer.close()
     // when
     let journal = try Journal.read(path: path, feature: plugin.id)
-    let restored = try InstanceFactory.inProcess.makeInstance(of: plugin, config: "{}", target: JournalQuietTarget())
+    let restored = try InstanceFactory.inProcess.makeInstance(of: plugin, config: "{}", target: SilentTarget())
     let point = try journal.restorePoint()
     try point.apply(to: restored)
     // then
@@ -269,7 +269,7 @@ struct JournalReaderTests {
     let plugin = try PluginLoader.load(PluginPaths.library("Counter"))
     let point = JournalRestorePoint(
       path: "s.jsonl", state: #"{"clicks":1,"count":5}"#, stateSeq: 7, actions: [], lastSeq: 7)
-    let instance = try InstanceFactory.inProcess.makeInstance(of: plugin, config: "{}", target: JournalQuietTarget())
+    let instance = try InstanceFactory.inProcess.makeInstance(of: plugin, config: "{}", target: SilentTarget())
     let error = #expect(throws: HostError.self) { try point.apply(to: instance) }
     #expect(
       error?.message.contains("journal 's.jsonl': feature 'counter' refused the state after seq 7")

@@ -37,32 +37,25 @@ struct JournalSessionDirectoryTests {
     }
   }
 
-  struct BadName: CustomTestStringConvertible, Sendable {
-    let id: String
-    let name: String
-    let says: String
-    var testDescription: String { id }
-  }
-
-  static let badNames: [BadName] = [
-    BadName(id: "empty", name: "", says: "is empty"),
-    BadName(id: "slash", name: "a/b", says: "contains '/'"),
-    BadName(id: "parent", name: "..", says: "starts with '.'"),
-    BadName(id: "dot-dot-inside", name: "a..b", says: "contains '..'"),
-    BadName(id: "hidden", name: ".secret", says: "starts with '.'"),
-    BadName(id: "nul", name: "a\u{0}b", says: "contains a control character"),
-    BadName(id: "newline", name: "a\nb", says: "contains a control character"),
-    BadName(id: "too-long", name: String(repeating: "x", count: 101), says: "is 101 bytes long"),
-    BadName(
-      id: "too-long-in-bytes", name: String(repeating: "é", count: 51), says: "is 102 bytes long"),
+  static let badNames: [TextCase] = [
+    TextCase(id: "empty", text: "", expected: "is empty"),
+    TextCase(id: "slash", text: "a/b", expected: "contains '/'"),
+    TextCase(id: "parent", text: "..", expected: "starts with '.'"),
+    TextCase(id: "dot-dot-inside", text: "a..b", expected: "contains '..'"),
+    TextCase(id: "hidden", text: ".secret", expected: "starts with '.'"),
+    TextCase(id: "nul", text: "a\u{0}b", expected: "contains a control character"),
+    TextCase(id: "newline", text: "a\nb", expected: "contains a control character"),
+    TextCase(id: "too-long", text: String(repeating: "x", count: 101), expected: "is 101 bytes long"),
+    TextCase(
+      id: "too-long-in-bytes", text: String(repeating: "é", count: 51), expected: "is 102 bytes long"),
   ]
 
   @Test("a bad session name is refused, saying what is allowed", arguments: badNames)
-  func aBadSessionNameIsRefused(_ bad: BadName) {
+  func aBadSessionNameIsRefused(_ bad: TextCase) {
     let error = #expect(throws: HostError.self) {
-      try SessionDirectory(root: "/s").path(for: bad.name)
+      try SessionDirectory(root: "/s").path(for: bad.text)
     }
-    #expect(error?.message.contains(bad.says) == true, "\(error?.message ?? "no error")")
+    #expect(error?.message.contains(bad.expected) == true, "\(error?.message ?? "no error")")
     #expect(error?.message.contains("\n") == false)
     #expect(error?.kind == .usage)
     #expect(error?.help?.contains("1-100 bytes") == true)

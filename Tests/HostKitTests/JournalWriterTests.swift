@@ -4,61 +4,9 @@ import Foundation
 import HostKit
 import Testing
 
-/// A fresh folder for one test under $TMPDIR (mkdtemp), removed when the value goes away.
-final class JournalScratch {
-  let path: String
-
-  init() throws {
-    let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-    var template = Array("\(base)/journal-tests.XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else {
-      throw JournalTestError("mkdtemp failed: errno \(errno)")
-    }
-    path = String(cString: made)
-  }
-
-  deinit { try? FileManager.default.removeItem(atPath: path) }
-
-  func file(_ name: String) -> String { "\(path)/\(name)" }
-
-  func write(_ name: String, _ text: String) throws { try write(name, Array(text.utf8)) }
-
-  func write(_ name: String, _ bytes: [UInt8]) throws {
-    try Data(bytes).write(to: URL(fileURLWithPath: file(name)))
-  }
-
-  func text(_ name: String) throws -> String {
-    try String(contentsOfFile: file(name), encoding: .utf8)
-  }
-
-  func size(_ name: String) throws -> Int {
-    (try FileManager.default.attributesOfItem(atPath: file(name))[.size] as? Int) ?? -1
-  }
-}
-
 struct JournalTestError: Error, CustomStringConvertible {
   let description: String
   init(_ description: String) { self.description = description }
-}
-
-/// An instance target that ignores every callback: journal tests only restore and reduce.
-final class JournalQuietTarget: InstanceCallbackTarget {
-  func instanceEmitted(_ json: String, origin: EmitOrigin) {}
-  func instanceLogged(level: LogLevel, message: String) {}
-  func instanceEffectBegan() {}
-  func instanceEffectEnded() {}
-}
-
-/// Shared journal test data: a counter header with a fixed creation time, so file contents can be
-/// compared exactly.
-enum JournalFixtures {
-  static let header = JournalHeader(
-    feature: "counter", featureVersion: "1.0.0", created: Date(timeIntervalSince1970: 1_764_450_000)
-  )
-  static let headerLine =
-    #"{"created":"2025-11-29T21:00:00Z","feature":"counter","featureVersion":"1.0.0","format":1,"host":"0.1.0","journal":"featurehost"}"#
-  static let increment = #"{"type":"increment"}"#
-  static let decrement = #"{"type":"decrement"}"#
 }
 
 @Suite("Journal writer")
@@ -181,9 +129,7 @@ struct JournalWriterTests {
   @Test func anActionThatIsNotAJSONObjectIsRefusedAndLeavesNoTrace() throws {
     // given
     let scratch = try JournalScratch()
-    let path = scratch.file("s.jsonl")
-    let writer = try JournalWriter.create(at: path, header: JournalFixtures.header)
-    try writer.append(action: JournalFixtures.increment, source: .user)
+    let (path, writer) = try scratch.counterJournal(increments: 1)
     // when
     let error = #expect(throws: HostError.self) {
       try writer.append(action: "[1,\n2]", source: .user)
@@ -201,9 +147,7 @@ struct JournalWriterTests {
   @Test func aLargeStateThatIsNotJSONIsRefusedWithWhereAndWhyAndLeavesNoTrace() throws {
     // given a state of 100,000 URLs whose last one is cut short
     let scratch = try JournalScratch()
-    let path = scratch.file("s.jsonl")
-    let writer = try JournalWriter.create(at: path, header: JournalFixtures.header)
-    try writer.append(action: JournalFixtures.increment, source: .user)
+    let (path, writer) = try scratch.counterJournal(increments: 1)
     let urls = (0..<100_000).map { #""https://cdn2.thecatapi.com/images/\#($0).jpg""# }.joined(separator: ",")
     let state = #"{"urls":["# + urls + #","https:}"#
     // when
@@ -266,9 +210,7 @@ struct JournalWriterTests {
   @Test func reopeningCutsATornLastLineAndAppendsOnAFreshLine() throws {
     // given: a crash left half a line
     let scratch = try JournalScratch()
-    let path = scratch.file("s.jsonl")
-    let writer = try JournalWriter.create(at: path, header: JournalFixtures.header)
-    try writer.append(action: JournalFixtures.increment, source: .user)
+    let (path, writer) = try scratch.counterJournal(increments: 1)
     try writer.close()
     let intact = try scratch.text("s.jsonl")
     try scratch.write("s.jsonl", intact + #"{"action":{"type":"incr"#)

@@ -24,14 +24,19 @@ struct LineRendererTests {
     return PresentedFeature(plugin: plugin, store: store, number: number)
   }
 
+  /// A renderer, live (a terminal) or not (a pipe), and the sink that records what it writes.
+  static func renderer(live: Bool) -> (LineRenderer, RecordingSink) {
+    let sink = RecordingSink()
+    return (LineRenderer(sink: sink, live: live), sink)
+  }
+
   static func origin(_ feature: PresentedFeature, visible: Bool = true, of count: Int = 1) -> StoreOrigin {
     StoreOrigin(plugin: feature.plugin, feature: feature, isVisible: visible, visibleCount: count)
   }
 
   @Test func aViewIsDrawnOnceUntilItChanges() throws {
     // given a live renderer and a visible feature
-    let sink = RecordingSink()
-    let renderer = LineRenderer(sink: sink, live: true)
+    let (renderer, sink) = Self.renderer(live: true)
     let counter = try Self.counter()
     defer { counter.store.stop() }
     // when its store reports one view twice, then another
@@ -43,8 +48,7 @@ struct LineRendererTests {
   }
 
   @Test func aCoveredFeatureDrawsNothing() throws {
-    let sink = RecordingSink()
-    let renderer = LineRenderer(sink: sink, live: true)
+    let (renderer, sink) = Self.renderer(live: true)
     let counter = try Self.counter()
     defer { counter.store.stop() }
     renderer.hear(.viewChanged("hidden"), from: Self.origin(counter, visible: false, of: 1))
@@ -54,8 +58,7 @@ struct LineRendererTests {
 
   @Test func severalVisibleFeaturesDrawUnderHeadingsTheFocusNamed() throws {
     // given two counters side by side, the second one changed
-    let sink = RecordingSink()
-    let renderer = LineRenderer(sink: sink, live: true)
+    let (renderer, sink) = Self.renderer(live: true)
     let first = try Self.counter(number: 1)
     let second = try Self.counter(number: 2)
     defer {
@@ -75,8 +78,7 @@ struct LineRendererTests {
   }
 
   @Test func aViewTheStoreDrewIsNotDrawnAgainByTheNavigationUnlessRevealed() throws {
-    let sink = RecordingSink()
-    let renderer = LineRenderer(sink: sink, live: true)
+    let (renderer, sink) = Self.renderer(live: true)
     let counter = try Self.counter()
     defer { counter.store.stop() }
     let view = try #require(counter.store.perform { try? $0.render() })
@@ -92,8 +94,7 @@ struct LineRendererTests {
   }
 
   @Test func inAPipeTheStartDrawsNothingAndTheEndDrawsTheFinalView() throws {
-    let sink = RecordingSink()
-    let renderer = LineRenderer(sink: sink, live: false)
+    let (renderer, sink) = Self.renderer(live: false)
     let counter = try Self.counter()
     defer { counter.store.stop() }
     let view = try #require(counter.store.perform { try? $0.render() })
@@ -106,8 +107,7 @@ struct LineRendererTests {
   }
 
   @Test func liveTheEndDrawsNothingMore() throws {
-    let sink = RecordingSink()
-    let renderer = LineRenderer(sink: sink, live: true)
+    let (renderer, sink) = Self.renderer(live: true)
     let counter = try Self.counter()
     defer { counter.store.stop() }
     #expect(renderer.draws(on: .start))

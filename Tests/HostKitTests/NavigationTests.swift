@@ -115,36 +115,29 @@ struct NavigationTests {
     coordinator.stopAll()
   }
 
-  struct BadFlow: CustomTestStringConvertible, Sendable {
-    let id: String
-    let text: String
-    let message: String
-    var testDescription: String { id }
-  }
-
-  static let badFlows: [BadFlow] = [
-    BadFlow(id: "not-json", text: "{\n  \"flow\": \"x\",\n  oops\n}", message: "flow 'f.json' line 3 column 3"),
-    BadFlow(
+  static let badFlows: [TextCase] = [
+    TextCase(id: "not-json", text: "{\n  \"flow\": \"x\",\n  oops\n}", expected: "flow 'f.json' line 3 column 3"),
+    TextCase(
       id: "unknown-feature", text: "{\"flow\": \"x\",\n \"start\": {\"push\": \"countr\"}}",
-      message: "flow 'f.json' line 2 column 20: unknown feature 'countr'"),
-    BadFlow(
+      expected: "flow 'f.json' line 2 column 20: unknown feature 'countr'"),
+    TextCase(
       id: "unknown-step",
       text: "{\"flow\": \"x\", \"start\": {\"push\": \"counter\"},\n \"on\": {\"teleport\": {\"pop\": true}}}",
-      message: "flow 'f.json' line 2 column 9: unknown step 'teleport'"),
-    BadFlow(
+      expected: "flow 'f.json' line 2 column 9: unknown step 'teleport'"),
+    TextCase(
       id: "unknown-verb", text: "{\"flow\": \"x\", \"start\": {\"jump\": \"counter\"}}",
-      message: "unknown navigation 'jump'"),
-    BadFlow(
-      id: "start-pops", text: "{\"flow\": \"x\", \"start\": {\"pop\": true}}", message: "start must push or present"),
-    BadFlow(id: "no-name", text: "{\"start\": {\"push\": \"counter\"}}", message: "needs a string \"flow\""),
+      expected: "unknown navigation 'jump'"),
+    TextCase(
+      id: "start-pops", text: "{\"flow\": \"x\", \"start\": {\"pop\": true}}", expected: "start must push or present"),
+    TextCase(id: "no-name", text: "{\"start\": {\"push\": \"counter\"}}", expected: "needs a string \"flow\""),
   ]
 
   @Test("a bad flow is refused when loaded, naming file and position", arguments: badFlows)
-  func badFlowIsRefused(_ bad: BadFlow) {
+  func badFlowIsRefused(_ bad: TextCase) {
     let error = #expect(throws: HostError.self) {
       try Flow.load(bad.text, file: "f.json", features: ["counter", "levels"], steps: ["go"])
     }
-    #expect(error?.message.contains(bad.message) == true, "\(error?.message ?? "")")
+    #expect(error?.message.contains(bad.expected) == true, "\(error?.message ?? "")")
   }
 
   @Test func theMainFlowLoadsAgainstTheShippedPlugins() throws {
@@ -203,10 +196,7 @@ struct NavigationCLITests {
       environment: ["LEVELS_INTERVAL": "0"])
     #expect(result.status == 0)
     #expect(result.stderr == "")
-    #expect(
-      result.stdout.hasSuffix(
-        "── levels (focus) ──\nLevels — settled at 2\n  left  2 " + String(repeating: "█", count: 40) + "\n  right 2 "
-          + String(repeating: "█", count: 40) + "\n"))
+    #expect(result.stdout.hasSuffix("── levels (focus) ──\n" + SettledLevels.view(at: 2, bar: 40)))
     #expect(result.stdout.contains("── counter ──\nCounter\n  count:  1\n  clicks: 1\n"))
   }
 

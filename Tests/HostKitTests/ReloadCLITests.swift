@@ -43,8 +43,7 @@ struct ReloadCLITests {
     let host = try LiveHost(["--plugins", folder, "run", "reloadable", "--watch"])
     defer { host.kill() }
     let errors = ErrorReader(host)
-    host.send("increment\nincrement\n:state\n")
-    try host.read(through: #"{"count":2}"#)
+    try host.send("increment\nincrement\n:state\n", thenReadThrough: #"{"count":2}"#)
     // when the file is rebuilt in place as 1.1.0, which adds an action
     try ReloadFixture.build(.withDouble, into: file)
     try errors.wait(for: "note: reloadable reloaded (1.0.0 -> 1.1.0), state kept\n")
@@ -58,13 +57,11 @@ struct ReloadCLITests {
     try ReloadFixture.build(.crashingOnLoad, into: file)
     try errors.wait(for: "crashed with signal 11 (Segmentation fault) in fh_plugin_entry_v1\nhelp: ")
     // then 1.1.0 goes on with its state
-    host.send("double\n:state\n")
-    try host.read(through: #"{"count":8}"#)
+    try host.send("double\n:state\n", thenReadThrough: #"{"count":8}"#)
     // when the build is fixed, it reloads
     try ReloadFixture.build(.first, into: file)
     try errors.wait(for: "note: reloadable reloaded (1.1.0 -> 1.0.0), state kept\n")
-    host.send(":state\n")
-    try host.read(through: #"{"count":8}"#)
+    try host.send(":state\n", thenReadThrough: #"{"count":8}"#)
     #expect(host.quit() == 0)
   }
 
@@ -74,14 +71,12 @@ struct ReloadCLITests {
     let host = try LiveHost(["--plugins", folder, "--watch"])
     defer { host.kill() }
     let errors = ErrorReader(host)
-    host.send("pick entry=reloadable\nincrement\nwait\n:state\n")
-    try host.read(through: #"{"count":1}"#)
+    try host.send("pick entry=reloadable\nincrement\nwait\n:state\n", thenReadThrough: #"{"count":1}"#)
     // when its file is rebuilt, then it is reloaded in place in the flow, its state kept and the
     // effect in flight cancelled
     try ReloadFixture.build(.withDouble, into: file)
     try errors.wait(for: "note: reloadable reloaded (1.0.0 -> 1.1.0), state kept; 1 effect(s) in flight cancelled\n")
-    host.send("double\n:state\n:back\n:state\n")
-    try host.read(through: #"{"count":2}"#)
+    try host.send("double\n:state\n:back\n:state\n", thenReadThrough: #"{"count":2}"#)
     #expect(try host.line(startingWith: "{").contains(#""picked":"reloadable""#))
     #expect(host.quit() == 0)
   }
@@ -95,14 +90,12 @@ struct ReloadCLITests {
       ["--plugins", folder, "run", "reloadable", "--isolation", "none", "--session", "hot"], environment: environment)
     defer { host.kill() }
     let errors = ErrorReader(host)
-    host.send("increment\n:state\n")
-    try host.read(through: #"{"count":1}"#)
+    try host.send("increment\n:state\n", thenReadThrough: #"{"count":1}"#)
     // when the plugin is rebuilt (not watched) and ':reload' is typed
     try ReloadFixture.build(.withDouble, into: file)
     host.send(":reload\n")
     try errors.wait(for: "note: reloadable reloaded (1.0.0 -> 1.1.0), state kept\n")
-    host.send("double\n:state\n")
-    try host.read(through: #"{"count":2}"#)
+    try host.send("double\n:state\n", thenReadThrough: #"{"count":2}"#)
     #expect(host.quit() == 0)
     // then replaying its journal with the current build names the reload and checks the states
     let journal = "\(state)/featurehost/hot.jsonl"
@@ -129,8 +122,7 @@ struct ReloadCLITests {
     let host = try LiveHost(["--plugins", folder, "run", "reloadable", "--watch"])
     defer { host.kill() }
     let errors = ErrorReader(host)
-    host.send("increment\n:state\n")
-    try host.read(through: #"{"count":1}"#)
+    try host.send("increment\n:state\n", thenReadThrough: #"{"count":1}"#)
     try Self.replace(file, with: versions[1])
     try errors.wait(for: "state kept\n")
     let before = try host.residentBytes()
@@ -139,8 +131,7 @@ struct ReloadCLITests {
       try Self.replace(file, with: versions[(round + 1) % 2])
       try errors.wait(for: "state kept\n", times: round + 1)
     }
-    host.send(":state\n")
-    try host.read(through: #"{"count":1}"#)
+    try host.send(":state\n", thenReadThrough: #"{"count":1}"#)
     // then the host grew by at most 5 MB, and one worker is left: the last one
     let growth = try host.residentBytes() - before
     #expect(growth <= 5 << 20, "the host grew by \(growth) bytes over 50 reloads")
@@ -168,8 +159,7 @@ struct ReloadCLITests {
     let host = try LiveHost(["--scan-timeout", "3", "--plugins", folder, "run", "reloadable", "--watch"])
     defer { host.kill() }
     let errors = ErrorReader(host)
-    host.send("increment\n:state\n")
-    try host.read(through: #"{"count":1}"#)
+    try host.send("increment\n:state\n", thenReadThrough: #"{"count":1}"#)
     let running = ProcessTree.children(of: host.child.pid)
     #expect(running.count == 1)
     // when the file is rebuilt as a build whose entry function never returns
@@ -178,8 +168,7 @@ struct ReloadCLITests {
     // then its scanner was killed and the worker started beside it ended: the running worker alone
     // is left, and goes on
     #expect(ProcessTree.children(of: host.child.pid) == running, "\(errors.text)")
-    host.send("increment\n:state\n")
-    try host.read(through: #"{"count":2}"#)
+    try host.send("increment\n:state\n", thenReadThrough: #"{"count":2}"#)
     #expect(host.quit() == 0)
   }
 
@@ -188,8 +177,7 @@ struct ReloadCLITests {
     let (folder, file) = try ReloadFixture.folder()
     let host = try LiveHost(["--scan-timeout", "3600", "--plugins", folder, "run", "reloadable", "--watch"])
     defer { host.kill() }
-    host.send("increment\n:state\n")
-    try host.read(through: #"{"count":1}"#)
+    try host.send("increment\n:state\n", thenReadThrough: #"{"count":1}"#)
     try ReloadFixture.build(.hangingOnLoad, into: file)
     let until = ContinuousClock.now + .seconds(120)
     var children: [ProcessIdentity] = []

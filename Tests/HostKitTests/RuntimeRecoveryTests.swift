@@ -49,13 +49,24 @@ struct RuntimeRecoveryTests {
     return Harness(runtime: runtime, sink: sink, reporter: reporter, state: root)
   }
 
+  /// A harness of the counter alone, its runtime opened (and closed again if opening fails).
+  static func opened(_ setup: CrashSetup) throws -> Harness {
+    let harness = try harness(setup)
+    do {
+      try harness.runtime.open()
+    } catch {
+      harness.runtime.close()
+      throw error
+    }
+    return harness
+  }
+
   @Test("a crash is one error line, a restart note, a redraw, and the session goes on", arguments: CrashSetup.all)
   func aCrashIsOneLineAndTheSessionGoesOn(_ setup: CrashSetup) throws {
     // given a live counter at 2
-    let harness = try Self.harness(setup)
+    let harness = try Self.opened(setup)
     let runtime = harness.runtime
     defer { runtime.close() }
-    try runtime.open()
     let counter = try #require(runtime.focused)
     try runtime.send("increment", to: counter)
     try runtime.send("increment", to: counter)
@@ -109,10 +120,9 @@ struct RuntimeRecoveryTests {
   @Test("a feature closed in a flow goes back to the one before", arguments: CrashSetup.all)
   func aClosedFeatureInAFlowGoesBack(_ setup: CrashSetup) throws {
     // given levels opened over the counter
-    let harness = try Self.harness(setup)
+    let harness = try Self.opened(setup)
     let runtime = harness.runtime
     defer { runtime.close() }
-    try runtime.open()
     try runtime.open("levels")
     let levels = try #require(runtime.focused)
     #expect(levels.id == "levels")
@@ -167,10 +177,9 @@ struct RuntimeRecoveryTests {
   @Test func ctrlCWhileACallIsStuckInterruptsItAndTheFeatureRestarts() throws {
     // given a live counter whose `hang` never returns by itself
     let setup = CrashSetup(id: "hanging") { FaultPlan(hangingOn: "hang").factory }
-    let harness = try Self.harness(setup)
+    let harness = try Self.opened(setup)
     let runtime = harness.runtime
     defer { runtime.close() }
-    try runtime.open()
     let counter = try #require(runtime.focused)
     // when nothing is stuck, there is nothing to interrupt
     #expect(runtime.interruptStuckCall(grace: .milliseconds(10)) == nil)

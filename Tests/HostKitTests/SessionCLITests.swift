@@ -4,21 +4,16 @@ import Testing
 
 @Suite("Sessions, replay and time travel in the CLI")
 struct SessionCLITests {
-  /// A fresh state folder per test: sessions never leak between tests or into the user's home.
-  let state: String
+  let state: StateFolder
 
-  init() throws { state = try FixturePlugin.temporaryFolder() }
+  init() throws { state = try StateFolder() }
 
-  func host(_ arguments: [String], _ input: String = "") throws -> HostProcess.Output {
-    try HostProcess.run(arguments, input: input, environment: ["XDG_STATE_HOME": state])
-  }
-
-  var journalPath: String { "\(state)/featurehost/demo.jsonl" }
+  var journalPath: String { state.journal("demo") }
 
   @Test func aSessionRestoresTheCountAndTheFeatureSeesRestored() throws {
-    let first = try host(["run", "counter", "--session", "demo"], "increment\nincrement\nincrement\n")
+    let first = try state.host(["run", "counter", "--session", "demo"], "increment\nincrement\nincrement\n")
     #expect(first.status == 0)
-    let second = try host(["run", "counter", "--session", "demo"], "decrement\n:state\n:history\n")
+    let second = try state.host(["run", "counter", "--session", "demo"], "decrement\n:state\n:history\n")
     #expect(second.status == 0)
     // The run says what it restored: the feature and the seq it is at.
     #expect(second.stderr == "note: restored session demo (counter) at seq 4\n")
@@ -29,7 +24,7 @@ struct SessionCLITests {
   }
 
   @Test func undoRedoAndGotoMoveThroughTheHistoryAndKeepUndoneActions() throws {
-    let result = try host(
+    let result = try state.host(
       ["run", "counter", "--session", "demo"],
       "increment\nincrement\ndecrement\n:undo\n:state\n:undo\n:state\n:redo\n:state\n:goto 2\n:state\nincrement\n:redo\n"
     )
@@ -51,10 +46,10 @@ struct SessionCLITests {
   }
 
   @Test func saveAndLoadReapplyAStateCheckedByThePlugin() throws {
-    let file = "\(state)/saved.json"
-    let bad = "\(state)/bad.json"
+    let file = "\(state.path)/saved.json"
+    let bad = "\(state.path)/bad.json"
     try #"{"clicks":1,"count":7}"#.write(toFile: bad, atomically: true, encoding: .utf8)
-    let result = try host(
+    let result = try state.host(
       ["run", "counter"], "increment\n:save \(file)\nincrement\n:load \(file)\n:state\n:load \(bad)\n:state\n")
     #expect(result.status == 0)
     #expect(try String(contentsOfFile: file, encoding: .utf8) == "{\"clicks\":1,\"count\":1}\n")
@@ -65,29 +60,27 @@ struct SessionCLITests {
   }
 
   @Test func replayReproducesTheSnapshotsWithEffectsOff() throws {
-    _ = try host(["run", "levels", "--session", "demo", "--config", "interval=0"], "set left=0 right=8\n:settle\n")
-    let result = try host(["replay", journalPath])
+    _ = try state.host(
+      ["run", "levels", "--session", "demo", "--config", "interval=0"], "set left=0 right=8\n:settle\n")
+    let result = try state.host(["replay", journalPath])
     #expect(result.status == 0)
-    #expect(
-      result.stdout.hasSuffix(
-        "Levels — settled at 4\n  left  4 " + String(repeating: "█", count: 32) + "\n  right 4 "
-          + String(repeating: "█", count: 32) + "\n"))
+    #expect(result.stdout.hasSuffix(SettledLevels.view(at: 4, bar: 32)))
     #expect(result.stderr.contains("snapshot(s) matched byte for byte"))
   }
 
   @Test func replayStopsAtTheSeqGivenWithTo() throws {
-    _ = try host(["run", "counter", "--session", "demo"], "increment\nincrement\nincrement\n")
-    let result = try host(["replay", journalPath, "--to", "2"])
+    _ = try state.host(["run", "counter", "--session", "demo"], "increment\nincrement\nincrement\n")
+    let result = try state.host(["replay", journalPath, "--to", "2"])
     #expect(result.status == 0)
     #expect(result.stdout.hasSuffix("count:  1\n  clicks: 1\n"))
   }
 
   @Test func aSnapshotThatIsNotReproducedIsAnErrorNamingTheSeq() throws {
-    _ = try host(["run", "counter", "--session", "demo"], "increment\n:undo\n")
+    _ = try state.host(["run", "counter", "--session", "demo"], "increment\n:undo\n")
     var journal = try String(contentsOfFile: journalPath, encoding: .utf8)
     journal += #"{"seq":3,"state":{"clicks":5,"count":5}}"# + "\n"
     try journal.write(toFile: journalPath, atomically: true, encoding: .utf8)
-    let result = try host(["replay", journalPath])
+    let result = try state.host(["replay", journalPath])
     #expect(result.status == 1)
     #expect(result.stderr.contains("seq 3: the replayed state differs from the recorded snapshot"))
   }
@@ -115,10 +108,10 @@ struct SessionCLITests {
 
   @Test("a bad journal is refused naming the file and line, and left untouched", arguments: badJournals)
   func badJournalIsRefused(_ bad: BadJournal) throws {
-    _ = try host(["run", "counter", "--session", "demo"], "increment\nincrement\n")
+    _ = try state.host(["run", "counter", "--session", "demo"], "increment\nincrement\n")
     let edited = bad.edit(try String(contentsOfFile: journalPath, encoding: .utf8))
     try edited.write(toFile: journalPath, atomically: true, encoding: .utf8)
-    let result = try host(["run", "counter", "--session", "demo"], "increment\n")
+    let result = try state.host(["run", "counter", "--session", "demo"], "increment\n")
     #expect(result.status == 1)
     #expect(result.stderr.contains("error: "))
     #expect(result.stderr.contains(journalPath))
@@ -127,12 +120,12 @@ struct SessionCLITests {
   }
 
   @Test func aTornLastLineIsReportedAndIgnored() throws {
-    _ = try host(["run", "counter", "--session", "demo"], "increment\nincrement\n")
+    _ = try state.host(["run", "counter", "--session", "demo"], "increment\nincrement\n")
     let handle = try #require(FileHandle(forWritingAtPath: journalPath))
     try handle.seekToEnd()
     try handle.write(contentsOf: Data(#"{"action":{"type":"incr"#.utf8))
     try handle.close()
-    let result = try host(["run", "counter", "--session", "demo"], ":state\n")
+    let result = try state.host(["run", "counter", "--session", "demo"], ":state\n")
     #expect(result.status == 0)
     #expect(result.stderr.contains("torn"))
     #expect(result.stdout.hasPrefix(#"{"clicks":2,"count":2}"#))
@@ -152,25 +145,25 @@ struct SessionCLITests {
 
   @Test("a session name with a path in it is refused", arguments: badNames)
   func badSessionName(_ bad: BadName) throws {
-    let result = try host(["run", "counter", "--session", bad.name])
+    let result = try state.host(["run", "counter", "--session", bad.name])
     #expect(result.status == 64)
     #expect(result.stderr.contains("error: the session name"))
-    #expect(!FileManager.default.fileExists(atPath: "\(state)/featurehost/\(bad.name).jsonl") || bad.name.isEmpty)
+    #expect(!FileManager.default.fileExists(atPath: "\(state.path)/featurehost/\(bad.name).jsonl") || bad.name.isEmpty)
   }
 
   @Test func sessionsAreListedAndRemovedByCommand() throws {
-    _ = try host(["run", "counter", "--session", "demo"], "increment\n")
-    _ = try host(["run", "levels", "--session", "other", "--config", "interval=0"], ":settle\n")
-    let listed = try host(["sessions"])
+    _ = try state.host(["run", "counter", "--session", "demo"], "increment\n")
+    _ = try state.host(["run", "levels", "--session", "other", "--config", "interval=0"], ":settle\n")
+    let listed = try state.host(["sessions"])
     #expect(listed.status == 0)
     let lines = listed.stdout.split(separator: "\n").map(String.init)
     #expect(lines.count == 2)
     #expect(lines.first?.hasPrefix("demo   counter") == true)
     #expect(lines.last?.hasPrefix("other  levels") == true)
-    let removed = try host(["sessions", "rm", "demo"])
+    let removed = try state.host(["sessions", "rm", "demo"])
     #expect(removed.status == 0)
     #expect(!FileManager.default.fileExists(atPath: journalPath))
-    let missing = try host(["sessions", "rm", "demo"])
+    let missing = try state.host(["sessions", "rm", "demo"])
     #expect(missing.status != 0)
     #expect(missing.stderr.contains("demo"))
   }

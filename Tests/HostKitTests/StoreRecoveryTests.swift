@@ -10,33 +10,13 @@ struct StoreRecoveryTests {
   static let decrement = #"{"type":"decrement"}"#
 
   /// A started counter store journaling into a fresh file, its instances made under `plan`.
-  struct Harness {
-    let store: Store
-    let events: EventRecorder
-    let journalPath: String
-  }
-
   static func harness(
     _ plan: FaultPlan, journaled: Bool = true, recovery: RecoveryPolicy = .standard, rendersViews: Bool = false
-  ) throws -> Harness {
-    let plugin = try PluginLoader.load(CounterLibrary.path)
-    let path = "\(try FixturePlugin.temporaryFolder())/counter.jsonl"
-    let journal = journaled ? try SessionJournal.create(at: path, plugin: plugin, config: "{}") : nil
-    let events = EventRecorder()
-    let store = try Store(
-      plugin: plugin, options: Store.Options(rendersViews: rendersViews, recovery: recovery), journal: journal,
-      instances: plan.factory, observer: events.observer)
-    try store.start(restored: false) { instance throws(HostError) in
-      guard let journal else { return }
-      let state: String
-      do throws(PluginCallError) {
-        state = try instance.snapshot()
-      } catch {
-        throw HostError("no first state: \(error)")
-      }
-      try journal.recordInitialState(state)
-    }
-    return Harness(store: store, events: events, journalPath: path)
+  ) throws -> JournaledStore {
+    try JournaledStore.start(
+      try PluginLoader.load(CounterLibrary.path), journalPath: "\(try FixturePlugin.temporaryFolder())/counter.jsonl",
+      journaled: journaled, options: Store.Options(rendersViews: rendersViews, recovery: recovery),
+      instances: plan.factory)
   }
 
   static func losses(_ events: EventRecorder) -> [StoreEvent] {

@@ -13,12 +13,13 @@ import Testing
 struct StoreReloadTests {
   /// A started `reloadable` store over a plugin file the test rebuilds, journaling into a file.
   struct Harness {
-    let store: Store
-    let events: EventRecorder
+    let journaled: JournaledStore
     let builds: PluginBuilds
     let file: String
-    let journalPath: String
     let workers: WorkerLog
+    var store: Store { journaled.store }
+    var events: EventRecorder { journaled.events }
+    var journalPath: String { journaled.journalPath }
 
     /// Rebuilds the plugin file as `version` and stages it, as a watch would.
     func rebuild(_ version: ReloadFixture.Version) throws -> PluginBuild {
@@ -61,25 +62,12 @@ struct StoreReloadTests {
     let (folder, file) = try ReloadFixture.folder()
     let builds = PluginBuilds(
       loading: workers ? .workers : .inProcess, scanner: workers ? scanner : nil, folder: "\(folder)/builds")
-    let plugin = try builds.launch(file, feature: "reloadable")
-    let path = "\(folder)/reloadable.jsonl"
-    let journal = try SessionJournal.create(at: path, plugin: plugin, config: "{}")
-    let events = EventRecorder()
     let log = WorkerLog()
     let base: InstanceFactory = workers ? .worker(executable: HostProcess.executable) : .inProcess
-    let store = try Store(
-      plugin: plugin, options: Store.Options(rendersViews: true), journal: journal,
-      instances: log.factory(builds.factory(wrapping: base)), observer: events.observer)
-    try store.start(restored: false) { instance throws(HostError) in
-      let state: String
-      do throws(PluginCallError) {
-        state = try instance.snapshot()
-      } catch {
-        throw HostError("no first state: \(error)")
-      }
-      try journal.recordInitialState(state)
-    }
-    return Harness(store: store, events: events, builds: builds, file: file, journalPath: path, workers: log)
+    let journaled = try JournaledStore.start(
+      try builds.launch(file, feature: "reloadable"), journalPath: "\(folder)/reloadable.jsonl",
+      options: Store.Options(rendersViews: true), instances: log.factory(builds.factory(wrapping: base)))
+    return Harness(journaled: journaled, builds: builds, file: file, workers: log)
   }
 
   @Test func aStagedBuildFindsThePrivateLibrariesOfItsOriginalFolderBesideIt() throws {
@@ -224,12 +212,4 @@ struct StoreReloadTests {
     harness.store.stop()
     #expect(kill(pids[2], 0) == -1)
   }
-}
-
-/// Callbacks that go nowhere: an instance driven by hand.
-private final class SilentTarget: InstanceCallbackTarget {
-  func instanceEmitted(_ json: String, origin: EmitOrigin) {}
-  func instanceLogged(level: LogLevel, message: String) {}
-  func instanceEffectBegan() {}
-  func instanceEffectEnded() {}
 }

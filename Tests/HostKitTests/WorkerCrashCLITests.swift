@@ -16,8 +16,7 @@ struct WorkerCrashCLITests {
     let state = try FixturePlugin.temporaryFolder()
     let host = try LiveHost(
       ["run", "counter", "--session", "s", "--isolation", "process"], environment: ["XDG_STATE_HOME": state])
-    host.send("increment\nincrement\n:state\n")
-    try host.read(through: #"{"clicks":2,"count":2}"#)
+    try host.send("increment\nincrement\n:state\n", thenReadThrough: #"{"clicks":2,"count":2}"#)
     let workers = ProcessTree.children(of: host.child.pid)
     #expect(workers.count == 1)
     // when the worker dies between calls (and is gone: a zombie has closed its files)
@@ -33,8 +32,7 @@ struct WorkerCrashCLITests {
     #expect(errors.contains("error: counter crashed (signal 9, Killed) between calls"), "\(errors)")
     #expect(errors.contains("note: counter restarted at seq 3"), "\(errors)")
     // and the session goes on in a new worker
-    host.send("increment\n:state\n")
-    try host.read(through: #"{"clicks":4,"count":4}"#)
+    try host.send("increment\n:state\n", thenReadThrough: #"{"clicks":4,"count":4}"#)
     #expect(ProcessTree.children(of: host.child.pid).count == 1)
     #expect(host.quit() == 0)
     // and its journal, crash line included, replays
@@ -51,8 +49,7 @@ struct WorkerCrashCLITests {
     let host = try LiveHost(
       ["--plugins", plugins, "run", "fixture", "--isolation", "process"],
       environment: ["XDG_CACHE_HOME": try FixturePlugin.temporaryFolder()])
-    host.send(":state\n")
-    try host.read(through: #"{"count":0,"#)
+    try host.send(":state\n", thenReadThrough: #"{"count":0,"#)
     // then its worker maps the plugin, and the host does not: no code of it runs in the host
     let workers = ProcessTree.children(of: host.child.pid)
     #expect(workers.count == 1)

@@ -80,8 +80,7 @@ struct WorkerFaultCLITests {
     try #"{"pongs":0,"total":13}"#.write(toFile: state13, atomically: true, encoding: .utf8)
     let host = try setup.host(["run", "tally", "--session", "s", "--call-timeout", "1"] + config)
     // given a session at total 2
-    host.send("add amount=2\n:state\n")
-    try host.read(through: #"{"pongs":0,"total":2}"#)
+    try host.send("add amount=2\n:state\n", thenReadThrough: #"{"pongs":0,"total":2}"#)
     // when the plugin fails
     host.send(fault.input.replacingOccurrences(of: "STATE13", with: state13) + "\n")
     // then the host says so in one line
@@ -89,18 +88,14 @@ struct WorkerFaultCLITests {
     if fault.restarts { errors = try host.waitForErrors(containing: "note: tally restarted at seq") }
     #expect(!errors.contains("Backtrac"), "\(errors)")
     // and the session goes on
-    host.send("add amount=3\n:state\n")
-    try host.read(through: "{\"pongs\":0,\"total\":\(fault.total)}")
+    try host.send("add amount=3\n:state\n", thenReadThrough: "{\"pongs\":0,\"total\":\(fault.total)}")
     // and the other features still run
-    host.send(":open counter\nincrement\n:state\n")
-    try host.read(through: #"{"clicks":1,"count":1}"#)
-    host.send(":back\n:state\n")
-    try host.read(through: "{\"pongs\":0,\"total\":\(fault.total)}")
+    try host.send(":open counter\nincrement\n:state\n", thenReadThrough: #"{"clicks":1,"count":1}"#)
+    try host.send(":back\n:state\n", thenReadThrough: "{\"pongs\":0,\"total\":\(fault.total)}")
     #expect(host.quit() == 0)
     // and the journal restores
     let again = try setup.host(["run", "tally", "--session", "s"] + config)
-    again.send(":state\n")
-    try again.read(through: "{\"pongs\":0,\"total\":\(fault.total)}")
+    try again.send(":state\n", thenReadThrough: "{\"pongs\":0,\"total\":\(fault.total)}")
     #expect(again.quit() == 0)
     // and replays
     let replay = try HostProcess.run(
@@ -114,8 +109,7 @@ struct WorkerFaultCLITests {
   @Test func aFeatureThatCrashesThreeTimesInAMinuteIsClosedAndTheRunExits1AfterTheLastView() throws {
     let setup = try Setup()
     let host = try setup.host(["run", "tally", "--session", "s"])
-    host.send("add amount=2\n:state\n")
-    try host.read(through: #"{"pongs":0,"total":2}"#)
+    try host.send("add amount=2\n:state\n", thenReadThrough: #"{"pongs":0,"total":2}"#)
     for _ in 1...3 { host.send("segv\n") }
     try host.waitForErrors(containing: "error: tally crashed 3 times within 60 s; it is closed")
     // The run ends by itself, with status 1, after drawing the last view it had, though stdin
@@ -126,8 +120,7 @@ struct WorkerFaultCLITests {
     #expect(!host.errors.contains("Backtrac"))
     // The journal restores and replays as it was: the crashing actions were never applied.
     let again = try setup.host(["run", "tally", "--session", "s"])
-    again.send(":state\n")
-    try again.read(through: #"{"pongs":0,"total":2}"#)
+    try again.send(":state\n", thenReadThrough: #"{"pongs":0,"total":2}"#)
     #expect(again.quit() == 0)
     let replay = try HostProcess.run(
       ["--plugins", setup.plugins, "replay", setup.journal], environment: setup.environment)

@@ -52,8 +52,7 @@ import Testing
     #expect(!screen.contains("  1. \(gallery.urls[0])"))
     #expect(screen.contains("  3. \(gallery.urls[2])  (not shown: HTTP 404)"))
     #expect(screen.contains("loading…"), "the view is drawn at once, with placeholders")
-    host.type(":quit\r")
-    #expect(try host.waitForExit() == 0)
+    #expect(try host.quit() == 0)
   }
 
   @Test func aPipeGetsTheTextAsAlways() throws {
@@ -71,8 +70,7 @@ import Testing
       ["run", "kittens", "--config", gallery.endpoint],
       environment: ["COLORTERM": "truecolor", "NO_COLOR": "1", "XDG_CACHE_HOME": gallery.folder + "/cache"])
     try host.waitFor("  3. \(gallery.urls[2])")
-    host.type(":quit\r")
-    #expect(try host.waitForExit() == 0)
+    #expect(try host.quit() == 0)
     #expect(!host.all.contains("▀"))
     #expect(!host.all.contains("\u{1B}[38;2;"))
   }

@@ -102,12 +102,10 @@ import Testing
     let host = try PseudoTerminal(
       ["--plugins", try Self.tallyFolder(), "run", "tally"], environment: ["NO_COLOR": "1"])
     try host.waitFor("tally> ")
-    host.type("reset\r")
-    try host.waitFor("error: tally refused the user action {\"type\":\"reset\"}: tally: nothing to reset")
-    host.type("bogus\r")
-    try host.waitFor("error: unknown action 'bogus' for tally")
-    host.type(":quit\r")
-    _ = try host.waitForExit()
+    try host.enter(
+      "reset", thenWaitFor: "error: tally refused the user action {\"type\":\"reset\"}: tally: nothing to reset")
+    try host.enter("bogus", thenWaitFor: "error: unknown action 'bogus' for tally")
+    _ = try host.quit()
     #expect(!host.all.contains("line "))
   }
 }

@@ -121,6 +121,19 @@ final class PseudoTerminal {
     }
   }
 
+  /// Types `line` and Enter, then reads until the output holds `text`, as `waitFor` does.
+  @discardableResult
+  func enter(_ line: String, thenWaitFor text: String, timeout: Duration = .seconds(30)) throws -> String {
+    type(line + "\r")
+    return try waitFor(text, timeout: timeout)
+  }
+
+  /// Types `:quit` and Enter, then waits for the host to exit, as `waitForExit` does.
+  func quit(timeout: Duration = .seconds(30)) throws -> Int32 {
+    type(":quit\r")
+    return try waitForExit(timeout: timeout)
+  }
+
   /// Waits for the host to exit (reading what it writes meanwhile); its shell-style status.
   func waitForExit(timeout: Duration = .seconds(30)) throws -> Int32 {
     let deadline = ContinuousClock.now + timeout

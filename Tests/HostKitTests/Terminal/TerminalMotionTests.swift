@@ -39,10 +39,8 @@ import Testing
     try host.waitFor("  right 15 " + String(repeating: "█", count: 14) + "\r\n")
     // The prompt and the half-typed line come back under the view, and the line goes on.
     try host.waitFor("levels> set left=1")
-    host.type(" right=3\r")
-    try host.waitFor("settled at 2")
-    host.type(":quit\r")
-    #expect(try host.waitForExit() == 0)
+    try host.enter(" right=3", thenWaitFor: "settled at 2")
+    #expect(try host.quit() == 0)
     #expect(!host.all.contains("error:"))
   }
 
@@ -50,8 +48,7 @@ import Testing
     let scratch = try JournalScratch()
     let host = try PseudoTerminal(["run", "levels"], environment: environment(scratch, ["LEVELS_INTERVAL": "500"]))
     try host.waitFor("levels> ")
-    host.type("set left=0 right=100000\r")
-    try host.waitFor("levels> ")
+    try host.enter("set left=0 right=100000", thenWaitFor: "levels> ")
     host.type(":settle\r")
     // After half a second: a spinner, what is awaited, the seconds, and what Ctrl-C does.
     let progress = try host.waitFor("Ctrl-C stops waiting")
@@ -65,8 +62,7 @@ import Testing
     let lines = shown(host.all)
     #expect(lines.contains { $0.contains("note: stopped waiting for levels") })
     #expect(!host.all.contains("note: waiting"))
-    host.type(":quit\r")
-    #expect(try host.waitForExit() == 0)
+    #expect(try host.quit() == 0)
   }
 
   /// A loopback port that takes connections and never answers: a load waits out its timeout.
@@ -97,20 +93,15 @@ import Testing
     // The load gives up; the plain prompt comes back with the line, which goes on.
     try host.waitFor("no answer from")
     try host.waitFor("kittens> :sta")
-    host.type("te\r")
-    try host.waitFor("\"isLoading\":false")
-    host.type(":quit\r")
-    #expect(try host.waitForExit() == 0)
+    try host.enter("te", thenWaitFor: "\"isLoading\":false")
+    #expect(try host.quit() == 0)
   }
 
   @Test func aPipeGetsNoProgressLine() throws {
     let result = try HostProcess.run(
       ["run", "levels"], input: "set left=0 right=30\n:settle\n:state\n", environment: ["LEVELS_INTERVAL": "40"])
     #expect(result.status == 0)
-    #expect(
-      result.stdout.hasSuffix(
-        "Levels — settled at 15\n  left  15 " + String(repeating: "█", count: 30) + "\n  right 15 "
-          + String(repeating: "█", count: 30) + "\n"))
+    #expect(result.stdout.hasSuffix(SettledLevels.view(at: 15, bar: 30)))
     for text in [result.stdout, result.stderr] {
       #expect(!text.contains("\r") && !text.contains("\u{1B}") && !text.contains("waiting"), "\(text)")
     }
@@ -123,25 +114,21 @@ import Testing
     // The first regulation (10 and 20) is over before the long one starts.
     try host.waitFor("settled at 15")
     try host.waitFor("levels> ")
-    host.type("set left=0 right=400\r")
-    try host.waitFor("right 399")
+    try host.enter("set left=0 right=400", thenWaitFor: "right 399")
     // At the prompt again, the regulation running above it.
     try host.waitFor("levels> ")
     host.type(Self.ctrlC)
     try host.waitFor("note: levels paused; ':resume' to go on")
     // Paused, it settles at once, and nothing moves: two looks at the state agree.
-    host.type(":settle\r")
-    try host.waitFor("note: levels paused; ':resume' to go on")
+    try host.enter(":settle", thenWaitFor: "note: levels paused; ':resume' to go on")
     host.type(":state\r")
     let first = try host.waitFor("}")
     host.type(":state\r")
     let second = try host.waitFor("}")
     let state = { (text: String) in text.split(separator: "{").last.map(String.init) }
     #expect(state(first) != nil && state(first) == state(second), "\(first) / \(second)")
-    host.type(":resume\r")
-    try host.waitFor("settled at 200", timeout: .seconds(60))
-    host.type(":quit\r")
-    #expect(try host.waitForExit() == 0)
+    try host.enter(":resume", thenWaitFor: "settled at 200", timeout: .seconds(60))
+    #expect(try host.quit() == 0)
     // The journal holds what was applied, pause or not: the session restores the settled levels.
     let restored = try HostProcess.run(
       ["run", "levels", "--session", "reg"], input: ":state\n",

@@ -22,6 +22,14 @@ import Testing
       try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
     }
 
+    /// `host run feature arguments...` at a terminal, in these places with `adding` set in its
+    /// environment, once it shows its prompt.
+    func run(_ feature: String, _ arguments: [String] = [], adding: [String: String] = [:]) throws -> PseudoTerminal {
+      let host = try PseudoTerminal(["run", feature] + arguments, environment: environment.merging(adding) { $1 })
+      try host.waitFor("\(feature)> ")
+      return host
+    }
+
     /// The `featurehost-run-*` folders left in the temporary root.
     func runFolders() throws -> [String] {
       try FileManager.default.contentsOfDirectory(atPath: temporary).filter { $0.hasPrefix("featurehost-run-") }
@@ -33,22 +41,18 @@ import Testing
 
   @Test func editingKeysChangeTheLineBeforeItIsSent() throws {
     let places = try Places()
-    let host = try PseudoTerminal(["run", "counter"], environment: places.environment)
-    try host.waitFor("counter> ")
+    let host = try places.run("counter")
     // Ctrl-A and Ctrl-E: "crement" becomes "increment".
-    host.type("crement\(Self.ctrlA)in\(Self.ctrlE)\r")
-    try host.waitFor("count:  1")
+    try host.enter("crement\(Self.ctrlA)in\(Self.ctrlE)", thenWaitFor: "count:  1")
     // Ctrl-U drops everything before the cursor.
-    host.type("bogus words\(Self.ctrlU)increment\r")
-    try host.waitFor("count:  2")
+    try host.enter("bogus words\(Self.ctrlU)increment", thenWaitFor: "count:  2")
     // Left arrows then Ctrl-K: the tail is cut.
-    host.type("decrement junk\(Self.left)\(Self.left)\(Self.left)\(Self.left)\(Self.left)\(Self.ctrlK)\r")
-    try host.waitFor("count:  1")
+    try host.enter(
+      "decrement junk\(Self.left)\(Self.left)\(Self.left)\(Self.left)\(Self.left)\(Self.ctrlK)",
+      thenWaitFor: "count:  1")
     // Ctrl-W drops the word before the cursor; Home and End move to the ends.
-    host.type("increment bogus\(Self.ctrlW)\(Self.home)\(Self.end)\r")
-    try host.waitFor("count:  2")
-    host.type(":quit\r")
-    #expect(try host.waitForExit() == 0)
+    try host.enter("increment bogus\(Self.ctrlW)\(Self.home)\(Self.end)", thenWaitFor: "count:  2")
+    #expect(try host.quit() == 0)
     #expect(!host.all.contains("error:"))
   }
 
@@ -61,12 +65,9 @@ import Testing
     try ("_HiStOrY_V2_\n" + old.joined(separator: "\n") + "\n").write(
       toFile: folder + "/counter.history", atomically: true, encoding: .utf8)
 
-    let first = try PseudoTerminal(["run", "counter"], environment: places.environment)
-    try first.waitFor("counter> ")
-    first.type("increment\r")
-    try first.waitFor("count:  1")
-    first.type(":quit\r")
-    #expect(try first.waitForExit() == 0)
+    let first = try places.run("counter")
+    try first.enter("increment", thenWaitFor: "count:  1")
+    #expect(try first.quit() == 0)
 
     let file = try String(contentsOfFile: folder + "/counter.history", encoding: .utf8)
     let lines = file.split(separator: "\n")
@@ -74,40 +75,31 @@ import Testing
     #expect(lines.suffix(2).map(String.init) == ["increment", ":quit"])
 
     // The next run recalls them, newest first: Up Up is "increment".
-    let second = try PseudoTerminal(["run", "counter"], environment: places.environment)
-    try second.waitFor("counter> ")
-    second.type("\(Self.up)\(Self.up)\r")
-    try second.waitFor("count:  1")
-    second.type(":quit\r")
-    #expect(try second.waitForExit() == 0)
+    let second = try places.run("counter")
+    try second.enter("\(Self.up)\(Self.up)", thenWaitFor: "count:  1")
+    #expect(try second.quit() == 0)
   }
 
   @Test func tabCompletesActionsArgumentsCommandsAndFeatureIDs() throws {
     let places = try Places()
-    let host = try PseudoTerminal(
-      ["run", "levels"], environment: places.environment.merging(["LEVELS_INTERVAL": "0"]) { $1 })
-    try host.waitFor("levels> ")
+    let host = try places.run("levels", adding: ["LEVELS_INTERVAL": "0"])
     // Only completion can turn these keys into a known action and a known command.
-    host.type("se\tle\t3 ri\t9\r")
-    try host.waitFor("settled at 6")
+    try host.enter("se\tle\t3 ri\t9", thenWaitFor: "settled at 6")
     host.type(":op\tcou\t")
     host.type("\r")
     try host.waitFor("count:  0")
-    host.type(":quit\r")
-    #expect(try host.waitForExit() == 0)
+    #expect(try host.quit() == 0)
     #expect(!host.all.contains("error:"))
   }
 
   @Test func ctrlCDropsTheLineAndTwiceLeavesWithoutATemporaryFolder() throws {
     let places = try Places()
-    let host = try PseudoTerminal(["run", "counter"], environment: places.environment)
-    try host.waitFor("counter> ")
+    let host = try places.run("counter")
     #expect(try places.runFolders().count == 1)
     host.type("increment\(Self.ctrlC)")
     try host.waitFor("^C")
     // The dropped line was not sent: the state is still the first one.
-    host.type(":state\r")
-    try host.waitFor("\"count\":0")
+    try host.enter(":state", thenWaitFor: "\"count\":0")
     try host.waitFor("counter> ")
     host.type(Self.ctrlC + Self.ctrlC)
     #expect(try host.waitForExit() == 130)
@@ -117,35 +109,29 @@ import Testing
 
   @Test func ctrlCEndsASettleWaitAndTheSessionGoesOn() throws {
     let places = try Places()
-    let host = try PseudoTerminal(
-      ["run", "levels"], environment: places.environment.merging(["LEVELS_INTERVAL": "500"]) { $1 })
-    try host.waitFor("levels> ")
+    let host = try places.run("levels", adding: ["LEVELS_INTERVAL": "500"])
     host.type("set left=0 right=100000\r:settle\r")
     try host.waitFor("Ctrl-C stops waiting")
     host.type(Self.ctrlC)
     try host.waitFor("stopped waiting for levels")
-    host.type(":quit\r")
-    #expect(try host.waitForExit() == 0)
+    #expect(try host.quit() == 0)
   }
 
   @Test func aNamedSessionSaysWhereItIsSavedOnLeavingAtATerminal() throws {
     let places = try Places()
-    let first = try PseudoTerminal(["run", "counter", "--session", "demo"], environment: places.environment)
-    try first.waitFor("counter> ")
+    let first = try places.run("counter", ["--session", "demo"])
     first.type("increment\r:quit\r")
     try first.waitFor("note: session demo saved at seq 2")
     #expect(try first.waitForExit() == 0)
     let second = try PseudoTerminal(["run", "counter", "--session", "demo"], environment: places.environment)
     try second.waitFor("note: restored session demo (counter) at seq 2")
-    second.type(":quit\r")
-    #expect(try second.waitForExit() == 0)
+    #expect(try second.quit() == 0)
   }
 
   @Test(arguments: [(SIGTERM, Int32(143)), (SIGHUP, Int32(129))])
   func terminationSignalsLeaveThroughTheNormalWayOut(signal: Int32, status: Int32) throws {
     let places = try Places()
-    let host = try PseudoTerminal(["run", "counter"], environment: places.environment)
-    try host.waitFor("counter> ")
+    let host = try places.run("counter")
     host.type("incr")
     host.send(signal)
     #expect(try host.waitForExit() == status)
@@ -154,20 +140,15 @@ import Testing
 
   @Test func outputWhileTypingComesAboveAndTheTypedLineStaysIntact() throws {
     let places = try Places()
-    let host = try PseudoTerminal(
-      ["run", "levels"], environment: places.environment.merging(["LEVELS_INTERVAL": "20"]) { $1 })
-    try host.waitFor("levels> ")
-    host.type("set left=0 right=400\r")
-    try host.waitFor("regulating")
+    let host = try places.run("levels", adding: ["LEVELS_INTERVAL": "20"])
+    try host.enter("set left=0 right=400", thenWaitFor: "regulating")
     host.type(":hi")
     // A view drawn after the half-typed line is followed by the prompt and that line again.
     try host.waitFor("regulating")
     try host.waitFor("levels> :hi")
-    host.type("story\r")
     // The whole line was sent: ':history' lists the set action.
-    try host.waitFor("\"type\":\"set\"")
-    host.type(":quit\r")
-    #expect(try host.waitForExit() == 0)
+    try host.enter("story", thenWaitFor: "\"type\":\"set\"")
+    #expect(try host.quit() == 0)
     #expect(!host.all.contains("unknown command"))
   }
 
@@ -179,8 +160,7 @@ import Testing
       ["run", "kittens", "--config", "endpoint=file://\(catalog)"], environment: places.environment)
     try host.waitFor("3 images")
     try host.waitFor("end of the catalog")
-    host.type(":quit\r")
-    #expect(try host.waitForExit() == 0)
+    #expect(try host.quit() == 0)
     let all = host.all
     for sequence in ["\u{1B}]52;", "\u{1B}[2J", "\u{1B}]0;"] {
       #expect(!all.contains(sequence), "the terminal got \(TerminalText.sanitized(sequence))")

@@ -11,28 +11,21 @@ import Testing
      {"id": "c", "url": "https://x/\\u001b]0;pwned\\u0007.jpg", "width": 1, "height": 1}]
     """
 
-  struct Case: Sendable, CustomTestStringConvertible {
-    let id: String
-    let input: String
-    let shown: String
-    var testDescription: String { id }
-  }
-
-  static let cases: [Case] = [
-    Case(id: "plain", input: "count: 3 ✓ ünïcode", shown: "count: 3 ✓ ünïcode"),
-    Case(id: "newline-and-tab", input: "a\n\tb", shown: "a\n\tb"),
-    Case(id: "osc52-clipboard", input: "\u{1B}]52;c;aGk=\u{7}", shown: "\\u001b]52;c;aGk=\\u0007"),
-    Case(id: "csi-clear", input: "x\u{1B}[2Jy", shown: "x\\u001b[2Jy"),
-    Case(id: "title", input: "\u{1B}]0;pwned\u{1B}\\", shown: "\\u001b]0;pwned\\u001b\\"),
-    Case(id: "carriage-return", input: "ok\rno", shown: "ok\\u000dno"),
-    Case(id: "delete", input: "a\u{7F}", shown: "a\\u007f"),
-    Case(id: "c1-csi", input: "a\u{9B}2J", shown: "a\\u009b2J"),
-    Case(id: "bidi-override", input: "abc\u{202E}fed", shown: "abc\\u202efed"),
-    Case(id: "nul", input: "a\u{0}b", shown: "a\\u0000b"),
+  static let cases: [TextCase] = [
+    TextCase(id: "plain", text: "count: 3 ✓ ünïcode", expected: "count: 3 ✓ ünïcode"),
+    TextCase(id: "newline-and-tab", text: "a\n\tb", expected: "a\n\tb"),
+    TextCase(id: "osc52-clipboard", text: "\u{1B}]52;c;aGk=\u{7}", expected: "\\u001b]52;c;aGk=\\u0007"),
+    TextCase(id: "csi-clear", text: "x\u{1B}[2Jy", expected: "x\\u001b[2Jy"),
+    TextCase(id: "title", text: "\u{1B}]0;pwned\u{1B}\\", expected: "\\u001b]0;pwned\\u001b\\"),
+    TextCase(id: "carriage-return", text: "ok\rno", expected: "ok\\u000dno"),
+    TextCase(id: "delete", text: "a\u{7F}", expected: "a\\u007f"),
+    TextCase(id: "c1-csi", text: "a\u{9B}2J", expected: "a\\u009b2J"),
+    TextCase(id: "bidi-override", text: "abc\u{202E}fed", expected: "abc\\u202efed"),
+    TextCase(id: "nul", text: "a\u{0}b", expected: "a\\u0000b"),
   ]
 
-  @Test(arguments: cases) func controlCharactersBecomeVisible(_ example: Case) {
-    #expect(TerminalText.sanitized(example.input) == example.shown)
+  @Test(arguments: cases) func controlCharactersBecomeVisible(_ example: TextCase) {
+    #expect(TerminalText.sanitized(example.text) == example.expected)
   }
 
   @Test func echoedInputIsCutAtTwoHundredCharactersWithTheBytesLeftCounted() {

@@ -64,8 +64,7 @@ import Testing
     #expect(help.contains { $0.contains(":quit") })
     let wide = help.filter { $0.unicodeScalars.count > 30 }
     #expect(wide.isEmpty, "wider than the terminal: \(wide)")
-    host.type(":quit\r")
-    #expect(try host.waitForExit() == 0)
+    #expect(try host.quit() == 0)
 
     let piped = try HostProcess.run(
       ["run", "kittens", "--config", "endpoint=file://\(catalog)"], input: ":help\n")
@@ -79,8 +78,7 @@ import Testing
       ["run", "levels", "--config", "interval=0"],
       environment: ["XDG_STATE_HOME": scratch.file("state")], columns: 30)
     let view = shown(try host.waitFor("settled at 15") + host.waitFor("levels> "))
-    host.type(":quit\r")
-    #expect(try host.waitForExit() == 0)
+    #expect(try host.quit() == 0)
     // A full bar of 20 is 30 - "  right " - "15 " = 19 cells: 15 is drawn as 14.
     let left = view.last { $0.hasPrefix("  left  15 ") }
     #expect(left == "  left  15 " + String(repeating: "█", count: 14), "\(view)")
