@@ -1,5 +1,5 @@
 /// The `Encoder` of `JSONBytesEncoder` for one value slot (frame); also its single value container.
-struct ByteEncoder: Encoder, SingleValueEncodingContainer {
+struct ByteEncoder: Encoder, SingleValueEncodingContainer, IntegerValueEncodingContainer {
   let writer: ByteWriter
   let frame: Int
   let codingPath: [any CodingKey]
@@ -7,32 +7,29 @@ struct ByteEncoder: Encoder, SingleValueEncodingContainer {
   var userInfo: [CodingUserInfoKey: Any] { writer.userInfo }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-    if writer.activate(frame) {
-      switch writer.kind {
-      case .pending:
-        writer.out.append(.openBrace)
-        writer.kind = .object
-      case .object: break
-      case .array, .scalar: writer.fail()
-      }
-    }
+    beginContainer(.object, opening: .openBrace)
     return KeyedEncodingContainer(ByteKeyedContainer<Key>(writer: writer, frame: frame, codingPath: codingPath))
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
-    if writer.activate(frame) {
-      switch writer.kind {
-      case .pending:
-        writer.out.append(.openBracket)
-        writer.kind = .array
-      case .array: break
-      case .object, .scalar: writer.fail()
-      }
-    }
+    beginContainer(.array, opening: .openBracket)
     return ByteUnkeyedContainer(writer: writer, frame: frame, codingPath: codingPath)
   }
 
   func singleValueContainer() -> any SingleValueEncodingContainer { self }
+
+  /// Makes this value a container of `kind` (writing `opening`) unless it is one already (a
+  /// second `container(keyedBy:)` call); anything else written here already is a failure.
+  @inline(__always)
+  private func beginContainer(_ kind: ByteWriter.Frame.Kind, opening: UInt8) {
+    guard writer.activate(frame) else { return }
+    if writer.kind == .pending {
+      writer.out.append(opening)
+      writer.kind = kind
+    } else if writer.kind != kind {
+      writer.fail()
+    }
+  }
 
   /// Whether a single value may be written here now: nothing is yet.
   private func beginSingle() -> Bool {
@@ -43,6 +40,10 @@ struct ByteEncoder: Encoder, SingleValueEncodingContainer {
     }
     writer.kind = .scalar
     return true
+  }
+
+  func encodeInteger<T: BinaryInteger>(_ value: T) throws {
+    try single { try PrimitiveBox.integer(value, at: codingPath) }
   }
 
   /// Writes `value`, computed first so that an error leaves nothing half written.
@@ -66,22 +67,6 @@ struct ByteEncoder: Encoder, SingleValueEncodingContainer {
   }
   func encode(_ value: Double) throws { try single { try PrimitiveBox.double(value, at: codingPath) } }
   func encode(_ value: Float) throws { try single { try PrimitiveBox.float(value, at: codingPath) } }
-  func encode(_ value: Int) throws { try single { try PrimitiveBox.integer(value, at: codingPath) } }
-  func encode(_ value: Int8) throws { try single { try PrimitiveBox.integer(value, at: codingPath) } }
-  func encode(_ value: Int16) throws { try single { try PrimitiveBox.integer(value, at: codingPath) } }
-  func encode(_ value: Int32) throws { try single { try PrimitiveBox.integer(value, at: codingPath) } }
-  func encode(_ value: Int64) throws { try single { try PrimitiveBox.integer(value, at: codingPath) } }
-  func encode(_ value: UInt) throws { try single { try PrimitiveBox.integer(value, at: codingPath) } }
-  func encode(_ value: UInt8) throws { try single { try PrimitiveBox.integer(value, at: codingPath) } }
-  func encode(_ value: UInt16) throws { try single { try PrimitiveBox.integer(value, at: codingPath) } }
-  func encode(_ value: UInt32) throws { try single { try PrimitiveBox.integer(value, at: codingPath) } }
-  func encode(_ value: UInt64) throws { try single { try PrimitiveBox.integer(value, at: codingPath) } }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  func encode(_ value: Int128) throws { try single { try PrimitiveBox.integer(value, at: codingPath) } }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  func encode(_ value: UInt128) throws { try single { try PrimitiveBox.integer(value, at: codingPath) } }
 
   func encode<T: Encodable>(_ value: T) throws {
     guard writer.activate(frame) else { return }
@@ -203,7 +188,7 @@ struct ByteKeyedContainer<Key: CodingKey>: IntegerKeyedEncodingContainer {
   }
 }
 
-struct ByteUnkeyedContainer: UnkeyedEncodingContainer {
+struct ByteUnkeyedContainer: UnkeyedEncodingContainer, IntegerValueEncodingContainer {
   let writer: ByteWriter
   let frame: Int
   let codingPath: [any CodingKey]
@@ -236,22 +221,9 @@ struct ByteUnkeyedContainer: UnkeyedEncodingContainer {
   }
   mutating func encode(_ value: Double) throws { try leaf { try PrimitiveBox.double(value, at: $0()) } }
   mutating func encode(_ value: Float) throws { try leaf { try PrimitiveBox.float(value, at: $0()) } }
-  mutating func encode(_ value: Int) throws { try leaf { try PrimitiveBox.integer(value, at: $0()) } }
-  mutating func encode(_ value: Int8) throws { try leaf { try PrimitiveBox.integer(value, at: $0()) } }
-  mutating func encode(_ value: Int16) throws { try leaf { try PrimitiveBox.integer(value, at: $0()) } }
-  mutating func encode(_ value: Int32) throws { try leaf { try PrimitiveBox.integer(value, at: $0()) } }
-  mutating func encode(_ value: Int64) throws { try leaf { try PrimitiveBox.integer(value, at: $0()) } }
-  mutating func encode(_ value: UInt) throws { try leaf { try PrimitiveBox.integer(value, at: $0()) } }
-  mutating func encode(_ value: UInt8) throws { try leaf { try PrimitiveBox.integer(value, at: $0()) } }
-  mutating func encode(_ value: UInt16) throws { try leaf { try PrimitiveBox.integer(value, at: $0()) } }
-  mutating func encode(_ value: UInt32) throws { try leaf { try PrimitiveBox.integer(value, at: $0()) } }
-  mutating func encode(_ value: UInt64) throws { try leaf { try PrimitiveBox.integer(value, at: $0()) } }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  mutating func encode(_ value: Int128) throws { try leaf { try PrimitiveBox.integer(value, at: $0()) } }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  mutating func encode(_ value: UInt128) throws { try leaf { try PrimitiveBox.integer(value, at: $0()) } }
+  mutating func encodeInteger<T: BinaryInteger>(_ value: T) throws {
+    try leaf { try PrimitiveBox.integer(value, at: $0()) }
+  }
 
   mutating func encode<T: Encodable>(_ value: T) throws {
     guard let index = begin() else { return }

@@ -56,28 +56,30 @@ extension JSONDecoderImpl: SingleValueDecodingContainer {
     try PrimitiveUnbox.float(value, at: codingPath)
   }
 
-  func decode(_ type: Int.Type) throws -> Int { try integer(type) }
-  func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
-  func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
-  func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
-  func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
-  func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
-  func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
-  func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
-  func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
-  func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  func decode(_ type: Int128.Type) throws -> Int128 { try integer(type) }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  func decode(_ type: UInt128.Type) throws -> UInt128 { try integer(type) }
-
   func decode<T: Decodable>(_ type: T.Type) throws -> T {
     try decodeValue(type, from: value, at: codingPath, userInfo: userInfo)
   }
 
-  private func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+  // Written out: SingleValueDecodingContainer's `decode` is not mutating, so the (mutating)
+  // overloads of IntegerValueDecodingContainer cannot serve it; the generic `decode` would.
+  func decode(_ type: Int.Type) throws -> Int { try decodeInteger(type) }
+  func decode(_ type: Int8.Type) throws -> Int8 { try decodeInteger(type) }
+  func decode(_ type: Int16.Type) throws -> Int16 { try decodeInteger(type) }
+  func decode(_ type: Int32.Type) throws -> Int32 { try decodeInteger(type) }
+  func decode(_ type: Int64.Type) throws -> Int64 { try decodeInteger(type) }
+  func decode(_ type: UInt.Type) throws -> UInt { try decodeInteger(type) }
+  func decode(_ type: UInt8.Type) throws -> UInt8 { try decodeInteger(type) }
+  func decode(_ type: UInt16.Type) throws -> UInt16 { try decodeInteger(type) }
+  func decode(_ type: UInt32.Type) throws -> UInt32 { try decodeInteger(type) }
+  func decode(_ type: UInt64.Type) throws -> UInt64 { try decodeInteger(type) }
+
+  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+  func decode(_ type: Int128.Type) throws -> Int128 { try decodeInteger(type) }
+
+  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+  func decode(_ type: UInt128.Type) throws -> UInt128 { try decodeInteger(type) }
+
+  private func decodeInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
     try PrimitiveUnbox.integer(value, as: type, at: codingPath)
   }
 }

@@ -1,6 +1,6 @@
 // The encoder doubles as its single value container.
 
-extension JSONEncoderImpl: SingleValueEncodingContainer {
+extension JSONEncoderImpl: SingleValueEncodingContainer, IntegerValueEncodingContainer {
   func encodeNil() throws { setSingleValue(.null) }
   func encode(_ value: Bool) throws { setSingleValue(.bool(value)) }
   func encode(_ value: String) throws { setSingleValue(.string(value)) }
@@ -13,23 +13,6 @@ extension JSONEncoderImpl: SingleValueEncodingContainer {
     setSingleValue(try PrimitiveBox.float(value, at: codingPath))
   }
 
-  func encode(_ value: Int) throws { try encodeInteger(value) }
-  func encode(_ value: Int8) throws { try encodeInteger(value) }
-  func encode(_ value: Int16) throws { try encodeInteger(value) }
-  func encode(_ value: Int32) throws { try encodeInteger(value) }
-  func encode(_ value: Int64) throws { try encodeInteger(value) }
-  func encode(_ value: UInt) throws { try encodeInteger(value) }
-  func encode(_ value: UInt8) throws { try encodeInteger(value) }
-  func encode(_ value: UInt16) throws { try encodeInteger(value) }
-  func encode(_ value: UInt32) throws { try encodeInteger(value) }
-  func encode(_ value: UInt64) throws { try encodeInteger(value) }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  func encode(_ value: Int128) throws { try encodeInteger(value) }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  func encode(_ value: UInt128) throws { try encodeInteger(value) }
-
   func encode<T: Encodable>(_ value: T) throws {
     guard content == nil else {
       state.recordMisuse(
@@ -40,7 +23,7 @@ extension JSONEncoderImpl: SingleValueEncodingContainer {
     try value.encode(to: self)
   }
 
-  private func encodeInteger<T: BinaryInteger>(_ value: T) throws {
+  func encodeInteger<T: BinaryInteger>(_ value: T) throws {
     setSingleValue(try PrimitiveBox.integer(value, at: codingPath))
   }
 }

@@ -1,6 +1,6 @@
 /// Unkeyed container over an array's elements. The index only advances
 /// when a decode succeeds, so callers may retry with another type.
-struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
+struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer, IntegerValueDecodingContainer {
   let elements: [JSONValue]
   let codingPath: [any CodingKey]
   let userInfo: [CodingUserInfoKey: Any]
@@ -59,23 +59,6 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     advance(try PrimitiveUnbox.float(current(type), at: currentPath))
   }
 
-  mutating func decode(_ type: Int.Type) throws -> Int { try integer(type) }
-  mutating func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
-  mutating func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
-  mutating func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
-  mutating func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
-  mutating func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
-  mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
-  mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
-  mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
-  mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  mutating func decode(_ type: Int128.Type) throws -> Int128 { try integer(type) }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  mutating func decode(_ type: UInt128.Type) throws -> UInt128 { try integer(type) }
-
   mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
     advance(try decodeValue(type, from: current(type), at: currentPath, userInfo: userInfo))
   }
@@ -98,7 +81,7 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     JSONDecoderImpl(value: try current(type), codingPath: currentPath, userInfo: userInfo)
   }
 
-  private mutating func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+  mutating func decodeInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
     advance(try PrimitiveUnbox.integer(current(type), as: type, at: currentPath))
   }
 }

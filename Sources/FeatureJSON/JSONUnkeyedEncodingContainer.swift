@@ -1,5 +1,5 @@
 /// Unkeyed container appending to a shared `EncodedArray`.
-struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
+struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer, IntegerValueEncodingContainer {
   let state: EncoderState
   let codingPath: [any CodingKey]
   let array: EncodedArray
@@ -24,23 +24,6 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
   mutating func encode(_ value: Float) throws {
     append(try PrimitiveBox.float(value, at: nextPath))
   }
-
-  mutating func encode(_ value: Int) throws { try integer(value) }
-  mutating func encode(_ value: Int8) throws { try integer(value) }
-  mutating func encode(_ value: Int16) throws { try integer(value) }
-  mutating func encode(_ value: Int32) throws { try integer(value) }
-  mutating func encode(_ value: Int64) throws { try integer(value) }
-  mutating func encode(_ value: UInt) throws { try integer(value) }
-  mutating func encode(_ value: UInt8) throws { try integer(value) }
-  mutating func encode(_ value: UInt16) throws { try integer(value) }
-  mutating func encode(_ value: UInt32) throws { try integer(value) }
-  mutating func encode(_ value: UInt64) throws { try integer(value) }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  mutating func encode(_ value: Int128) throws { try integer(value) }
-
-  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-  mutating func encode(_ value: UInt128) throws { try integer(value) }
 
   mutating func encode<T: Encodable>(_ value: T) throws {
     array.elements.append(try state.node(for: value, codingPath: nextPath))
@@ -69,7 +52,7 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     return encoder
   }
 
-  private func integer<T: BinaryInteger>(_ value: T) throws {
+  func encodeInteger<T: BinaryInteger>(_ value: T) throws {
     append(try PrimitiveBox.integer(value, at: nextPath))
   }
 }

@@ -37,12 +37,17 @@ enum PrimitiveUnbox {
     default:
       throw mismatch(T.self, expected: "an integer", found: value, at: path())
     }
-    let codingPath = path()
-    throw DecodingError.dataCorrupted(
+    throw doesNotFit(value, in: T.self, at: path())
+  }
+
+  /// `value` is a number of the right kind but out of `type`'s range.
+  private static func doesNotFit<T>(_ value: JSONValue, in type: T.Type, at codingPath: [any CodingKey])
+    -> DecodingError
+  {
+    DecodingError.dataCorrupted(
       DecodingError.Context(
         codingPath: codingPath,
-        debugDescription:
-          "\(describeFound(value))\(locationPhrase(codingPath)) does not fit in \(T.self)"))
+        debugDescription: "\(describeFound(value))\(locationPhrase(codingPath)) does not fit in \(type)"))
   }
 
   static func double(
@@ -62,14 +67,7 @@ enum PrimitiveUnbox {
     let narrow = Float(wide)
     // Rounding decides: `Float.greatestFiniteMagnitude` written as its
     // shortest text is slightly above it as a Double yet still fits.
-    guard narrow.isFinite || !wide.isFinite else {
-      let codingPath = path()
-      throw DecodingError.dataCorrupted(
-        DecodingError.Context(
-          codingPath: codingPath,
-          debugDescription:
-            "\(describeFound(value))\(locationPhrase(codingPath)) does not fit in Float"))
-    }
+    guard narrow.isFinite || !wide.isFinite else { throw doesNotFit(value, in: Float.self, at: path()) }
     return narrow
   }
 

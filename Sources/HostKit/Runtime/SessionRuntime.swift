@@ -24,6 +24,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   public let flow: Flow
   let settings: RunSettings
   let renderers: [any FeatureRenderer]
+  /// Every listener of each feature's store but the runtime's own: the renderers, then the others.
   private let listeners: [any StoreListener]
   private let config: ConfigProvider
   let reporter: any RuntimeReporter
@@ -70,7 +71,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     self.flow = flow
     self.settings = settings
     self.renderers = renderers
-    self.listeners = listeners
+    self.listeners = renderers + listeners
     self.reporter = reporter
     self.config = config
   }
@@ -180,7 +181,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     }
     let opened = try openJournal(for: plugin, number: number, recorded: recorded)
     let fanOut = StoreListeners(
-      plugin: plugin, stage: coordinator, listeners: [RuntimeListener(runtime: self)] + renderers + listeners)
+      plugin: plugin, stage: coordinator, listeners: [RuntimeListener(runtime: self)] + listeners)
     let store: Store
     var options = settings.store
     options.rendersViews = isLive

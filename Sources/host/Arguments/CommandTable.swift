@@ -22,6 +22,13 @@ enum CommandTable {
     name: HostCLI.programName, summary: "the main flow: a home menu of the features found",
     usesPluginFolders: true, options: run.options.filter { $0 != Run.flow })
 
+  /// `--config JSON|KEY=VALUE`, repeatable: read the same way by every command that takes it.
+  static func configOption(help: String, example: String) -> OptionSpec {
+    OptionSpec(
+      name: "--config", kind: .text, valueName: "JSON|KEY=VALUE", help: help, isRepeatable: true,
+      exampleValue: example)
+  }
+
   // MARK: - Options before the command
 
   enum Global {
@@ -68,11 +75,10 @@ enum CommandTable {
     static let logNavigation = OptionSpec(
       name: "--log-navigation", kind: .flag,
       help: "print 'will navigate' / 'did navigate flow=NAME step=STEP' lines on stderr")
-    static let config = OptionSpec(
-      name: "--config", kind: .text, valueName: "JSON|KEY=VALUE",
+    static let config = configOption(
       help: "the feature's config: a JSON object, or one setting per flag (repeatable; a VALUE that is valid "
         + "JSON is taken as JSON)",
-      isRepeatable: true, exampleValue: "interval=0")
+      example: "interval=0")
     static let session = OptionSpec(
       name: "--session", kind: .text, valueName: "NAME",
       help: "journal the run as session NAME; if it exists, restore it first (the feature sees 'restored'); "
@@ -126,11 +132,10 @@ enum CommandTable {
   // MARK: - validate
 
   enum Validate {
-    static let config = OptionSpec(
-      name: "--config", kind: .text, valueName: "JSON|KEY=VALUE",
+    static let config = configOption(
       help: "the feature's config (repeatable), as for 'host run'; point its effects at something local, "
         + "e.g. --config endpoint=file:///tmp/cats.json",
-      isRepeatable: true, exampleValue: "{}")
+      example: "{}")
     static let timeout = OptionSpec(
       name: "--timeout", kind: .seconds(minimum: 0, allowsMinimum: false, maximum: 3600), valueName: "SECONDS",
       help:
