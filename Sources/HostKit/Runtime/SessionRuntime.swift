@@ -41,11 +41,8 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   private var loaded: [String: LoadedPlugin] = [:]
   /// Holds the journals of features without a named session, from `open` to `close`.
   public private(set) var temporaryFolder: String?
-  /// Navigation that closed features started and that has not finished (`waitForClosings`).
-  let closings = DispatchGroup()
-  /// Set once any feature was closed after losing its instance: until then `hasEndedByClosing`
-  /// costs one atomic load per input line.
-  let anyClosed = Atomic<Bool>(false)
+  /// Features closed after losing their instance, and the navigation that followed.
+  private let closings: FeatureClosings
   /// The builds features are reloaded from, and the watch over their files.
   let reloads = RuntimeReloads()
   /// The feature launched first, whose journal is the session's NAME.jsonl.
@@ -74,6 +71,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     self.listeners = renderers + listeners
     self.reporter = reporter
     self.config = config
+    closings = FeatureClosings(alert: settings.featureClosed)
   }
 
   /// What the runtime keeps with each presented feature.
@@ -123,6 +121,20 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     if settling { settle() }
     guard let top = coordinator?.top else { return }
     for renderer in renderers { renderer.finish(top.features, focus: top.focus) }
+  }
+
+  /// Called on a closed feature's store thread (see `FeatureClosings`).
+  func closed(_ feature: PresentedFeature) { closings.closed(feature, in: coordinator) }
+
+  /// Waits until the navigation that closed features started is done.
+  public func waitForClosings() { closings.wait() }
+
+  /// Whether the feature input goes to was closed after losing its instance: nothing is left to
+  /// run, and a front end ends the run with a failure status. Waits for `waitForClosings` first.
+  public var hasEndedByClosing: Bool {
+    guard closings.anyClosed else { return false }
+    waitForClosings()
+    return focused?.store.isClosed ?? false
   }
 
   /// Stops every feature, closes the journals and removes the temporary folder. Idempotent.
