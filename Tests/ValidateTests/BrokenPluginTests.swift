@@ -75,7 +75,7 @@ struct BrokenPluginTests {
       why: "fh_plugin_entry_v1 is not exported"),
     Variant(
       id: "wrong-abi-major", define: "FIXTURE_WRONG_MAJOR", failing: ["descriptor"], skipped: after("descriptor"),
-      why: "built for ABI 2.0 (abi_major 2); this host speaks ABI 1"),
+      why: "built for ABI 2.1 (abi_major 2); this host speaks ABI 1"),
   ]
 
   @Test(arguments: variants)
