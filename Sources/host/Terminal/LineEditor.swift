@@ -159,16 +159,19 @@ final class LineEditor: Sendable {
     return .line(line)
   }
 
-  /// Prints `text` above the prompt while a line is being read (true), else does nothing (false).
-  /// Any thread.
-  func printAbove(_ text: String, to descriptor: Int32) -> Bool {
+  /// Prints `text` above the prompt while a line is being read; else runs `otherwise` (which
+  /// writes it), holding the lock `read` takes before it draws its prompt, so the text can never
+  /// land after a prompt that is being drawn. Any thread.
+  func printAbove(_ text: String, to descriptor: Int32, otherwise: () -> Void) {
     let queued = shared.withLock { shared -> Bool in
-      guard shared.reading else { return false }
+      guard shared.reading else {
+        otherwise()
+        return false
+      }
       shared.pending.append((descriptor, text))
       return true
     }
     if queued { wake() }
-    return queued
   }
 
   /// Ctrl-C: cancels the line being read (true), or does nothing when none is (false). Any thread.
