@@ -27,6 +27,9 @@ final class Console: Sendable {
     var shown: String? { progress ?? prompt.map { $0 + typed } }
   }
   private let lock = Locked(BottomLine())
+  /// Set while the run leaves at once (`:quit` on a stuck call): what the line under way still
+  /// prints is not shown.
+  private let muted = Locked(false)
 
   /// Writes lines to stdout, sanitized: no control sequence in them reaches the terminal.
   func out(_ text: String) { print(TerminalText.sanitized(text), to: STDOUT_FILENO) }
@@ -37,7 +40,8 @@ final class Console: Sendable {
   /// Writes `text` as it is: the caller sanitized what came from elsewhere. At a terminal, lines
   /// wider than it are wrapped to its width, read at each write so a resized window is followed at
   /// once; a pipe gets the text unchanged.
-  private func print(_ text: String, to descriptor: Int32) {
+  private func print(_ text: String, to descriptor: Int32, evenMuted: Bool = false) {
+    guard evenMuted || !muted.withLock({ $0 }) else { return }
     let text = fitted(text, to: descriptor)
     // While the line editor reads, output goes above its prompt and the typed line; else it is
     // written under the editor's lock, so that a read cannot draw its prompt meanwhile.
@@ -95,6 +99,18 @@ final class Console: Sendable {
 
   func warn(_ message: String) {
     print(paint("warning:", code: "1;33", on: errorIsTerminal) + " " + TerminalText.message(message), to: STDERR_FILENO)
+  }
+
+  /// Stops showing output until `unmute` (the run is leaving; the line under way is dropped).
+  func mute() { muted.withLock { $0 = true } }
+
+  func unmute() { muted.withLock { $0 = false } }
+
+  /// A note shown even while muted: why the run leaves.
+  func leavingNote(_ message: String) {
+    print(
+      paint("note:", code: "1", on: errorIsTerminal) + " " + TerminalText.message(message), to: STDERR_FILENO,
+      evenMuted: true)
   }
 
   func note(_ message: String) {

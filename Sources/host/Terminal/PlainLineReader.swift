@@ -17,6 +17,8 @@ final class PlainLineReader: Sendable {
   }
 
   private let shared = Locked(Shared())
+  /// Keys typed while a line was handled (`typeAhead`), read before the terminal's.
+  private let ahead = Locked<[UInt8]>([])
   /// The pipe other threads write a byte to, to wake the reader.
   private let wakeRead: Int32
   private let wakeWrite: Int32
@@ -59,7 +61,16 @@ final class PlainLineReader: Sendable {
     }
     defer { if owned { _ = tcsetattr(STDIN_FILENO, TCSANOW, &saved) } }
     var line: [UInt8] = []
+    var input = ahead.withLock { typed in
+      defer { typed = [] }
+      return typed
+    }
     while true {
+      if !input.isEmpty, let result = take(&input, into: &line, console) {
+        // Keys after the line (a paste of several) are the next read's.
+        typeAhead(input)
+        return result
+      }
       var fds = [
         pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
         pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
@@ -90,36 +101,47 @@ final class PlainLineReader: Sendable {
       let count = Glibc.read(STDIN_FILENO, &bytes, bytes.count)
       if count < 0 && errno == EINTR { continue }
       guard count > 0 else { return line.isEmpty ? .end : .line(Self.text(line)) }
-      for byte in bytes[0..<count] {
-        switch byte {
-        case 10, 13:
-          console.typed("", echo: "\n")
-          return .line(Self.text(line))
-        case 4 where line.isEmpty:
-          console.typed("", echo: "\n")
-          return .end
-        case 8, 127:
-          guard !line.isEmpty else { continue }
-          // A whole UTF-8 character: its continuation bytes, then its lead.
-          while let last = line.last, last & 0xC0 == 0x80 { line.removeLast() }
-          if !line.isEmpty { line.removeLast() }
-          console.typed(Self.text(line), echo: "\u{8} \u{8}")
-        case 21:
-          let erase = String(repeating: "\u{8} \u{8}", count: Self.text(line).count)
-          line.removeAll()
-          console.typed("", echo: erase)
-        case 0..<32:
-          continue
-        default:
-          line.append(byte)
-          // A character is echoed once its last byte is in.
-          if let character = Self.completedCharacter(at: line) {
-            console.typed(Self.text(line), echo: character)
-          }
+      input = Array(bytes[0..<count])
+    }
+  }
+
+  /// Takes the keys of `input` into `line`, echoing them; the result once a key ends the read,
+  /// leaving the keys after it in `input`.
+  private func take(_ input: inout [UInt8], into line: inout [UInt8], _ console: Console) -> LineEditor.Input? {
+    while !input.isEmpty {
+      let byte = input.removeFirst()
+      switch byte {
+      case 10, 13:
+        console.typed("", echo: "\n")
+        return .line(Self.text(line))
+      case 4 where line.isEmpty:
+        console.typed("", echo: "\n")
+        return .end
+      case 8, 127:
+        guard !line.isEmpty else { continue }
+        // A whole UTF-8 character: its continuation bytes, then its lead.
+        while let last = line.last, last & 0xC0 == 0x80 { line.removeLast() }
+        if !line.isEmpty { line.removeLast() }
+        console.typed(Self.text(line), echo: "\u{8} \u{8}")
+      case 21:
+        let erase = String(repeating: "\u{8} \u{8}", count: Self.text(line).count)
+        line.removeAll()
+        console.typed("", echo: erase)
+      case 0..<32:
+        continue
+      default:
+        line.append(byte)
+        // A character is echoed once its last byte is in.
+        if let character = Self.completedCharacter(at: line) {
+          console.typed(Self.text(line), echo: character)
         }
       }
     }
+    return nil
   }
+
+  /// Keys typed while a line was handled: the next read takes them first. Any thread.
+  func typeAhead(_ bytes: [UInt8]) { ahead.withLock { $0 += bytes } }
 
   /// Ctrl-C: drops the line being read (true), or does nothing when none is (false). Any thread.
   func interrupt() -> Bool {

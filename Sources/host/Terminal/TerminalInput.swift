@@ -52,6 +52,13 @@ struct TerminalInput {
     plain?.end()
   }
 
+  /// Keys typed while a line was handled, read before the terminal's own.
+  func typeAhead(_ bytes: [UInt8]) {
+    guard !bytes.isEmpty else { return }
+    editor?.typeAhead(bytes)
+    plain?.typeAhead(bytes)
+  }
+
   /// The terminal was resized: the prompt and line are drawn again.
   func redraw() { editor?.redraw() }
 }

@@ -17,6 +17,7 @@ final class TmuxScreen {
 
   private let socket: String
   private let folder: String
+  private var statusFile: String { "\(folder)/status" }
 
   /// Whether tmux is there to run the tests that need it.
   static let isAvailable = FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
@@ -31,9 +32,11 @@ final class TmuxScreen {
       toFile: "\(folder)/tmux.conf", atomically: true, encoding: .utf8)
     var env = HostProcess.environment(adding: environment)
     env["TERM"] = environment["TERM"] ?? "xterm-256color"
+    // The shell writes the host's status to a file: tmux may leave the host unreaped a while.
     let command =
-      (["exec", "env", "-i"] + env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+      (["env", "-i"] + env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
       + [HostProcess.executable] + arguments).map(Self.quoted).joined(separator: " ")
+      + "; echo $? > \(Self.quoted(statusFile))"
     // The server this starts keeps the descriptors it was given: none that a read waits on.
     try tmux(["new-session", "-d", "-s", "host", "-x", "\(columns)", "-y", "\(rows)", command], capturing: false)
   }
@@ -87,14 +90,12 @@ final class TmuxScreen {
   func waitForExit(timeout: Duration = .seconds(30)) throws -> Int32 {
     let deadline = ContinuousClock.now + timeout
     while true {
-      let state = try tmux(["display-message", "-p", "-t", "host", "#{pane_dead} #{pane_dead_status}"])
-      let words = state.split(separator: " ")
-      if words.first == "1",
-        let status = words.last.flatMap({ Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
-      {
-        return status
+      let written = (try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? ""
+      if written.hasSuffix("\n"), let status = Int32(written.dropLast()) { return status }
+      guard ContinuousClock.now < deadline else {
+        let screen = (try? screen().joined(separator: "\n")) ?? ""
+        throw Failure(description: "the host did not exit; the screen:\n\(screen)")
       }
-      guard ContinuousClock.now < deadline else { throw Failure(description: "the host did not exit") }
       usleep(5_000)
     }
   }
