@@ -100,7 +100,8 @@ public enum FeatureExport {
       to: fh_plugin(
         struct_size: UInt32(MemoryLayout<fh_plugin>.size),
         abi_major: FH_ABI_MAJOR,
-        abi_minor: FH_ABI_MINOR,
+        // FeatureKit keeps every rule of ABI 1.1; a later header does not change what it keeps.
+        abi_minor: 1,
         reserved: 0,
         manifest_json: UnsafePointer(strdup(manifest.json.serialized())),
         create: glueCreate,

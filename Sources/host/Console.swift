@@ -16,15 +16,20 @@ final class Console: Sendable {
   private let colors = (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true) && !Console.isDumbTerminal
   /// TERM=dumb: no colour and no cursor movement (no line editor, no clearing of the prompt).
   static let isDumbTerminal = getenv("TERM").map { String(cString: $0) == "dumb" } ?? false
-  /// What sits on the last line of the screen, if anything: the prompt waiting for input, or a
-  /// wait's progress line. Output that arrives meanwhile (a view an effect changed) clears it
-  /// first and draws it again after.
+  /// What sits on the last line of the screen, if anything: the prompt waiting for input (and
+  /// the line typed after it, where lines are read without the line editor), or a wait's
+  /// progress line. Output that arrives meanwhile (a view an effect changed) clears it first and
+  /// draws it again after.
   private struct BottomLine {
     var prompt: String?
+    var typed = ""
     var progress: String?
-    var shown: String? { progress ?? prompt }
+    var shown: String? { progress ?? prompt.map { $0 + typed } }
   }
   private let lock = Locked(BottomLine())
+  /// Set while the run leaves at once (`:quit` on a stuck call): what the line under way still
+  /// prints is not shown.
+  private let muted = Locked(false)
 
   /// Writes lines to stdout, sanitized: no control sequence in them reaches the terminal.
   func out(_ text: String) { print(TerminalText.sanitized(text), to: STDOUT_FILENO) }
@@ -35,18 +40,38 @@ final class Console: Sendable {
   /// Writes `text` as it is: the caller sanitized what came from elsewhere. At a terminal, lines
   /// wider than it are wrapped to its width, read at each write so a resized window is followed at
   /// once; a pipe gets the text unchanged.
-  private func print(_ text: String, to descriptor: Int32) {
+  private func print(_ text: String, to descriptor: Int32, evenMuted: Bool = false) {
+    guard evenMuted || !muted.withLock({ $0 }) else { return }
     let text = fitted(text, to: descriptor)
-    // While the line editor reads, output goes above its prompt and the typed line.
-    if let editor = LineEditor.current, editor.printAbove(text, to: descriptor) { return }
+    // While the line editor reads, output goes above its prompt and the typed line; else it is
+    // written under the editor's lock, so that a read cannot draw its prompt meanwhile.
+    guard let editor = LineEditor.current else { return printAboveBottomLine(text, to: descriptor) }
+    editor.printAbove(text, to: descriptor) { printAboveBottomLine(text, to: descriptor) }
+  }
+
+  /// Writes `text`, taking the prompt or progress line off the screen first and drawing it
+  /// again under the text, at any width and at a dumb terminal too.
+  private func printAboveBottomLine(_ text: String, to descriptor: Int32) {
     lock.withLock { bottom in
-      guard let shown = bottom.shown, outputIsTerminal, !Self.isDumbTerminal else {
-        return write(descriptor, text + "\n")
-      }
-      write(STDOUT_FILENO, "\r\u{1B}[K")
+      guard let shown = bottom.shown, outputIsTerminal else { return write(descriptor, text + "\n") }
+      write(STDOUT_FILENO, Self.erasing(shown, columns: TerminalSize.columns(of: STDOUT_FILENO) ?? 80))
       write(descriptor, text + "\n")
       write(STDOUT_FILENO, shown)
     }
+  }
+
+  /// What takes `shown`, the last thing written (the cursor after it), off the screen: up to its
+  /// first row and cleared from there. A dumb terminal can neither move up nor clear: a line
+  /// that fits is blanked with spaces, a longer one is left and a new line begun under it.
+  static func erasing(_ shown: String, columns: Int) -> String {
+    let width = TerminalWrap.width(shown)
+    let columns = max(columns, 1)
+    guard !isDumbTerminal else {
+      return width < columns ? "\r" + String(repeating: " ", count: width) + "\r" : "\n"
+    }
+    // The cursor stays on the last row after filling it (the wrap is pending).
+    let rowsUp = max(width - 1, 0) / columns
+    return (rowsUp > 0 ? "\u{1B}[\(rowsUp)A" : "") + "\r\u{1B}[J"
   }
 
   /// `text` wrapped to the width of the terminal `descriptor` writes to; as it is elsewhere.
@@ -74,6 +99,18 @@ final class Console: Sendable {
 
   func warn(_ message: String) {
     print(paint("warning:", code: "1;33", on: errorIsTerminal) + " " + TerminalText.message(message), to: STDERR_FILENO)
+  }
+
+  /// Stops showing output until `unmute` (the run is leaving; the line under way is dropped).
+  func mute() { muted.withLock { $0 = true } }
+
+  func unmute() { muted.withLock { $0 = false } }
+
+  /// A note shown even while muted: why the run leaves.
+  func leavingNote(_ message: String) {
+    print(
+      paint("note:", code: "1", on: errorIsTerminal) + " " + TerminalText.message(message), to: STDERR_FILENO,
+      evenMuted: true)
   }
 
   func note(_ message: String) {
@@ -107,7 +144,22 @@ final class Console: Sendable {
   }
 
   /// The user pressed return: the prompt is no longer waiting.
-  func promptAnswered() { lock.withLock { $0.prompt = nil } }
+  func promptAnswered() {
+    lock.withLock { bottom in
+      bottom.prompt = nil
+      bottom.typed = ""
+    }
+  }
+
+  /// The line typed after the prompt is now `typed`; `echo` shows the change (the keys typed, or
+  /// what erases one). For a reader without the line editor, whose typing the terminal does
+  /// not echo: output drawn meanwhile draws the line again under it.
+  func typed(_ typed: String, echo: String) {
+    lock.withLock { bottom in
+      bottom.typed = typed
+      write(STDOUT_FILENO, echo)
+    }
+  }
 
   /// Whether waits show a progress line: input and output at a terminal that can move the cursor.
   var showsProgress: Bool { inputIsTerminal && outputIsTerminal && !Self.isDumbTerminal }

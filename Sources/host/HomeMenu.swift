@@ -7,15 +7,33 @@ import HostKit
 enum HomeMenu {
   static let id = "home"
 
-  /// `{"entries": [{"id", "name", "description"}, ...]}`: every plugin but the menu itself.
+  /// The shipped features, listed first and in this order: what a newcomer came to try.
+  static let shippedFirst = ["counter", "kittens", "levels"]
+
+  /// `{"entries": [{"id", "name", "description"}, ...]}`: every plugin but the menu itself, in
+  /// `ordered`'s order.
   static func config(offering plugins: [PluginRecord]) -> String {
-    let entries = plugins.filter { $0.id != id }.map { plugin -> JSONValue in
+    let entries = ordered(plugins.filter { $0.id != id }).map { plugin -> JSONValue in
       .object([
         "id": .string(plugin.id), "name": .string(plugin.manifest.name),
         "description": .string(plugin.manifest.description),
       ])
     }
     return JSONValue.object(["entries": .array(entries)]).serialized()
+  }
+
+  /// The shipped features first (`shippedFirst`), then the others by id: a stable order, not the
+  /// order the plugin folders happen to be searched in.
+  static func ordered(_ plugins: [PluginRecord]) -> [PluginRecord] {
+    plugins.sorted { left, right in
+      let (l, r) = (shippedFirst.firstIndex(of: left.id), shippedFirst.firstIndex(of: right.id))
+      switch (l, r) {
+      case (let l?, let r?): return l < r
+      case (.some, nil): return true
+      case (nil, .some): return false
+      case (nil, nil): return left.id < right.id
+      }
+    }
   }
 }
 

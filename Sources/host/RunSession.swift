@@ -92,7 +92,18 @@ final class RunSession {
       } else {
         break
       }
+      // `:quit` or Ctrl-D typed while the line is handled (a stuck call) ends the run at once.
+      let watch = terminal.flatMap { _ in TypeAheadWatch(runtime: runtime, console: console, isQuit: Self.isQuit) }
       quit = handle(line, runtime: runtime)
+      if let (leaving, typed) = watch?.stop() {
+        console.unmute()
+        quit = quit || leaving
+        terminal?.typeAhead(typed)
+      }
+    }
+    // Leaving a terminal while a call does not return ends the call now, not at its timeout.
+    if interactive, let id = runtime.abandonStuckCall(grace: TypeAheadWatch.stuckAfter) {
+      console.note(TypeAheadWatch.leaving(id))
     }
     let leaving = signals.leavingSignal
     // In a pipe, the end of input waits for effects (not after ':quit' or a signal) and draws the
@@ -158,6 +169,11 @@ final class RunSession {
       runtime: runtime, feature: feature, argument: words.dropFirst().joined(separator: " "), console: console,
       plugins: plugins)
     return try command.run(call) == .quit
+  }
+
+  /// Whether `line` is `:quit` (by a name, an alias or a prefix).
+  @Sendable static func isQuit(_ line: String) -> Bool {
+    line.hasPrefix(":") && ColonCommand.named(String(line.dropFirst().prefix { $0 != " " }))?.name == "quit"
   }
 
   /// `help`, `quit` or `exit` typed without the colon, when the feature has no such action.

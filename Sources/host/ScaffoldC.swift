@@ -337,7 +337,7 @@ enum ScaffoldC {
     static const fh_plugin descriptor = {
         .struct_size = sizeof(fh_plugin),
         .abi_major = FH_ABI_MAJOR,
-        .abi_minor = FH_ABI_MINOR,
+        .abi_minor = 1, /* keeps the rules of ABI 1.1 (feature_abi.h's ChangeLog) */
         .reserved = 0,
         .manifest_json = manifest,
         .create = plugin_create,

@@ -40,6 +40,7 @@ struct ValidateCommand {
     var passed = 0
     var failed = 0
     var skipped = 0
+    var noted = 0
     var blocker: ConformanceCheck?
     for check in ConformanceCheck.allCases {
       let verdict: ConformanceVerdict
@@ -59,6 +60,10 @@ struct ValidateCommand {
       case .pass:
         console.result(String(line.prefix(4)), passed: true, String(line.dropFirst(4)))
         passed += 1
+      case .note:
+        console.out(line)
+        passed += 1
+        noted += 1
       case .skip:
         console.out(line)
         skipped += 1
@@ -68,7 +73,8 @@ struct ValidateCommand {
         if check.isPrerequisite && blocker == nil { blocker = check }
       }
     }
-    console.out("\(passed) passed, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped" : ""))
+    let notes = noted > 0 ? " (\(noted) with a note)" : ""
+    console.out("\(passed) passed\(notes), \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped" : ""))
     return failed == 0 ? 0 : 1
   }
 

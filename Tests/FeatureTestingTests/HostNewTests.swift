@@ -57,6 +57,8 @@ struct HostNewTests {
     let plugin = try PluginLoader.load("\(folder)/libtally.so")
     #expect(plugin.manifest.id == "tally")
     #expect(plugin.manifest.actions.map(\.type) == ["add", "reset"])
+    // declaring the ABI minor whose rules it keeps, 1.1
+    #expect(plugin.abiMinor == 1)
     let symbols = try await Self.shell(["nm", "-D", "--defined-only", "\(folder)/libtally.so"], in: folder)
     #expect(
       symbols.output.split(separator: "\n").filter { $0.contains(" T ") }.map { $0.split(separator: " ").last } == [

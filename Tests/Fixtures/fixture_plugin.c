@@ -19,7 +19,7 @@
 //   creates it first, so a restarted worker does not fail again.
 //
 // Descriptor macros, for either feature: FIXTURE_NO_ENTRY, FIXTURE_ENTRY_NULL, FIXTURE_WRONG_MAJOR,
-// FIXTURE_NEWER_MINOR, FIXTURE_MISSING_DISPATCH, FIXTURE_BAD_MANIFEST, FIXTURE_MANIFEST_NO_NAME,
+// FIXTURE_NEWER_MINOR, FIXTURE_ABI_MINOR=<n> (declares ABI 1.n), FIXTURE_MISSING_DISPATCH, FIXTURE_BAD_MANIFEST, FIXTURE_MANIFEST_NO_NAME,
 // FIXTURE_SMALL_STRUCT (struct_size 24), FIXTURE_STRUCT_END=<field> (struct_size ends where that
 // field begins), FIXTURE_LONGER_STRUCT (fields a later 1.x would add follow the descriptor).
 // Scanner macros (crash or hang while loading): see the marked block before the entry function.
@@ -610,8 +610,10 @@ static const struct {
 #else
         .abi_major = FH_ABI_MAJOR,
 #endif
-#ifdef FIXTURE_NEWER_MINOR
+#if defined(FIXTURE_NEWER_MINOR)
         .abi_minor = FH_ABI_MINOR + 7,
+#elif defined(FIXTURE_ABI_MINOR)
+        .abi_minor = FIXTURE_ABI_MINOR,
 #else
         .abi_minor = FH_ABI_MINOR,
 #endif

@@ -45,9 +45,9 @@ struct HostCLITests {
     let lines = result.stdout.split(separator: "\n").map(String.init)
     let counter = lines.first { $0.hasPrefix("counter ") }
     #expect(counter?.contains("1.0.0") == true)
-    #expect(counter?.contains("abi 1.0") == true)
+    #expect(counter?.contains("abi 1.1") == true)
     #expect(counter?.hasSuffix("/libCounter.so") == true)
-    #expect(lines.contains { $0.hasPrefix("rejected  \(folder)/libnewer.so") && $0.contains("needs ABI 1.7") })
+    #expect(lines.contains { $0.hasPrefix("rejected  \(folder)/libnewer.so") && $0.contains("needs ABI 1.8") })
   }
 
   @Test func pluginPathEnvironmentIsSearched() throws {

@@ -20,8 +20,8 @@ struct PluginLoaderTests {
       id: "no-entry-symbol", defines: ["FIXTURE_NO_ENTRY"], reason: .noEntrySymbol, mentions: "fh_plugin_entry_v1"),
     BadPlugin(
       id: "entry-returns-null", defines: ["FIXTURE_ENTRY_NULL"], reason: .entryReturnedNull, mentions: "returned NULL"),
-    BadPlugin(id: "wrong-major", defines: ["FIXTURE_WRONG_MAJOR"], reason: .wrongMajor, mentions: "ABI 2.0"),
-    BadPlugin(id: "newer-minor", defines: ["FIXTURE_NEWER_MINOR"], reason: .newerMinor, mentions: "needs ABI 1.7"),
+    BadPlugin(id: "wrong-major", defines: ["FIXTURE_WRONG_MAJOR"], reason: .wrongMajor, mentions: "ABI 2.1"),
+    BadPlugin(id: "newer-minor", defines: ["FIXTURE_NEWER_MINOR"], reason: .newerMinor, mentions: "needs ABI 1.8"),
     BadPlugin(id: "struct-too-small", defines: ["FIXTURE_SMALL_STRUCT"], reason: .structTooSmall, mentions: "24 bytes"),
     BadPlugin(
       id: "missing-function", defines: ["FIXTURE_MISSING_DISPATCH"], reason: .missingFunction, mentions: "'dispatch'"),
@@ -58,7 +58,7 @@ struct PluginLoaderTests {
     #expect(plugin.manifest.actions.map(\.type) == ["tick", "burst", "ping", "later", "step"])
     #expect(plugin.manifest.steps.map(\.step) == ["go"])
     #expect(plugin.abiMajor == 1)
-    #expect(plugin.abiMinor == 0)
+    #expect(plugin.abiMinor == 1)
   }
 
   // The size rule of feature_abi.h: a descriptor is read within its struct_size.

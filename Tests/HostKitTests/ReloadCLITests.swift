@@ -65,6 +65,31 @@ struct ReloadCLITests {
     #expect(host.quit() == 0)
   }
 
+  @Test func aFileThatIsTheBuildAlreadyRunningGetsOneNotePerChange() throws {
+    // given a watched run of 1.0.0 and a copy of its file
+    let (folder, file) = try ReloadFixture.folder()
+    let copy = "\(folder)/saved.so.bak"
+    try FileManager.default.copyItem(atPath: file, toPath: copy)
+    let host = try LiveHost(["--plugins", folder, "run", "reloadable", "--watch"])
+    defer { host.kill() }
+    let errors = ErrorReader(host)
+    host.send("increment\n:state\n")
+    try host.read(through: #"{"count":1}"#)
+    // when the same build is put back in place of the file
+    try Self.replace(file, with: copy)
+    // then a note says so, once, and nothing reloads
+    let note = "note: reloadable: the new file is the build already running (1.0.0); nothing to reload\n"
+    try errors.wait(for: note)
+    host.send(":state\n")
+    try host.read(through: #"{"count":1}"#)
+    #expect(host.errors.components(separatedBy: note).count - 1 == 1, "\(host.errors)")
+    #expect(!host.errors.contains("reloaded"))
+    // and the next change of the file, the same bytes again, is said again
+    try Self.replace(file, with: copy)
+    try errors.wait(for: note, times: 2)
+    #expect(host.quit() == 0)
+  }
+
   @Test func theMainFlowWatchesTheFeaturesItPresents() throws {
     // given the main flow with --watch, the fixture picked from the home menu
     let (folder, file) = try ReloadFixture.folder()

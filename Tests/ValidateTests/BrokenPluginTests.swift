@@ -56,7 +56,7 @@ struct BrokenPluginTests {
     BrokenVariant(
       id: "wrong-abi-major", define: "FIXTURE_WRONG_MAJOR", failing: ["descriptor"],
       skipped: BrokenVariant.after("descriptor"),
-      why: "built for ABI 2.0 (abi_major 2); this host speaks ABI 1"),
+      why: "built for ABI 2.1 (abi_major 2); this host speaks ABI 1"),
   ]
 
   @Test(arguments: variants)

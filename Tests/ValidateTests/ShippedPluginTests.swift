@@ -1,4 +1,5 @@
 import FeatureTesting
+import HostKit
 import Testing
 
 /// The plugins this package ships pass every check.
@@ -36,5 +37,10 @@ struct ShippedPluginTests {
     #expect(report.failures.isEmpty)
     #expect(report.summary == "\(ValidateReport.allChecks.count) passed, 0 failed")
     #expect(report.output.stderr == "")
+  }
+
+  @Test(arguments: shipped)
+  func declaresABI1_1(_ plugin: Shipped) throws {
+    #expect(try PluginLoader.load(PluginPaths.library(plugin.library)).abiMinor == 1)
   }
 }

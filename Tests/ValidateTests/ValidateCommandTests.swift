@@ -56,6 +56,23 @@ struct ValidateCommandTests {
     #expect(report.summary == "0 passed, 1 failed, \(ValidateReport.allChecks.count - 1) skipped")
   }
 
+  @Test func aManifestThatIsNotJSONFailsManifestAndSkipsTheChecksBuiltOnIt() throws {
+    let report = try ValidateReport.run(try FixturePlugin.tally("FIXTURE_BAD_MANIFEST"), ["--timeout", "30"])
+    #expect(report.status == 1)
+    #expect(Array(report.failures.keys) == ["manifest"], "\(report.output.stdout)")
+    #expect(report.failures["manifest"]?.hasPrefix("manifest is not valid JSON") == true)
+    let built = [
+      "catalogue", "bad-actions", "snapshot-round-trip", "lifecycle", "no-emit-after-stop", "deterministic", "render",
+      "extra-members", "lifecycle-action", "refused-arguments", "effect-accounting",
+    ]
+    #expect(report.skipped.map(\.check) == built)
+    #expect(report.skipped.allSatisfy { $0.needs == "manifest" })
+    // The checks that read no manifest still run, and pass.
+    let others = ValidateReport.allChecks.filter { !built.contains($0) && $0 != "manifest" }
+    #expect(report.passed == others)
+    #expect(report.summary == "\(others.count) passed, 1 failed, \(built.count) skipped")
+  }
+
   @Test func oneLinePerCheckThenTheSummary() throws {
     let report = try ValidateReport.run(Self.counter, ["--timeout", "60"])
     let names = ValidateReport.allChecks

@@ -88,16 +88,52 @@ public struct HomeFeature: Feature {
     }
   }
 
-  public func render(_ state: State) -> [String] {
+  public func render(_ state: State) -> [String] { render(state, options: RenderOptions()) }
+
+  /// As `render(_:)`; at a terminal (`options.columns`) each description wraps under its own
+  /// text, not to column 0, so the numbers and ids stay a column of their own.
+  public func render(_ state: State, options: RenderOptions) -> [String] {
     var lines = ["FeatureHost — pick a feature"]
     let width = state.entries.map(\.id.count).max() ?? 0
+    let numberWidth = String(state.entries.count).count
     for (index, entry) in state.entries.enumerated() {
       let padded = entry.id + String(repeating: " ", count: width - entry.id.count)
+      let number = String(index + 1)
+      let head = "  " + String(repeating: " ", count: numberWidth - number.count) + "\(number). \(padded)  "
       let about = entry.description.isEmpty ? entry.name : "\(entry.name): \(entry.description)"
-      lines.append("  \(index + 1). \(padded)  \(about)")
+      let wrapped = Self.wrap(about, width: options.columns.map { $0 - head.count } ?? Int.max)
+      lines.append(head + wrapped[0])
+      let indent = String(repeating: " ", count: head.count)
+      lines += wrapped.dropFirst().map { indent + $0 }
     }
     if state.entries.isEmpty { lines.append("  (no features found)") }
     lines.append("type a number or an id to open it (e.g. '1' or 'counter'); ':back' returns here")
+    return lines
+  }
+
+  /// `text` in lines of at most `width` characters, broken at spaces (a longer word is cut);
+  /// never empty. A width under 20 leaves the text whole: the terminal wraps it anyway.
+  static func wrap(_ text: String, width: Int) -> [String] {
+    guard width >= 20, text.count > width else { return [text] }
+    var lines: [String] = []
+    var line = ""
+    for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+      var word = Substring(word)
+      if !line.isEmpty && line.count + 1 + word.count > width {
+        lines.append(line)
+        line = ""
+      }
+      while word.count > width {
+        if !line.isEmpty {
+          lines.append(line)
+          line = ""
+        }
+        lines.append(String(word.prefix(width)))
+        word = word.dropFirst(width)
+      }
+      line += line.isEmpty ? String(word) : " " + word
+    }
+    lines.append(line)
     return lines
   }
 }

@@ -1,5 +1,5 @@
 /*
- * feature_abi.h - the FeatureHost plugin ABI, version 1.
+ * feature_abi.h - the FeatureHost plugin ABI, version 1.1.
  *
  * This header is the whole contract between the host and a feature plugin. A plugin is a shared
  * library that exports one function, fh_plugin_entry_v1, returning a descriptor of the feature it
@@ -53,14 +53,17 @@
  * Memory: the plugin is never unloaded while the host runs (it is loaded with RTLD_NODELETE), so
  * the descriptor, its manifest and its function pointers stay valid for the life of the process.
  *
- * ChangeLog
+ * ChangeLog (a plugin declares in abi_minor the minor whose rules it keeps)
  * - 1.0: first version: descriptor, host callbacks (emit, log, effect_began, effect_ended,
  *        get_extension), lifecycle, dispatch and effect-free reduce, snapshot/restore, render,
  *        manifest; host extensions fh.navigation/1 (steps) and fh.clock/1 (timers).
- * - 1.0 (clarified, no layout change): how struct_size and abi_minor combine (see Conventions:
+ * - 1.1 (clarified, no layout change): how struct_size and abi_minor combine (see Conventions:
  *        a larger struct_size is accepted, a newer minor is not; a missing optional field is
- *        absent, a missing required one refuses the descriptor); fh_struct_read added.
- * - 1.0 (decided, no layout change): a NULL string is refused, never a crash (Conventions);
+ *        absent, a missing required one refuses the descriptor); fh_struct_read added; the
+ *        manifest's required fields (manifest_json); reserved must be zero (fh_plugin).
+ *        A 1.0 plugin gets the same: these say what a 1.0 host already did, and a descriptor
+ *        or manifest that breaks them cannot be run at any minor.
+ * - 1.1 (decided, no layout change): a NULL string is refused, never a crash (Conventions);
  *        unknown action members, state members and config settings are refused (Conventions,
  *        FH_ERR_BAD_*); a refused argument value is never applied (FH_ERR_BAD_ACTION); dispatch
  *        refuses actions before the lifecycle action and a second one (Lifecycle); callbacks
@@ -68,12 +71,25 @@
  *        that stop cancels needs no effect_ended (effect_ended); last_error does not end the
  *        life of a string returned before it (last_error); an emit outside dispatch comes from
  *        an effect in flight (emit); origin names the cause, a paced feedback is FEEDBACK
- *        (fh_origin); the manifest's required fields (manifest_json); reserved must be zero and
- *        a descriptor where it is not is refused (fh_plugin).
- * - 1.0 (added, no layout change): plugin extension fh.render_options/1 (render_with: the view
- *        fitted to the terminal's width, or complete for the host's ':view').
- * - 1.0 (added, optional): plugin extension fh.structured_view/1: a view of text lines and image
- *        items (URL, alternative text, preferred size) as JSON, beside render's plain text.
+ *        (fh_origin).
+ *        A 1.0 plugin is loaded and run as before: the host sends the lifecycle action first
+ *        and passes no NULL, so a run never depends on these. host validate judges it by 1.0's
+ *        rules: where it breaks one of these, the check says `note`, not `fail`.
+ * - 1.1 (added, optional): plugin extension fh.render_options/1 (render_with: the view fitted
+ *        to the terminal's width, or complete for the host's ':view'); plugin extension
+ *        fh.structured_view/1: a view of text lines and image items (URL, alternative text,
+ *        preferred size) as JSON, beside render's plain text. A host looks them up whatever the
+ *        plugin's minor; a 1.0 plugin that offers neither is drawn with render.
+ *
+ * How the contract changes
+ * - A published minor never changes its rules. A new rule a plugin must keep, a new field or a
+ *   new meaning of one is a new minor: FH_ABI_MINOR goes up, the entry here names the version
+ *   and what a plugin of an older minor gets. A host loads every older minor of its major and
+ *   holds each plugin to the rules of the minor it declares; validate notes a newer rule as
+ *   advice, and fails only the rules of the declared minor.
+ * - A change that an older plugin cannot be run under is a new major: a new entry symbol
+ *   (fh_plugin_entry_v2), so an old host and an old plugin refuse each other by name.
+ * - Extensions are versioned by their id ("fh.xxx/2" beside "fh.xxx/1").
  */
 #pragma once
 
@@ -92,7 +108,10 @@ extern "C" {
 #endif
 
 #define FH_ABI_MAJOR 1u
-#define FH_ABI_MINOR 0u
+/* The newest minor this header describes. A plugin sets abi_minor to the number of the minor
+ * whose rules it keeps (1 for this header's), not to this macro: rebuilt against a later header,
+ * it keeps declaring the rules it was written for. */
+#define FH_ABI_MINOR 1u
 
 /* The name of the one symbol a plugin exports. The ABI major is part of it. */
 #define FH_ENTRY_SYMBOL "fh_plugin_entry_v1"
@@ -198,7 +217,8 @@ typedef struct fh_instance fh_instance;
 typedef struct fh_plugin {
     uint32_t struct_size; /* sizeof(fh_plugin) as the plugin was built */
     uint32_t abi_major;   /* must equal the host's FH_ABI_MAJOR */
-    uint32_t abi_minor;   /* must not exceed the host's FH_ABI_MINOR */
+    uint32_t abi_minor;   /* the minor whose rules the plugin keeps (see the ChangeLog); must not
+                           * exceed the host's FH_ABI_MINOR */
     uint32_t reserved;    /* zero; a host refuses a descriptor where it is not (a later minor may
                            * give it a meaning, and an older host cannot tell) */
 

@@ -56,6 +56,17 @@ public enum ConformanceCheck: String, CaseIterable, Sendable {
     }
   }
 
+  /// The ABI minor whose rule this check judges (feature_abi.h's ChangeLog): a plugin declaring
+  /// an older minor is not held to it, and breaking it earns a note instead of a failure.
+  public var minor: UInt32 {
+    switch self {
+    case .nullArguments, .unknownSetting, .extraMembers, .lifecycleAction, .refusedArguments, .effectAccounting,
+      .callbackPhases, .lastError:
+      1
+    default: 0
+    }
+  }
+
   /// Whether the checks after this one need it to pass: they cannot open the plugin otherwise.
   public var isPrerequisite: Bool { self == .loads || self == .entry || self == .descriptor }
 

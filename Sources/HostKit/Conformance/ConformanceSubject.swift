@@ -14,6 +14,8 @@ struct ConformanceSubject {
   let path: String
   let functions: fh_plugin
   let manifestJSON: UnsafePointer<CChar>
+  /// The ABI minor the plugin declares: the rules it is judged by.
+  let abiMinor: UInt32
 
   /// Opens `path` through every structural step; the failure names the step's check.
   static func open(_ path: String) throws(StepFailure) -> ConformanceSubject {
@@ -61,8 +63,10 @@ struct ConformanceSubject {
     _ descriptor: UnsafePointer<fh_plugin>, path: String
   ) throws(StepFailure) -> ConformanceSubject {
     do throws(DescriptorRules.Problem) {
-      let functions = try DescriptorRules.check(descriptor).functions
-      return ConformanceSubject(path: path, functions: functions, manifestJSON: functions.manifest_json)
+      let checked = try DescriptorRules.check(descriptor)
+      let functions = checked.functions
+      return ConformanceSubject(
+        path: path, functions: functions, manifestJSON: functions.manifest_json, abiMinor: checked.abiMinor)
     } catch {
       throw StepFailure(check: .descriptor, why: error.why)
     }
@@ -75,7 +79,7 @@ struct ConformanceSubject {
     guard let text = String(validatingCString: manifestJSON),
       let object = (try? JSONValue.parse(text))?.objectValue
     else {
-      throw CheckFailure("not run: the manifest is not a UTF-8 JSON object (see 'manifest')")
+      throw CheckFailure.skipped(needing: .manifest, "the manifest is not a UTF-8 JSON object")
     }
     let actionsOnly: JSONValue = .object([
       "id": "x", "name": "x", "version": "x", "actions": object["actions"] ?? .array([]),
@@ -83,7 +87,7 @@ struct ConformanceSubject {
     do {
       return try Manifest(json: actionsOnly.serialized()).actions
     } catch {
-      throw CheckFailure("not run: the manifest's actions cannot be read: \(error.message) (see 'manifest')")
+      throw CheckFailure.skipped(needing: .manifest, "the manifest's actions cannot be read: \(error.message)")
     }
   }
 }

@@ -1,3 +1,5 @@
+import FeatureABI
+
 /// The conformance checks behind `host validate`: each one opens the plugin, exercises one rule
 /// of feature_abi.h and returns a verdict whose reason names the offending value.
 ///
@@ -30,11 +32,25 @@ public enum ConformanceSuite {
     do throws(CheckFailure) {
       let run = try ConformanceRun(check: check, path: path, settings: settings, progress: progress)
       guard let run else { return .pass }
-      try perform(check, run)
+      do throws(CheckFailure) {
+        try perform(check, run)
+      } catch {
+        // Judged by the rules of the minor the plugin declares: a newer rule is advice.
+        guard error.needs == nil && check.minor > run.subject.abiMinor else { throw error }
+        return .note(newerRule(check, declared: run.subject.abiMinor, error.why))
+      }
       return .pass
     } catch {
+      // A check built on a manifest that failed is skipped, as one after a failed structural step.
+      if let needs = error.needs { return .skip(needs: needs) }
       return .fail(error.why)
     }
+  }
+
+  /// The note for a plugin of ABI 1.`declared` that breaks `check`'s rule of a later minor.
+  static func newerRule(_ check: ConformanceCheck, declared: UInt32, _ why: String) -> String {
+    "\(why) (a rule of ABI \(FH_ABI_MAJOR).\(check.minor); this plugin declares "
+      + "\(FH_ABI_MAJOR).\(declared), so it is not held to it)"
   }
 
   private static func perform(_ check: ConformanceCheck, _ run: ConformanceRun) throws(CheckFailure) {

@@ -14,6 +14,11 @@ public enum TerminalWrap {
       .joined(separator: "\n")
   }
 
+  /// The cells `text` (one line) takes on a terminal; the host's styling takes none.
+  public static func width(_ text: String) -> Int {
+    pieces(of: Substring(text)).reduce(0) { $0 + $1.width }
+  }
+
   /// A piece that is never cut: a character, a styling sequence, a visible escape.
   private struct Piece {
     var text: Substring

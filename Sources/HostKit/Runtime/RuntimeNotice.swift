@@ -52,6 +52,8 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
   case restarted(feature: String, sequence: Int)
   /// A feature was reloaded from a new build, its state kept.
   case reloaded(ReloadReport)
+  /// A watched plugin file changed, but its bytes are the build already running: nothing reloads.
+  case buildUnchanged(feature: String, version: String)
 
   /// How a front end shows it.
   public enum Level: Sendable, Equatable {
@@ -61,7 +63,7 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
   public var level: Level {
     switch self {
     case .unapplied, .paused, .feedbackPaused, .sessionRestored, .sessionSaved, .waitInterrupted,
-      .stepIgnored, .restarted, .reloaded, .journalSaved, .navigationJournalSaved:
+      .stepIgnored, .restarted, .reloaded, .buildUnchanged, .journalSaved, .navigationJournalSaved:
       .note
     case .late, .afterClosing, .refusedEmits, .journalUnsaved, .journalDropped, .navigationJournalUnsaved,
       .navigationJournalUnsavedAtStop, .tornJournal,
@@ -113,6 +115,8 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
       "\(report.feature) reloaded (\(report.from) -> \(report.to)), state kept"
         + (report.cancelledEffects > 0
           ? "; \(report.cancelledEffects) effect(s) in flight cancelled" : "")
+    case .buildUnchanged(let feature, let version):
+      "\(feature): the new file is the build already running (\(version)); nothing to reload"
     }
   }
 }

@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// How a run reloads its features from new builds of their plugin files.
 public struct ReloadSettings: Sendable {
   /// Whether the plugin files are watched, each feature reloaded when its file changes (`--watch`).
@@ -22,6 +26,8 @@ final class RuntimeReloads: Sendable {
   private struct State {
     var builds: PluginBuilds?
     var watch: FileWatch?
+    /// Per plugin file, the identity (`FileIdentity`) it had when it was last found unchanged.
+    var unchangedNoted: [String: FileIdentity] = [:]
   }
 
   private let state = Mutex(State())
@@ -36,6 +42,16 @@ final class RuntimeReloads: Sendable {
   }
 
   func watching(_ watch: FileWatch) { state.withLock { $0.watch = watch } }
+
+  /// Whether to say that `path`, now `identity`, holds the build already running: once per
+  /// change of the file, however many events one save makes.
+  func shouldNoteUnchanged(_ path: String, identity: FileIdentity?) -> Bool {
+    state.withLock { state in
+      guard let identity else { return false }
+      defer { state.unchangedNoted[path] = identity }
+      return state.unchangedNoted[path] != identity
+    }
+  }
 
   /// Ends the watch (waiting for a reload it is making).
   func stopWatching() {
@@ -82,7 +98,7 @@ extension SessionRuntime {
   }
 
   /// Reloads every presented feature whose plugin file is among `paths`, each file staged once.
-  /// Errors go to the reporter; a file whose bytes did not change is left alone.
+  /// Errors go to the reporter; a file whose bytes did not change is left alone, with a note.
   func reloadChanged(_ paths: [String]) {
     let features = coordinator?.all ?? []
     for path in paths {
@@ -92,8 +108,12 @@ extension SessionRuntime {
       guard let first = running.first else { continue }
       let previous = builds.current(of: first.plugin)
       do {
-        _ = try reload(
-          running, from: builds.original(of: first.plugin), unlessHash: previous.hash, reportsFailures: true)
+        let original = builds.original(of: first.plugin)
+        let made = try reload(running, from: original, unlessHash: previous.hash, reportsFailures: true)
+        // Put back, the old build is the one running: say so, or the save seems ignored.
+        if made == nil, reloads.shouldNoteUnchanged(path, identity: Self.identity(of: original)) {
+          reporter.notice(.buildUnchanged(feature: first.id, version: previous.version))
+        }
       } catch {
         reporter.report(error)
       }
@@ -154,5 +174,11 @@ extension SessionRuntime {
     }
     if !adopted.load(ordering: .relaxed) { builds.discard(build) }
     return firstFailure.map { .failure($0) } ?? .success(())
+  }
+
+  /// The identity of the file at `path`, nil when it cannot be read.
+  private static func identity(of path: String) -> FileIdentity? {
+    var info = stat()
+    return stat(path, &info) == 0 ? FileIdentity(info) : nil
   }
 }

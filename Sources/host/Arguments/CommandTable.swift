@@ -156,8 +156,11 @@ enum CommandTable {
       that check, not the validator. Prints one line per check, then a summary:
         pass  CHECK
         fail  CHECK  WHY
+        note  CHECK  WHY            (a rule of a newer ABI minor than the plugin declares; passes)
         skip  CHECK  needs: CHECK   (not run: a check it needs failed; not counted as failed)
-        N passed, M failed[, K skipped]
+        N passed[ (K with a note)], M failed[, K skipped]
+      A plugin is judged by the rules of the ABI minor it declares (abi_minor; feature_abi.h's
+      ChangeLog says what each minor added).
       Exits 0 when every check passes, 1 when one fails, 64 for a usage error.
       """,
     positionals: [PositionalSpec(name: "PLUGIN.so", noun: "plugin file", example: "libCounter.so")],

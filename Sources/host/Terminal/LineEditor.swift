@@ -50,6 +50,8 @@ final class LineEditor: Sendable {
 
   private let library: LibEdit
   private let shared = Locked(Shared())
+  /// Keys typed while a line was handled (`typeAhead`), read before the terminal's.
+  private let ahead = Locked<[UInt8]>([])
   /// The pipe other threads write a byte to, to wake the reader.
   private let wakeRead: Int32
   private let wakeWrite: Int32
@@ -159,16 +161,19 @@ final class LineEditor: Sendable {
     return .line(line)
   }
 
-  /// Prints `text` above the prompt while a line is being read (true), else does nothing (false).
-  /// Any thread.
-  func printAbove(_ text: String, to descriptor: Int32) -> Bool {
+  /// Prints `text` above the prompt while a line is being read; else runs `otherwise` (which
+  /// writes it), holding the lock `read` takes before it draws its prompt, so the text can never
+  /// land after a prompt that is being drawn. Any thread.
+  func printAbove(_ text: String, to descriptor: Int32, otherwise: () -> Void) {
     let queued = shared.withLock { shared -> Bool in
-      guard shared.reading else { return false }
+      guard shared.reading else {
+        otherwise()
+        return false
+      }
       shared.pending.append((descriptor, text))
       return true
     }
     if queued { wake() }
-    return queued
   }
 
   /// Ctrl-C: cancels the line being read (true), or does nothing when none is (false). Any thread.
@@ -202,12 +207,16 @@ final class LineEditor: Sendable {
     _ = Glibc.write(wakeWrite, &byte, 1)
   }
 
+  /// Keys typed while a line was handled: the next reads take them first. Any thread.
+  func typeAhead(_ bytes: [UInt8]) { ahead.withLock { $0 += bytes } }
+
   // MARK: - Main thread, inside readline
 
   /// The next key for libedit: a queued one, else the next character typed (UTF-8 decoded), while
   /// printing what other threads sent in the meantime. -1 ends the line.
   private func nextKey() -> Int32 {
     if !editing.keys.isEmpty { return nextQueuedKey() }
+    if ahead.withLock({ !$0.isEmpty }) { return readCharacter() ?? -1 }
     while true {
       var fds = [
         pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
@@ -285,6 +294,7 @@ final class LineEditor: Sendable {
   }
 
   private func readByte() -> UInt8? {
+    if let typed = ahead.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return typed }
     var byte: UInt8 = 0
     while true {
       let count = Glibc.read(STDIN_FILENO, &byte, 1)

@@ -5,6 +5,8 @@ import HostKit
 struct TerminalInput {
   private let console: Console
   private let editor: LineEditor?
+  /// Where the editor is not: a dumb terminal, or no libedit.
+  private let plain: PlainLineReader?
   private let features: [String]
 
   init(console: Console, plugins: [PluginRecord]) {
@@ -12,6 +14,7 @@ struct TerminalInput {
     features = plugins.map(\.id)
     // A dumb terminal cannot take the editor's cursor movement: it gets plain lines.
     editor = Console.isDumbTerminal ? nil : LineEditor.start(historyFolder: LineEditor.defaultHistoryFolder())
+    plain = editor == nil ? PlainLineReader() : nil
   }
 
   /// Whether Ctrl-C at the prompt cancels the line (the editor has it) rather than the process.
@@ -23,9 +26,9 @@ struct TerminalInput {
     let prompt = "\(id)> "
     guard let editor else {
       console.prompt(prompt)
-      guard let line = readLine(strippingNewline: true) else { return .end }
-      console.promptAnswered()
-      return .line(line)
+      defer { console.promptAnswered() }
+      guard let plain else { return readLine(strippingNewline: true).map { .line($0) } ?? .end }
+      return plain.read(console)
     }
     let completion =
       runtime.focused.map { Completion(manifest: $0.plugin.manifest, commands: ColonCommand.all, features: features) }
@@ -39,10 +42,20 @@ struct TerminalInput {
   }
 
   /// Ctrl-C: cancels the line being typed; false when none is being read.
-  func interrupt() -> Bool { editor?.interrupt() ?? false }
+  func interrupt() -> Bool { editor?.interrupt() ?? plain?.interrupt() ?? false }
 
   /// Ends the read under way and all later ones.
-  func end() { editor?.end() }
+  func end() {
+    editor?.end()
+    plain?.end()
+  }
+
+  /// Keys typed while a line was handled, read before the terminal's own.
+  func typeAhead(_ bytes: [UInt8]) {
+    guard !bytes.isEmpty else { return }
+    editor?.typeAhead(bytes)
+    plain?.typeAhead(bytes)
+  }
 
   /// The terminal was resized: the prompt and line are drawn again.
   func redraw() { editor?.redraw() }
