@@ -184,19 +184,8 @@ final class Console: Sendable {
     }
   }
 
-  /// Writes all of `text` to `descriptor` (unbuffered, so stdout and stderr keep their order).
-  private func write(_ descriptor: Int32, _ text: String) {
-    var text = text
-    text.withUTF8 { bytes in
-      var offset = 0
-      while offset < bytes.count {
-        let written = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-        if written < 0 && errno == EINTR { continue }
-        guard written > 0 else { return }
-        offset += written
-      }
-    }
-  }
+  /// Writes all of `text` to `descriptor` (see `TerminalOutput`).
+  private func write(_ descriptor: Int32, _ text: String) { TerminalOutput.write(descriptor, text) }
 
   private func paint(_ text: String, code: String, on terminal: Bool) -> String {
     terminal && colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text

@@ -60,6 +60,20 @@ final class ConformanceRun {
     return instance
   }
 
+  /// A started instance, settled after `created`, and the catalogue's samples, by action: where
+  /// the checks that try every sample begin. The caller destroys the instance.
+  func settledInstanceWithSamples() throws(CheckFailure) -> (ConformanceInstance, samples: [[String]]) {
+    let samples = try catalogue().map(ActionSamples.candidates(for:))
+    let instance = try startedInstance()
+    do {
+      try settle(instance, after: "created")
+    } catch {
+      instance.destroy()
+      throw error
+    }
+    return (instance, samples)
+  }
+
   /// Applies what `instance` emits until it settles; a plugin that does not settle by the
   /// deadline fails the check, saying what it waited for. `applied` sees each applied action;
   /// emitted actions the plugin refuses are left in `refusedEmits` (the `catalogue` check's).

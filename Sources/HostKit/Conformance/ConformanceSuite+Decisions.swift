@@ -55,12 +55,10 @@ extension ConformanceSuite {
   /// FH_ERR_BAD_ACTION, and the plugin's own snapshot with one more member with FH_ERR_BAD_STATE,
   /// the state unchanged.
   static func checkExtraMembers(_ run: ConformanceRun) throws(CheckFailure) {
-    let catalogue = try run.catalogue()
-    let instance = try run.startedInstance()
+    let (instance, samples) = try run.settledInstanceWithSamples()
     defer { instance.destroy() }
-    try run.settle(instance, after: "created")
-    for action in catalogue {
-      for candidate in ActionSamples.candidates(for: action) {
+    for candidates in samples {
+      for candidate in candidates {
         guard var object = (try? JSONValue.parse(candidate))?.objectValue else { continue }
         object[unknownMember] = 1
         let text = JSONValue.object(object).serialized()

@@ -106,12 +106,10 @@ extension ConformanceSuite {
   /// outside a dispatch call comes while an effect is in flight, and effect_ended never comes
   /// without one.
   static func checkEffectAccounting(_ run: ConformanceRun) throws(CheckFailure) {
-    let catalogue = try run.catalogue()
-    let instance = try run.startedInstance()
+    let (instance, samples) = try run.settledInstanceWithSamples()
     defer { instance.destroy() }
-    try run.settle(instance, after: "created")
-    for action in catalogue {
-      for candidate in ActionSamples.candidates(for: action) {
+    for candidates in samples {
+      for candidate in candidates {
         run.progress("dispatch \(candidate)")
         guard instance.dispatch(candidate).isOK else { continue }
         try run.settle(instance, after: candidate)

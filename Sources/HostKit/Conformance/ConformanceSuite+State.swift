@@ -22,26 +22,14 @@ extension ConformanceSuite {
     guard let text = String(validating: first, as: UTF8.self), (try? JSONValue.parse(text))?.objectValue != nil else {
       throw CheckFailure("the snapshot after \(label) is not a UTF-8 JSON object: \(quoted)")
     }
-    let restored = instance.restore(bytes: first)
-    guard restored.isOK else {
-      throw CheckFailure("restore refused the plugin's own snapshot \(quoted) after \(label): \(restored.described)")
-    }
-    let second = try CatalogueWalk.state(of: instance, after: "restore")
-    guard second == first else {
-      throw CheckFailure(
-        "snapshot -> restore -> snapshot after \(label) gave \(quoted), then \(ConformanceText.quote(bytes: second))")
-    }
+    try restoreGivesBack(
+      first, in: instance, refused: { "restore refused the plugin's own snapshot \(quoted) after \(label): \($0)" },
+      differs: { "snapshot -> restore -> snapshot after \(label) gave \(quoted), then \($0)" })
     let fresh = try run.makeInstance()
     defer { fresh.destroy() }
-    let freshRestored = fresh.restore(bytes: first)
-    guard freshRestored.isOK else {
-      throw CheckFailure("a fresh instance refused the snapshot \(quoted): \(freshRestored.described)")
-    }
-    let third = try CatalogueWalk.state(of: fresh, after: "restore")
-    guard third == first else {
-      throw CheckFailure(
-        "a fresh instance restored from \(quoted) snapshots \(ConformanceText.quote(bytes: third))")
-    }
+    try restoreGivesBack(
+      first, in: fresh, refused: { "a fresh instance refused the snapshot \(quoted): \($0)" },
+      differs: { "a fresh instance restored from \(quoted) snapshots \($0)" })
     let started = fresh.start()
     guard started.isOK else { throw CheckFailure("start after restore failed: \(started.described)") }
     let lifecycle = fresh.dispatch(#"{"type":"restored"}"#)
@@ -72,5 +60,16 @@ extension ConformanceSuite {
     guard first.count == second.count else {
       throw CheckFailure("the first walk took \(first.count) steps and the second \(second.count)")
     }
+  }
+
+  /// Restores `state` into `instance`, then checks its snapshot is `state` again. `refused` words
+  /// a refusal (given the call's result), `differs` a different snapshot (given it, quoted).
+  private static func restoreGivesBack(
+    _ state: [UInt8], in instance: ConformanceInstance, refused: (String) -> String, differs: (String) -> String
+  ) throws(CheckFailure) {
+    let restored = instance.restore(bytes: state)
+    guard restored.isOK else { throw CheckFailure(refused(restored.described)) }
+    let again = try CatalogueWalk.state(of: instance, after: "restore")
+    guard again == state else { throw CheckFailure(differs(ConformanceText.quote(bytes: again))) }
   }
 }

@@ -12,7 +12,7 @@ import HostKit
 /// libedit calls back through plain C pointers with no context, so the one editor of the process
 /// is reachable as `LineEditor.current`. Its editing state is main-thread-only; what other threads
 /// hand it (output, interrupts) goes through `shared` and wakes it through a pipe.
-final class LineEditor: Sendable {
+final class LineEditor: WakeableReader {
   /// What the prompt says: `NAME> `; while `busy` has said for over half a second that the
   /// feature is working (a page loading), a spinner and the seconds, `NAME | 1.2 s> `.
   struct Prompt {
@@ -54,7 +54,7 @@ final class LineEditor: Sendable {
   private let ahead = Locked<[UInt8]>([])
   /// The pipe other threads write a byte to, to wake the reader.
   private let wakeRead: Int32
-  private let wakeWrite: Int32
+  let wakeWrite: Int32
   private let historyFolder: String?
   private static let historyLimit: Int32 = 500
 
@@ -176,21 +176,14 @@ final class LineEditor: Sendable {
     if queued { wake() }
   }
 
-  /// Ctrl-C: cancels the line being read (true), or does nothing when none is (false). Any thread.
-  func interrupt() -> Bool {
-    let reading = shared.withLock { shared -> Bool in
+  func cancelReading() -> Bool {
+    shared.withLock { shared -> Bool in
       if shared.reading { shared.interrupted = true }
       return shared.reading
     }
-    if reading { wake() }
-    return reading
   }
 
-  /// Ends the line being read and every later read with `.end`. Any thread.
-  func end() {
-    shared.withLock { $0.ended = true }
-    wake()
-  }
+  func markEnded() { shared.withLock { $0.ended = true } }
 
   /// The terminal changed size: the prompt and the line are drawn again at the new width. Any
   /// thread.
@@ -200,11 +193,6 @@ final class LineEditor: Sendable {
       return shared.reading
     }
     if reading { wake() }
-  }
-
-  private func wake() {
-    var byte: UInt8 = 1
-    _ = Glibc.write(wakeWrite, &byte, 1)
   }
 
   /// Keys typed while a line was handled: the next reads take them first. Any thread.
@@ -399,16 +387,5 @@ final class LineEditor: Sendable {
     }
   }
 
-  private static func write(_ descriptor: Int32, _ text: String) {
-    var text = text
-    text.withUTF8 { bytes in
-      var offset = 0
-      while offset < bytes.count {
-        let written = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-        if written < 0 && errno == EINTR { continue }
-        guard written > 0 else { return }
-        offset += written
-      }
-    }
-  }
+  private static func write(_ descriptor: Int32, _ text: String) { TerminalOutput.write(descriptor, text) }
 }

@@ -9,7 +9,7 @@ import FeatureJSON
 /// with the prompt, under output that arrives while it is typed. Return ends the line,
 /// Backspace drops a character, Ctrl-U the line, Ctrl-D on an empty line ends the input; no
 /// other key moves the cursor.
-final class PlainLineReader: Sendable {
+final class PlainLineReader: WakeableReader {
   private struct Shared {
     var reading = false
     var interrupted = false
@@ -21,7 +21,7 @@ final class PlainLineReader: Sendable {
   private let ahead = Locked<[UInt8]>([])
   /// The pipe other threads write a byte to, to wake the reader.
   private let wakeRead: Int32
-  private let wakeWrite: Int32
+  let wakeWrite: Int32
 
   /// Nil when no pipe can be made.
   init?() {
@@ -143,26 +143,14 @@ final class PlainLineReader: Sendable {
   /// Keys typed while a line was handled: the next read takes them first. Any thread.
   func typeAhead(_ bytes: [UInt8]) { ahead.withLock { $0 += bytes } }
 
-  /// Ctrl-C: drops the line being read (true), or does nothing when none is (false). Any thread.
-  func interrupt() -> Bool {
-    let reading = shared.withLock { shared -> Bool in
+  func cancelReading() -> Bool {
+    shared.withLock { shared -> Bool in
       if shared.reading { shared.interrupted = true }
       return shared.reading
     }
-    if reading { wake() }
-    return reading
   }
 
-  /// Ends the line being read and every later read with `.end`. Any thread.
-  func end() {
-    shared.withLock { $0.ended = true }
-    wake()
-  }
-
-  private func wake() {
-    var byte: UInt8 = 1
-    _ = Glibc.write(wakeWrite, &byte, 1)
-  }
+  func markEnded() { shared.withLock { $0.ended = true } }
 
   private static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 
