@@ -269,6 +269,11 @@ final class StoreExternalState: @unchecked Sendable {
     }
   }
 
+  /// `instance` is the one whose calls `interruptCall` ends from now on.
+  func interruptible(_ instance: any PluginInstance) {
+    locked { interruptible = instance as? any InterruptibleInstance }
+  }
+
   /// The instance is about to be replaced: its calls are no longer interrupted; returns the
   /// effects in flight.
   func instanceLeaving() -> Int {

@@ -32,7 +32,7 @@ final class StoreLoop: @unchecked Sendable {
     appliedCount = journal?.lastSequence ?? 0
     recovery = InstanceRecovery(policy: options.recovery)
     instance = try maker.make()
-    external.instanceReplaced(by: instance)
+    external.interruptible(instance)
   }
 
   var plugin: LoadedPlugin { maker.plugin }
@@ -279,7 +279,9 @@ final class StoreLoop: @unchecked Sendable {
   /// unchanged: error lines came after it.
   func restarted(with fresh: any PluginInstance) {
     instance = fresh
-    external.instanceReplaced(by: fresh)
+    // The lost instance's effects ended when it was destroyed; the new one's, if its start began
+    // any, are its own.
+    external.interruptible(fresh)
     views.redraw()
   }
 
