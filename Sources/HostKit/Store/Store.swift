@@ -108,7 +108,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   public func invalidateView() { loop.invalidateView() }
 
   /// The hints views are drawn with now (none where `Options.renderHints` is nil).
-  public var renderHints: RenderHints { loop.options.renderHints?() ?? RenderHints() }
+  public var renderHints: RenderHints { loop.renderHints }
 
   /// Whether the caller runs on this store's thread.
   public var isOnStoreThread: Bool { external.isOnStoreThread }

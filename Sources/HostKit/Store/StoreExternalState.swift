@@ -41,12 +41,7 @@ final class StoreExternalState: @unchecked Sendable {
   // MARK: - Any thread
 
   /// Whether the caller runs on the store thread.
-  var isOnStoreThread: Bool {
-    locked {
-      guard let storeThread else { return false }
-      return pthread_equal(storeThread, pthread_self()) != 0
-    }
-  }
+  var isOnStoreThread: Bool { locked { isStoreThreadLocked } }
 
   /// Queues `item`; a user action first waits while the inbox is full (unless sent from the store
   /// thread, or the store is gated or ending).
@@ -59,6 +54,7 @@ final class StoreExternalState: @unchecked Sendable {
     if inbox.accept(item, life: life) { condition.signal() }
   }
 
+  /// `isOnStoreThread`, with the lock held.
   private var isStoreThreadLocked: Bool {
     guard let storeThread else { return false }
     return pthread_equal(storeThread, pthread_self()) != 0
@@ -255,17 +251,14 @@ final class StoreExternalState: @unchecked Sendable {
     }
   }
 
-  /// A new instance replaced the one before (a restart or a reload): the old one's effects and
-  /// timers end with it. Returns how many were in flight.
-  @discardableResult
-  func instanceReplaced(by instance: (any PluginInstance)?) -> Int {
+  /// The instance was lost, or replaced by `instance` (a reload): the old one's effects and
+  /// timers end with it.
+  func instanceReplaced(by instance: (any PluginInstance)?) {
     locked {
-      let cancelled = effectsInFlight
       effectsInFlight = 0
       timers.removeAll()
       interruptible = instance as? any InterruptibleInstance
       condition.broadcast()
-      return cancelled
     }
   }
 

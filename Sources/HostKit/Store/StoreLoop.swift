@@ -39,6 +39,9 @@ final class StoreLoop: @unchecked Sendable {
 
   var journal: (any StoreJournal)? { commits.journal }
 
+  /// The hints views are drawn with now (none where `Options.renderHints` is nil).
+  var renderHints: RenderHints { options.renderHints?() ?? RenderHints() }
+
   /// Traps (in debug builds) unless called on the store thread while it runs.
   func assertOnStoreThread(file: StaticString = #fileID, line: UInt = #line) {
     assert(
@@ -252,7 +255,7 @@ final class StoreLoop: @unchecked Sendable {
     views.drawing()
     let view: String
     do {
-      view = try instance.render(options.renderHints?() ?? RenderHints())
+      view = try instance.render(renderHints)
     } catch {
       if let loss = error.loss, recovery.instanceLost(loss, call: error.call, action: nil, loop: self) == .next {
         renderIfStale()
@@ -306,7 +309,7 @@ final class StoreLoop: @unchecked Sendable {
   /// store stops by itself (what is queued is counted as unapplied, as at `stop`). `lastView`:
   /// the view to end on when none was drawn yet (views are drawn at the end in a pipe).
   func closeAfterLoss(_ failure: StoreFailure, lastView: () -> String?) -> Outcome {
-    views.settle(on: views.last == nil ? lastView() : nil)
+    views.endOn(lastView)
     external.lost()
     observer(.closed(HostError(failure)))
     return .pause

@@ -30,8 +30,8 @@ struct ViewCache {
     return shown
   }
 
-  /// What ends on screen when no instance can draw: the last journaled state's view.
-  mutating func settle(on view: String?) {
-    if last == nil { last = view }
+  /// What ends on screen when no instance can draw and none drew yet: `view()`, asked only then.
+  mutating func endOn(_ view: () -> String?) {
+    if last == nil { last = view() }
   }
 }
