@@ -1,5 +1,6 @@
 import FeatureJSON
 import HostKit
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -29,7 +30,7 @@ final class Console: Sendable {
   private let lock = Locked(BottomLine())
   /// Set while the run leaves at once (`:quit` on a stuck call): what the line under way still
   /// prints is not shown.
-  private let muted = Locked(false)
+  private let muted = Atomic<Bool>(false)
 
   /// Writes lines to stdout, sanitized: no control sequence in them reaches the terminal.
   func out(_ text: String) { print(TerminalText.sanitized(text), to: STDOUT_FILENO) }
@@ -41,7 +42,7 @@ final class Console: Sendable {
   /// wider than it are wrapped to its width, read at each write so a resized window is followed at
   /// once; a pipe gets the text unchanged.
   private func print(_ text: String, to descriptor: Int32, evenMuted: Bool = false) {
-    guard evenMuted || !muted.withLock({ $0 }) else { return }
+    guard evenMuted || !muted.load(ordering: .acquiring) else { return }
     let text = fitted(text, to: descriptor)
     // While the line editor reads, output goes above its prompt and the typed line; else it is
     // written under the editor's lock, so that a read cannot draw its prompt meanwhile.
@@ -102,19 +103,17 @@ final class Console: Sendable {
   }
 
   /// Stops showing output until `unmute` (the run is leaving; the line under way is dropped).
-  func mute() { muted.withLock { $0 = true } }
+  func mute() { muted.store(true, ordering: .releasing) }
 
-  func unmute() { muted.withLock { $0 = false } }
+  func unmute() { muted.store(false, ordering: .releasing) }
 
   /// A note shown even while muted: why the run leaves.
-  func leavingNote(_ message: String) {
+  func leavingNote(_ message: String) { note(message, evenMuted: true) }
+
+  func note(_ message: String, evenMuted: Bool = false) {
     print(
       paint("note:", code: "1", on: errorIsTerminal) + " " + TerminalText.message(message), to: STDERR_FILENO,
-      evenMuted: true)
-  }
-
-  func note(_ message: String) {
-    print(paint("note:", code: "1", on: errorIsTerminal) + " " + TerminalText.message(message), to: STDERR_FILENO)
+      evenMuted: evenMuted)
   }
 
   /// `text` as the line editor's prompt: dim where colours are on, the escapes marked as taking

@@ -128,8 +128,7 @@ final class RunSession {
     if text.isEmpty || text.hasPrefix("#") { return false }
     guard let feature = runtime.focused else { return true }
     guard console.showsProgress else { return reporting(text, runtime: runtime) }
-    let settling =
-      text.hasPrefix(":") && ColonCommand.named(String(text.dropFirst().prefix { $0 != " " }))?.name == "settle"
+    let settling = ColonCommand.typed(in: text)?.name == "settle"
     let progress = WaitProgress(console: console) {
       guard settling else { return "waiting for \(feature.id); Ctrl-C interrupts it" }
       let effects = feature.store.effectsRunning
@@ -173,7 +172,7 @@ final class RunSession {
 
   /// Whether `line` is `:quit` (by a name, an alias or a prefix).
   @Sendable static func isQuit(_ line: String) -> Bool {
-    line.hasPrefix(":") && ColonCommand.named(String(line.dropFirst().prefix { $0 != " " }))?.name == "quit"
+    ColonCommand.typed(in: line)?.name == "quit"
   }
 
   /// `help`, `quit` or `exit` typed without the colon, when the feature has no such action.

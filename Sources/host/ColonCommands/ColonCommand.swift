@@ -45,6 +45,13 @@ struct ColonCommand: Sendable {
     return prefixed.count == 1 ? prefixed[0] : nil
   }
 
+  /// The command a typed line names (`:o levels` names `:open`); nil for an action or an unknown
+  /// command.
+  static func typed(in line: String) -> ColonCommand? {
+    guard line.hasPrefix(":") else { return nil }
+    return named(String(line.dropFirst().prefix { $0 != " " }))
+  }
+
   /// The error for `:name` that names no command, with the closest one and the list.
   static func unknown(_ name: String) -> HostError {
     let names = all.map(\.name)

@@ -53,8 +53,7 @@ final class LineEditor: WakeableReader {
   /// Keys typed while a line was handled (`typeAhead`), read before the terminal's.
   private let ahead = Locked<[UInt8]>([])
   /// The pipe other threads write a byte to, to wake the reader.
-  private let wakeRead: Int32
-  let wakeWrite: Int32
+  let wakePipe: WakePipe
   private let historyFolder: String?
   private static let historyLimit: Int32 = 500
 
@@ -78,11 +77,8 @@ final class LineEditor: WakeableReader {
   /// The editor, or nil where libedit cannot be loaded. Call once, on the main thread.
   static func start(historyFolder: String?) -> LineEditor? {
     guard current == nil, let library = LibEdit.load() else { return current }
-    var fds: [Int32] = [0, 0]
-    guard pipe(&fds) == 0 else { return nil }
-    _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
-    _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
-    let editor = LineEditor(library: library, wakeRead: fds[0], wakeWrite: fds[1], historyFolder: historyFolder)
+    guard let wakePipe = WakePipe() else { return nil }
+    let editor = LineEditor(library: library, wakePipe: wakePipe, historyFolder: historyFolder)
     started.withLock { $0 = editor }
     library.readlineName.pointee = UnsafePointer(strdup("featurehost"))
     // Signals stay with the host's watcher: libedit re-raising them to the process group would
@@ -107,10 +103,9 @@ final class LineEditor: WakeableReader {
     return editor
   }
 
-  private init(library: LibEdit, wakeRead: Int32, wakeWrite: Int32, historyFolder: String?) {
+  private init(library: LibEdit, wakePipe: WakePipe, historyFolder: String?) {
     self.library = library
-    self.wakeRead = wakeRead
-    self.wakeWrite = wakeWrite
+    self.wakePipe = wakePipe
     self.historyFolder = historyFolder
   }
 
@@ -208,7 +203,7 @@ final class LineEditor: WakeableReader {
     while true {
       var fds = [
         pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
-        pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0),
       ]
       // While the feature may be working, the prompt's progress is looked at ten times a second.
       let ready = poll(&fds, 2, editing.prompt?.busy == nil ? -1 : 100)
@@ -221,8 +216,7 @@ final class LineEditor: WakeableReader {
         continue
       }
       if fds[1].revents != 0 {
-        var drain = [UInt8](repeating: 0, count: 64)
-        while Glibc.read(wakeRead, &drain, drain.count) > 0 {}
+        wakePipe.drain()
         let (texts, interrupted, ended, resized) = shared.withLock { shared in
           defer {
             shared.pending = []

@@ -20,21 +20,12 @@ final class PlainLineReader: WakeableReader {
   /// Keys typed while a line was handled (`typeAhead`), read before the terminal's.
   private let ahead = Locked<[UInt8]>([])
   /// The pipe other threads write a byte to, to wake the reader.
-  private let wakeRead: Int32
-  let wakeWrite: Int32
+  let wakePipe: WakePipe
 
   /// Nil when no pipe can be made.
   init?() {
-    var fds: [Int32] = [0, 0]
-    guard pipe(&fds) == 0 else { return nil }
-    for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
-    wakeRead = fds[0]
-    wakeWrite = fds[1]
-  }
-
-  deinit {
-    close(wakeRead)
-    close(wakeWrite)
+    guard let wakePipe = WakePipe() else { return nil }
+    self.wakePipe = wakePipe
   }
 
   /// Reads one line after the prompt the console shows. Main thread.
@@ -73,15 +64,14 @@ final class PlainLineReader: WakeableReader {
       }
       var fds = [
         pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
-        pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0),
       ]
       if poll(&fds, 2, -1) < 0 {
         if errno == EINTR { continue }
         return .end
       }
       if fds[1].revents != 0 {
-        var drain = [UInt8](repeating: 0, count: 64)
-        while Glibc.read(wakeRead, &drain, drain.count) > 0 {}
+        wakePipe.drain()
         let (interrupted, ended) = shared.withLock { shared in
           defer { shared.interrupted = false }
           return (shared.interrupted, shared.ended)

@@ -9,8 +9,9 @@ import HostKit
 /// What is typed at the terminal while a line is being handled (a call that may be stuck in a
 /// plugin): `:quit`, or Ctrl-D, on a call that does not return ends the run at once: the call is
 /// interrupted (its worker killed), waits end, and the lines typed before it are dropped. Any
-/// other whole line, and a quit when nothing is stuck, is kept for the next read. Between reads the terminal is in its own line mode, so a read here
-/// gets whole lines (or end of input, Ctrl-D).
+/// other whole line, and a quit when nothing is stuck, is kept for the next read. Between reads
+/// the terminal is in its own line mode, so a read here gets whole lines (or end of input,
+/// Ctrl-D).
 final class TypeAheadWatch: Sendable {
   private struct State {
     var typed: [UInt8] = []
@@ -18,25 +19,24 @@ final class TypeAheadWatch: Sendable {
   }
 
   private let state = Locked(State())
-  private let stopRead: Int32
-  private let stopWrite: Int32
+  /// Tells the watcher to end.
+  private let stopPipe: WakePipe
   private let done = DispatchSemaphore(value: 0)
   /// How long a call may go on after `:quit` before it counts as stuck.
   static let stuckAfter: Duration = .milliseconds(300)
 
   /// Starts watching; `isQuit` says whether a line typed is `:quit`. Nil when no pipe can be made.
   init?(runtime: SessionRuntime, console: Console, isQuit: @escaping @Sendable (String) -> Bool) {
-    var fds: [Int32] = [0, 0]
-    guard pipe(&fds) == 0 else { return nil }
-    (stopRead, stopWrite) = (fds[0], fds[1])
-    let (state, stopRead, done, stuckAfter) = (self.state, self.stopRead, self.done, Self.stuckAfter)
+    guard let stopPipe = WakePipe() else { return nil }
+    self.stopPipe = stopPipe
+    let (state, done, stuckAfter) = (self.state, self.done, Self.stuckAfter)
     // The thread holds what it works with, not this object.
     let thread = Thread {
       defer { done.signal() }
       while true {
         var watched = [
           pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
-          pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0),
+          pollfd(fd: stopPipe.readEnd, events: Int16(POLLIN), revents: 0),
         ]
         if poll(&watched, 2, -1) < 0 {
           if errno == EINTR { continue }
@@ -80,11 +80,8 @@ final class TypeAheadWatch: Sendable {
   /// Stops watching (waiting for the watcher to end); what was typed meanwhile, unless `:quit`
   /// or Ctrl-D ended the run (`quit`), when it is dropped.
   func stop() -> (quit: Bool, typed: [UInt8]) {
-    var byte: UInt8 = 1
-    _ = write(stopWrite, &byte, 1)
+    stopPipe.signal()
     done.wait()
-    close(stopRead)
-    close(stopWrite)
     return state.withLock { state in state.quit ? (true, []) : (false, state.typed) }
   }
 }

@@ -1,12 +1,8 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A terminal reader whose read another thread can cancel (Ctrl-C) or end, by waking the poll
 /// the read waits in beside the terminal (a byte down a pipe).
 protocol WakeableReader: AnyObject, Sendable {
-  /// The write end of the pipe the read polls.
-  var wakeWrite: Int32 { get }
+  /// The pipe the read polls beside the terminal.
+  var wakePipe: WakePipe { get }
   /// Marks the line being read cancelled; whether one was being read. Any thread.
   func cancelReading() -> Bool
   /// Marks every read from now on ended. Any thread.
@@ -28,8 +24,5 @@ extension WakeableReader {
   }
 
   /// Wakes the read's poll.
-  func wake() {
-    var byte: UInt8 = 1
-    _ = Glibc.write(wakeWrite, &byte, 1)
-  }
+  func wake() { wakePipe.signal() }
 }
