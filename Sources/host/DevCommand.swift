@@ -71,7 +71,6 @@ struct DevCommand {
       try RunCommand.merge(config: text, into: &config)
     }
     var settings = try RunSettings(arguments, global: global)
-    settings.configGiven = !arguments.texts(CommandTable.Run.config).isEmpty
     settings.reload.watches = true
     let project = try Project.find(in: folder)
     console.note("building \(folder) (\(([project.tool.name] + project.tool.arguments).joined(separator: " ")))")

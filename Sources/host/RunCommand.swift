@@ -18,7 +18,6 @@ struct RunCommand {
   /// here for what the table cannot know: a config's shape, a session name.
   func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
     var config: [String: JSONValue] = [:]
-    var configGiven = false
     let found = global.discover()
     var scoped: [String: [String: JSONValue]] = [:]
     for text in arguments.texts(CommandTable.Run.config) {
@@ -28,11 +27,9 @@ struct RunCommand {
       } else {
         try Self.merge(config: text, into: &config)
       }
-      configGiven = true
     }
     let flowFile = arguments.text(CommandTable.Run.flow)
     var settings = try RunSettings(arguments, global: global)
-    settings.configGiven = configGiven
     settings.featureConfigs = scoped.mapValues { JSONValue.object($0).serialized() }
     let id = arguments.positionals.first
     let flow: Flow

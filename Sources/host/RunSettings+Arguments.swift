@@ -3,9 +3,11 @@ import HostKit
 extension RunSettings {
   /// The settings of `host run`, the main flow and `host dev`, read from their options once: an
   /// option a command does not take is absent and keeps its default (`RunSettingCatalogue`).
-  /// The config is read by each command; the session name is checked here.
+  /// The config is read by each command (`configGiven` says whether there was one); the session
+  /// name is checked here.
   init(_ arguments: ParsedArguments, global: HostCLI.Global) throws(HostError) {
     self.init()
+    configGiven = !arguments.texts(CommandTable.Run.config).isEmpty
     logsNavigation = arguments.has(CommandTable.Run.logNavigation)
     if let name = arguments.text(CommandTable.Run.session) {
       do {
