@@ -284,6 +284,9 @@ static void thermostat_destroy(fh_instance *instance) { free(instance); }
 
 static const char *thermostat_last_error(const fh_instance *instance) { return instance->error; }
 
+/* The manifest (feature_abi.h, manifest_json). It has no "needs": the thermostat only computes, so
+ * its worker needs no port and no file. A feature that did would list them, e.g.
+ * "needs":{"connect":[443],"read":["/usr/share/zoneinfo"]}. */
 #define MANIFEST                                                                                                  \
     "{\"id\":\"thermostat\",\"name\":\"Thermostat\",\"version\":\"1.0.0\","                                      \
     "\"description\":\"A thermostat written in C against feature_abi.h alone: a mode and a target temperature. " \

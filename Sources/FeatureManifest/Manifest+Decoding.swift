@@ -40,9 +40,10 @@ extension Manifest {
       steps.append(
         StepSpec(try Self.text("step", in: spec, at: "steps[\(index)]."), help: spec["help"]?.stringValue ?? ""))
     }
+    let needs = try Needs(manifestField: object["needs"])
     self.init(
       id: id, name: name, version: version, description: object["description"]?.stringValue ?? "", actions: actions,
-      steps: steps)
+      steps: steps, needs: needs)
   }
 
   /// The non-empty string `object[key]`; `path` places the object in the manifest for the error.
@@ -52,6 +53,14 @@ extension Manifest {
       throw ManifestError("manifest \(path)\(key) must be a non-empty string, got \(field.serialized())")
     }
     return string
+  }
+
+  /// `text(key, in: object, at: path)` when the object has `key`, else nil.
+  static func optionalText(_ key: String, in object: [String: JSONValue], at path: String) throws(ManifestError)
+    -> String?
+  {
+    guard object[key] != nil else { return nil }
+    return try text(key, in: object, at: path)
   }
 }
 
@@ -80,5 +89,84 @@ extension ArgumentSpec {
           name, kind, help: argument["help"]?.stringValue ?? "", required: argument["required"]?.boolValue ?? true))
     }
     return arguments
+  }
+}
+
+extension Needs {
+  /// Reads the manifest's optional `needs` object (absent: none). Unknown keys are refused, so a
+  /// misspelt kind is not silently a need the plugin does not get.
+  init(manifestField field: JSONValue?) throws(ManifestError) {
+    self.init()
+    guard let field else { return }
+    guard let object = field.objectValue else {
+      throw ManifestError("manifest needs must be an object, got \(field.serialized())")
+    }
+    let unknown = object.keys.filter { Kind(rawValue: $0) == nil }.sorted()
+    guard unknown.isEmpty else {
+      throw ManifestError(
+        "manifest needs has the unknown \(Self.keys(unknown)); it takes connect, read and write")
+    }
+    for kind in Kind.allCases {
+      guard let list = object[kind.rawValue] else { continue }
+      guard let entries = list.arrayValue else {
+        throw ManifestError("manifest needs.\(kind.rawValue) must be an array, got \(list.serialized())")
+      }
+      var targets: [Target] = []
+      for (index, entry) in entries.enumerated() {
+        targets.append(try Target(entry, of: kind, at: "needs.\(kind.rawValue)[\(index)]"))
+      }
+      switch kind {
+      case .connect: connect = targets
+      case .read: read = targets
+      case .write: write = targets
+      }
+    }
+  }
+
+  /// `key 'a'` or `keys 'a', 'b'`.
+  static func keys(_ names: [String]) -> String {
+    (names.count == 1 ? "key " : "keys ") + names.map { "'\($0)'" }.joined(separator: ", ")
+  }
+
+  /// Whether `path` is absolute, or starts from the home folder (`~/`).
+  static func isAbsolute(_ path: String) -> Bool { path.hasPrefix("/") || path.hasPrefix("~/") }
+}
+
+extension Needs.Target {
+  /// The setting reference's members.
+  static let settingKeys = ["setting", "environment", "default"]
+
+  /// Reads one entry of the list `kind`, found at `path` in the manifest.
+  init(_ entry: JSONValue, of kind: Needs.Kind, at path: String) throws(ManifestError) {
+    if let reference = entry.objectValue {
+      let unknown = reference.keys.filter { !Self.settingKeys.contains($0) }.sorted()
+      guard unknown.isEmpty else {
+        throw ManifestError(
+          "manifest \(path) has the unknown \(Needs.keys(unknown)); a setting reference takes setting, "
+            + "environment and default")
+      }
+      let name = try Manifest.text("setting", in: reference, at: path + ".")
+      let environment = try Manifest.optionalText("environment", in: reference, at: path + ".")
+      let fallback = try Manifest.optionalText("default", in: reference, at: path + ".")
+      self = .setting(name: name, environment: environment, default: fallback)
+      return
+    }
+    switch kind {
+    case .connect:
+      guard let number = entry.intValue, let port = UInt16(exactly: number), port > 0 else {
+        throw ManifestError(
+          "manifest \(path) must be a port (1...65535) or a setting reference, got \(entry.serialized())")
+      }
+      self = .port(port)
+    case .read, .write:
+      guard let text = entry.stringValue else {
+        throw ManifestError(
+          "manifest \(path) must be an absolute path or a setting reference, got \(entry.serialized())")
+      }
+      guard Needs.isAbsolute(text) else {
+        throw ManifestError("manifest \(path) '\(text)' is not an absolute path; start it with / or ~/")
+      }
+      self = .path(text)
+    }
   }
 }

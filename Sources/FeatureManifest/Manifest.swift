@@ -1,5 +1,5 @@
-/// What a plugin tells the host about its feature: identity, the catalogue of typed actions and
-/// the navigation steps it emits.
+/// What a plugin tells the host about its feature: identity, the catalogue of typed actions, the
+/// navigation steps it emits and what it needs beyond computing.
 ///
 /// One model for both sides of the boundary: a plugin author builds it in Swift and FeatureKit
 /// hands it over as JSON (`json`); the host reads that JSON back with `init(json:)`. No value of
@@ -12,9 +12,12 @@ public struct Manifest: Sendable, Equatable {
   public var actions: [ActionSpec]
   /// The navigation steps the feature emits (see `Effect.navigate`).
   public var steps: [StepSpec]
+  /// The ports and paths the feature needs; its worker is granted these and nothing else.
+  public var needs: Needs
 
   public init(
-    id: String, name: String, version: String, description: String, actions: [ActionSpec], steps: [StepSpec] = []
+    id: String, name: String, version: String, description: String, actions: [ActionSpec], steps: [StepSpec] = [],
+    needs: Needs = .none
   ) {
     self.id = id
     self.name = name
@@ -22,6 +25,7 @@ public struct Manifest: Sendable, Equatable {
     self.description = description
     self.actions = actions
     self.steps = steps
+    self.needs = needs
   }
 
   /// The lifecycle actions only the host sends; a catalogue may not list them.

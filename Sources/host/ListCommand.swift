@@ -1,6 +1,6 @@
 import HostKit
 
-/// `host list`: one line per feature (id, version, ABI, path), then the rejected candidates.
+/// `host list`: one line per feature (id, version, ABI, path, needs), then the rejected candidates.
 struct ListCommand {
   let console: Console
   let global: Global
@@ -13,7 +13,8 @@ struct ListCommand {
     for plugin in result.plugins {
       let id = plugin.id.padding(toLength: width)
       let version = plugin.manifest.version.padding(toLength: versionWidth)
-      console.out("\(id)  \(version)  abi \(plugin.abiMajor).\(plugin.abiMinor)  \(plugin.path)")
+      let needs = plugin.manifest.needs.summary
+      console.out("\(id)  \(version)  abi \(plugin.abiMajor).\(plugin.abiMinor)  \(plugin.path)  needs: \(needs)")
     }
     for rejection in result.rejections {
       console.out("rejected  \(rejection.path)  \(rejection.reason)" + (rejection.help.map { "; \($0)" } ?? ""))

@@ -62,8 +62,14 @@ public struct KittensFeature: Feature {
         help: "Load the first page again and replace the list (restarts a load in flight)."),
       ActionSpec(
         "loadMore", help: "Load the next page and append it (ignored while loading or at the end)."),
-    ]
+    ],
+    // The endpoint is fetched (an http or https URL: its port) or read (a file URL: its file).
+    needs: Needs(connect: [Self.endpoint], read: [Self.endpoint])
   )
+
+  /// The `endpoint` setting as the catalog reads it: config, else KITTENS_ENDPOINT, else the default.
+  static let endpoint = Needs.Target.setting(
+    name: "endpoint", environment: "KITTENS_ENDPOINT", default: KittenCatalog.defaultEndpoint)
 
   /// Where pages come from, and how many at a time.
   public let catalog: KittenCatalog

@@ -80,6 +80,9 @@
  *        fh.structured_view/1: a view of text lines and image items (URL, alternative text,
  *        preferred size) as JSON, beside render's plain text. A host looks them up whatever the
  *        plugin's minor; a 1.0 plugin that offers neither is drawn with render.
+ * - 1.1 (added, optional): the manifest's "needs" (manifest_json): the ports and paths a plugin
+ *        needs beyond computing, which its worker is granted. A manifest without it declares none;
+ *        a malformed one refuses the manifest, at any minor.
  *
  * How the contract changes
  * - A published minor never changes its rules. A new rule a plugin must keep, a new field or a
@@ -234,8 +237,22 @@ typedef struct fh_plugin {
      * Required: "id", "name", "version" (non-empty strings), "actions" (an array, may be empty),
      * each action's "type", each argument's "name" (not "type", not twice in one action) and
      * "type", each step's "step". Optional: "description", every "help" (shown by :help; empty when
-     * absent), "required" (default true), "steps". Unknown fields are ignored. A host refuses a
-     * manifest that breaks these rules, and list, run and validate apply the same rules. */
+     * absent), "required" (default true), "steps", "needs". Unknown fields are ignored, except in
+     * "needs". A host refuses a manifest that breaks these rules, and list, run and validate apply
+     * the same rules.
+     * Optional "needs": what the plugin needs beyond computing (absent: nothing); a sandboxed
+     * worker is granted these and nothing else, and list shows them:
+     *   "needs": {"connect": [443, {"setting": "endpoint", "environment": "KITTENS_ENDPOINT",
+     *                               "default": "https://api.thecatapi.com/v1/images/search"}],
+     *             "read": ["/usr/share/dict/words"], "write": [{"setting": "folder"}]}
+     * "connect": TCP ports, 1...65535. "read", "write": absolute paths ("~/" is $HOME), each a file
+     * or a folder and everything beneath it; write implies read. In place of a port or path, a
+     * setting reference: "setting" (a config key, required), "environment" (the variable read when
+     * the config does not set it), "default" (the value when neither does), all strings. Its value
+     * in "connect" is an http or https URL (its port: explicit, else 80 or 443) or a port number; in
+     * "read" and "write" an absolute path or a file: URL. A value of another kind grants nothing.
+     * Unknown keys in "needs" or in a reference, a port out of range and a relative path refuse the
+     * manifest. */
     const char *manifest_json;
 
     /* [any-thread] Create an instance from config_json (a JSON object, "{}" for defaults; borrowed).

@@ -58,7 +58,9 @@ enum CommandTable {
     usesPluginFolders: true,
     about: """
       Lists every feature found in the plugin folders, one per line:
-        ID  VERSION  abi MAJOR.MINOR  PATH
+        ID  VERSION  abi MAJOR.MINOR  PATH  needs: NEEDS
+      where NEEDS is what its manifest declares beyond computing (the ports it connects to, the
+      paths it reads and writes, or a setting naming them), or none;
       then each plugin file that was not loaded, with the reason:
         rejected  PATH  REASON
       No plugin code runs in the host to list them: a new or changed file is inspected in a child
