@@ -19,7 +19,8 @@ struct NeedGrantsTests {
     #expect(
       grants
         == NeedGrants(
-          readPaths: ["/etc/hosts", "/usr/share/dict"], writePaths: ["/tmp/out", "/var/data"], connectPorts: [443, 8080]
+          readPaths: ["/etc/hosts", "/usr/share/dict"], writePaths: ["/tmp/out", "/var/data"],
+          connectPorts: [443, 8080]
         ))
     #expect(Needs.none.grants(config: [:], environment: [:]).isEmpty)
   }

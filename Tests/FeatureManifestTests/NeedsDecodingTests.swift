@@ -63,7 +63,8 @@ struct NeedsDecodingTests {
     Case(
       id: "unknown-kinds", needs: #"{"net": [], "files": []}"#,
       message: "manifest needs has the unknown keys 'files', 'net'"),
-    Case(id: "kind-not-array", needs: #"{"read": "/etc"}"#, message: #"manifest needs.read must be an array, got "/etc""#),
+    Case(
+      id: "kind-not-array", needs: #"{"read": "/etc"}"#, message: #"manifest needs.read must be an array, got "/etc""#),
     Case(
       id: "port-zero", needs: #"{"connect": [0]}"#,
       message: "manifest needs.connect[0] must be a port (1...65535) or a setting reference, got 0"),
