@@ -46,8 +46,21 @@ struct HostCLITests {
     let counter = lines.first { $0.hasPrefix("counter ") }
     #expect(counter?.contains("1.0.0") == true)
     #expect(counter?.contains("abi 1.1") == true)
-    #expect(counter?.hasSuffix("/libCounter.so") == true)
+    #expect(counter?.hasSuffix("/libCounter.so  needs: none") == true)
     #expect(lines.contains { $0.hasPrefix("rejected  \(folder)/libnewer.so") && $0.contains("needs ABI 1.8") })
+  }
+
+  @Test func listShowsWhatEachFeatureNeeds() throws {
+    // when the shipped features are listed
+    let result = try HostProcess.run(["list"])
+    // then kittens' line ends with its endpoint's needs, and the counter's with none
+    #expect(result.status == 0)
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+    let kittens = try #require(lines.first { $0.hasPrefix("kittens ") })
+    #expect(
+      kittens.hasSuffix("/libKittens.so  needs: connect endpoint's port (default 443); read endpoint's path"),
+      "\(kittens)")
+    #expect(lines.first { $0.hasPrefix("counter ") }?.hasSuffix("/libCounter.so  needs: none") == true)
   }
 
   @Test func pluginPathEnvironmentIsSearched() throws {

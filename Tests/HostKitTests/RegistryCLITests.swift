@@ -61,7 +61,7 @@ struct RegistryCLITests {
     // then it exits 0, lists the good one and rejects the bad one with its one-line reason
     #expect(listed.status == 0)
     let lines = listed.stdout.split(separator: "\n").map(String.init)
-    #expect(lines.contains { $0.hasPrefix("fixture ") && $0.hasSuffix("\(folder)/libgood.so") })
+    #expect(lines.contains { $0.hasPrefix("fixture ") && $0.hasSuffix("\(folder)/libgood.so  needs: none") })
     let rejected = lines.filter { $0.hasPrefix("rejected  \(folder)/\(bad.name)  ") }
     #expect(rejected.count == 1)
     #expect(rejected.first?.contains(bad.reason) == true)

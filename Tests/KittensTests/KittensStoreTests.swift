@@ -32,6 +32,21 @@ struct KittensStoreTests {
     #expect(manifest.actions.allSatisfy { !$0.help.isEmpty && $0.arguments.isEmpty })
   }
 
+  @Test func theManifestDeclaresTheEndpointsPortAndFile() throws {
+    // given the plugin's manifest, as the host reads it from the .so
+    let needs = try PluginLoader.load(PluginPaths.library("Kittens")).manifest.needs
+    // then it needs what its endpoint names, read as the catalog reads it
+    let endpoint = Needs.Target.setting(
+      name: "endpoint", environment: "KITTENS_ENDPOINT", default: KittenCatalog.defaultEndpoint)
+    #expect(needs == Needs(connect: [endpoint], read: [endpoint]))
+    // by default the API's https port; a file endpoint its file; a loopback endpoint its port
+    #expect(needs.grants(config: [:], environment: [:]).connectPorts == [443])
+    let file = needs.grants(config: [:], environment: ["KITTENS_ENDPOINT": "file:///srv/cats.json"])
+    #expect(file.readPaths == ["/srv/cats.json"] && file.connectPorts == [])
+    let local = needs.grants(config: ["endpoint": "http://127.0.0.1:8123/v1"], environment: [:])
+    #expect(local.connectPorts == [8123] && local.readPaths == [])
+  }
+
   @Test func theFirstPageLoadsOnCreated() async throws {
     // given a catalog of 5
     let server = try LoopbackServer(.page(total: 5))
