@@ -11,7 +11,7 @@
  *
  * Operations: read PATH, readat FOLDER NAME, write PATH TEXT, create PATH, mkdir PATH,
  * rename FROM TO, unlink PATH, connect PORT, bind, exec, fork, kill-parent, ptrace, vm-read,
- * thread-read PATH, malloc BYTES, opens COUNT PATH, core-limit, report.
+ * thread-read PATH, malloc BYTES, opens COUNT PATH, abort, exhaust-and-abort, core-limit, report.
  */
 #define _GNU_SOURCE
 #include "fh_sandbox.h"
@@ -225,6 +225,14 @@ int main(int argc, char **argv) {
             opened++;
         }
         say("opened %ld %s\n", opened, last_error == 0 ? "all" : errno_name(last_error));
+    } else if (strcmp(name, "abort") == 0) {
+        abort();
+    } else if (strcmp(name, "exhaust-and-abort") == 0) {
+        /* Touched megabytes until malloc fails (leaked on purpose), then the death a runtime's
+         * failed allocation would be. */
+        char *block;
+        while ((block = malloc(1 << 20)) != NULL) memset(block, 1, 1 << 20);
+        abort();
     } else if (strcmp(name, "core-limit") == 0) {
         struct rlimit limit;
         getrlimit(RLIMIT_CORE, &limit);
