@@ -219,6 +219,14 @@ struct SandboxCoreTests {
     #expect(run.output == "", "the call returned instead: \(run.output)")
   }
 
+  @Test func theSIGSYSHandlerCannotBeReplaced() throws {
+    #expect(try Self.probe([], "replace-sigsys").output == "errno EPERM\n")
+  }
+
+  @Test func clone3FailsWithENOSYSSoGlibcFallsBackToClone() throws {
+    #expect(try Self.probe([], "clone3").output == "errno ENOSYS\n")
+  }
+
   // MARK: - Limits
 
   @Test func anAllocationPastTheMemoryLimitFails() throws {

@@ -11,7 +11,7 @@
  *
  * Operations: read PATH, readat FOLDER NAME, write PATH TEXT, create PATH, mkdir PATH,
  * rename FROM TO, unlink PATH, connect PORT, bind, exec, fork, kill-parent, ptrace, vm-read,
- * thread-read PATH, malloc BYTES, opens COUNT PATH, abort, exhaust-and-abort, core-limit, report.
+ * thread-read PATH, replace-sigsys, clone3, malloc BYTES, opens COUNT PATH, abort, exhaust-and-abort, core-limit, report.
  */
 #define _GNU_SOURCE
 #include "fh_sandbox.h"
@@ -225,6 +225,13 @@ int main(int argc, char **argv) {
             opened++;
         }
         say("opened %ld %s\n", opened, last_error == 0 ? "all" : errno_name(last_error));
+    } else if (strcmp(name, "replace-sigsys") == 0) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = SIG_IGN;
+        result(sigaction(SIGSYS, &action, NULL));
+    } else if (strcmp(name, "clone3") == 0) {
+        result((int)syscall(435 /* __NR_clone3 on x86_64 and aarch64 */, NULL, 0));
     } else if (strcmp(name, "abort") == 0) {
         abort();
     } else if (strcmp(name, "exhaust-and-abort") == 0) {
