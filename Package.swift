@@ -49,9 +49,11 @@ let package = Package(
     // JPEG and PNG decoding and image fetching for views with images: libjpeg, libpng and
     // libcurl are loaded with dlopen at first use, so the host builds and runs without them.
     .target(name: "CImageCodecs", path: "Sources/CImageCodecs", linkerSettings: [.linkedLibrary("dl")]),
+    // The worker's sandbox: limits, Landlock, seccomp and refusal notices, in raw system calls.
+    .target(name: "CSandbox", path: "Sources/CSandbox", linkerSettings: [.linkedLibrary("pthread")]),
     .target(
       name: "HostKit",
-      dependencies: ["FeatureABI", "FeatureJSON", "FeatureManifest", "CFFI", "CImageCodecs"],
+      dependencies: ["FeatureABI", "FeatureJSON", "FeatureManifest", "CFFI", "CImageCodecs", "CSandbox"],
       path: "Sources/HostKit"
     ),
     .executableTarget(name: "host", dependencies: ["HostKit"], path: "Sources/host"),
