@@ -49,3 +49,17 @@ func isolatedRoundtrip(actions: Int) throws -> Double {
 func hostPipeIsolated(lines: Int) throws -> Double {
   try hostPipe(lines: lines, isolation: "process")
 }
+
+/// Starting a counter worker and creating its instance, until its first answer: with the sandbox
+/// (the default) or without; milliseconds.
+func workerStart(sandbox: SandboxSettings) throws -> Double {
+  let factory = InstanceFactory.worker(executable: "\(folder)/host", callTimeout: 10, sandbox: sandbox)
+  let plugin = loadPlugin("Counter")
+  let target = QuietTarget()
+  let elapsed = try seconds {
+    let instance = try factory.makeInstance(of: plugin, config: "{}", target: target)
+    try instance.start()
+    instance.destroy()
+  }
+  return elapsed * 1e3
+}

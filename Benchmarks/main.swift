@@ -226,6 +226,15 @@ if wanted("counter.dispatch.isolated") {
 if wanted("isolated.roundtrip") {
   report("isolated.roundtrip", median(try (0..<rounds).map { _ in try isolatedRoundtrip(actions: 20_000) }), "ns/call")
 }
+if wanted("worker.start") {
+  // With and without the sandbox alternate within each round, so both see the same machine load.
+  let pairs = try (0..<max(rounds, 15)).map { _ in
+    (try workerStart(sandbox: .off), try workerStart(sandbox: SandboxSettings()))
+  }
+  report("worker.start", median(pairs.map(\.0)), "ms")
+  report("worker.start.sandboxed", median(pairs.map(\.1)), "ms")
+  report("worker.start.sandboxed.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
+}
 if wanted("host.pipe") {
   // In process and isolated alternate within each round, so both see the same machine load.
   let pairs = try (0..<rounds).map { _ in

@@ -178,7 +178,7 @@ final class FlowLauncher: FeatureLauncher, @unchecked Sendable {
       condition.broadcast()
       condition.unlock()
     case .viewChanged, .journalFailed, .log, .instanceLost, .instanceRestarted, .emitRefused, .journalUnsaved,
-      .journalSaved:
+      .journalSaved, .refusedBySandbox:
       break
     }
   }

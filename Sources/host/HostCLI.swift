@@ -21,6 +21,8 @@ struct HostCLI {
 
   /// Returns the exit code.
   func run(_ arguments: [String]) -> Int32 {
+    let console = console
+    SandboxWarnings.sink.withLock { $0 = { console.warn($0) } }
     var command: CommandSpec?
     do {
       return try dispatch(arguments, command: &command)

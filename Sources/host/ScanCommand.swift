@@ -19,6 +19,18 @@ enum ScanCommand {
     let given = arguments.positionals[0]
     let path = given.contains("/") ? given : "./" + given
     let sink = HostChild.reportSink(ScannerProcess.reportDescriptor)
+    // The scanner needs nothing beyond loading: the plugin's constructors run with no grant.
+    let policy = SandboxPolicy(
+      readPaths: Sandbox.systemReadPaths(pluginPath: path, network: false), writePaths: [], connectPorts: [],
+      maxMemory: SandboxSettings.defaultMaxMemory, maxOpenFiles: 4096, noteDescriptor: sink)
+    do {
+      _ = try Sandbox.apply(policy) { _ in }
+    } catch {
+      let refusal = PluginScan.rejected(
+        reason: "the scanner could not sandbox itself: \(error.message)", help: error.help)
+      HostChild.writeLine(ScannerProcess.Line.answer(refusal).text, to: sink)
+      _exit(0)
+    }
     let scan = PluginScan.inProcess(path) { phase in
       HostChild.writeLine(ScannerProcess.Line.phase(phase).text, to: sink)
     }

@@ -27,8 +27,9 @@ struct ValidateCommand {
     let child = arguments.text(CommandTable.Validate.check).flatMap(ConformanceCheck.init(rawValue:))
     let plugin = try Self.absolute(path)
     let settings = ConformanceSuite.Settings(config: JSONValue.object(config).serialized(), timeout: timeout)
-    if let child { Self.runChild(child, plugin: plugin, settings: settings) }
-    return try validate(plugin, settings: settings, isolation: try Isolation.chosen(arguments))
+    let isolation = try Isolation.chosen(arguments)
+    if let child { Self.runChild(child, plugin: plugin, settings: settings, isolation: isolation) }
+    return try validate(plugin, settings: settings, isolation: isolation)
   }
 
   /// Runs every check in a child process, printing each line as it is known; the exit code.
@@ -37,6 +38,18 @@ struct ValidateCommand {
     throws(HostError) -> Int32
   {
     let executable = try Self.ownExecutable()
+    // The checks run sandboxed with what the manifest's needs grant: read from a scan, which runs
+    // no plugin code here.
+    var environment = ChildProcess.currentEnvironment
+    if isolation == .process, let executable = OwnExecutable.path {
+      let scanner = ScannerProcess(executable: executable, timeout: .seconds(settings.timeout)) { path in
+        [CommandTable.scan.name, path]
+      }
+      if case .plugin(let json, _, _, _) = scanner.scan(plugin), let manifest = try? Manifest(json: json) {
+        environment[ConformanceSandbox.grantVariable] = ConformanceSandbox.grantText(
+          for: manifest, config: settings.config)
+      }
+    }
     var passed = 0
     var failed = 0
     var skipped = 0
@@ -47,13 +60,16 @@ struct ValidateCommand {
       if blocker != nil {
         // Cannot run without the structural step it needs: counted apart, not as a failure.
         verdict = .skip(needs: check.needs ?? .loads)
+      } else if check == .sandbox && isolation == .none {
+        verdict = .note("not judged: --isolation none runs the checks without a sandbox")
       } else {
         let arguments = [
           "validate", "--check", check.name, "--config", settings.config, "--timeout", "\(settings.timeout)",
           "--isolation", isolation.rawValue, plugin,
         ]
-        verdict = try CheckProcess.run(executable: executable, arguments: arguments, timeout: settings.timeout)
-          .verdict(timeout: settings.timeout)
+        verdict = try CheckProcess.run(
+          executable: executable, arguments: arguments, environment: environment, timeout: settings.timeout
+        ).verdict(timeout: settings.timeout)
       }
       let line = verdict.reportLine(for: check)
       switch verdict {
@@ -81,10 +97,19 @@ struct ValidateCommand {
   /// The child's side: run one check, write its verdict, and leave at once, skipping exit
   /// handlers and static destructors (a plugin under test may have broken those too).
   private static func runChild(
-    _ check: ConformanceCheck, plugin: String, settings: ConformanceSuite.Settings
+    _ check: ConformanceCheck, plugin: String, settings: ConformanceSuite.Settings, isolation: Isolation
   ) -> Never {
     // The validator hands the child a pipe on descriptor 3; run by hand, it writes to stdout.
     let sink = HostChild.reportSink(3)
+    if isolation == .process {
+      do {
+        try ConformanceSandbox.apply(
+          grant: getenv(ConformanceSandbox.grantVariable).map { String(cString: $0) }, pluginPath: plugin)
+      } catch {
+        HostChild.writeLine(VerdictLine.verdict(.fail("cannot sandbox the check: \(error.message)")).text, to: sink)
+        _exit(0)
+      }
+    }
     let verdict = ConformanceSuite.run(check, plugin: plugin, settings: settings) { step in
       HostChild.writeLine(VerdictLine.step(step).text, to: sink)
     }
@@ -132,8 +157,10 @@ struct CheckProcess {
   /// How much of the child's output is kept: enough for the last message before a crash.
   private static let outputKept = 4096
 
-  static func run(executable: String, arguments: [String], timeout: Double) throws(HostError) -> CheckProcess {
-    var environment = ChildProcess.currentEnvironment
+  static func run(executable: String, arguments: [String], environment: [String: String], timeout: Double)
+    throws(HostError) -> CheckProcess
+  {
+    var environment = environment
     // A Swift plugin that traps would otherwise spend seconds printing a symbolicated backtrace.
     environment["SWIFT_BACKTRACE"] = "enable=no"
     var process = ChildProcess(executable, arguments: arguments, environment: environment)

@@ -48,7 +48,9 @@ enum Isolation: String {
     case .process:
       let timeout =
         arguments.seconds(CommandTable.Isolation.callTimeout) ?? RunSettingCatalogue.callTimeout.defaultSeconds
-      return .worker(executable: try ownExecutable(), callTimeout: timeout)
+      var sandbox = SandboxSettings()
+      if let bytes = arguments.size(CommandTable.Isolation.maxMemory) { sandbox.maxMemory = bytes }
+      return .worker(executable: try ownExecutable(), callTimeout: timeout, sandbox: sandbox)
     }
   }
 

@@ -24,6 +24,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable {
   case effectAccounting = "effect-accounting"
   case callbackPhases = "callback-phases"
   case lastError = "last-error"
+  case sandbox
 
   /// The name printed in the report and accepted by `--check`.
   public var name: String { rawValue }
@@ -53,6 +54,8 @@ public enum ConformanceCheck: String, CaseIterable, Sendable {
       "an emit outside dispatch comes from an effect in flight; never more effect_ended than effect_began"
     case .callbackPhases: "nothing but log is called back during create and start"
     case .lastError: "last_error is \"\" after success, and calling it leaves the last snapshot or view intact"
+    case .sandbox:
+      "loading it and walking its catalogue touch no file or port its manifest's needs do not declare (sandboxed)"
     }
   }
 

@@ -74,6 +74,7 @@ public enum ConformanceSuite {
     case .effectAccounting: try checkEffectAccounting(run)
     case .callbackPhases: try checkCallbackPhases(run)
     case .lastError: try checkLastError(run)
+    case .sandbox: try checkSandbox(run)
     }
   }
 }

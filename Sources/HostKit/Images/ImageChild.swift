@@ -22,6 +22,12 @@ public enum ImageChild {
       return 64
     }
     let (url, original, thumbnailPath) = (arguments[0], arguments[1], arguments[2])
+    do {
+      _ = try Sandbox.apply(sandboxPolicy(url: url, writing: [original, thumbnailPath])) { _ in }
+    } catch {
+      say("cannot sandbox the image child: \(error.message)")
+      return 2
+    }
     var bytes = ImageCache.read(original, limit: maxBytes)
     if bytes == nil {
       var source = ImageSource()
@@ -50,6 +56,43 @@ public enum ImageChild {
       say(failure.reason)
       return 2
     }
+  }
+
+  /// What fetching `url` and writing `files` needs: the URL's port (or its file), the folders of
+  /// the files, and nothing else.
+  static func sandboxPolicy(url: String, writing files: [String]) -> SandboxPolicy {
+    let lowered = url.lowercased()
+    var reads: [String] = []
+    var ports: [UInt16] = []
+    if lowered.hasPrefix("file://") {
+      reads.append(String(url.dropFirst(7)))
+    } else if let port = webPort(of: url) {
+      ports.append(port)
+    }
+    let writes = files.map { file in file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "." }
+    return SandboxPolicy(
+      readPaths: Sandbox.systemReadPaths(pluginPath: nil, network: !ports.isEmpty) + reads,
+      writePaths: Array(Set(writes)).sorted(), connectPorts: ports, maxMemory: SandboxSettings.defaultMaxMemory,
+      maxOpenFiles: 256, noteDescriptor: -1)
+  }
+
+  /// 80 for http, 443 for https, or the URL's explicit port; nil for other schemes.
+  static func webPort(of url: String) -> UInt16? {
+    let lowered = url.lowercased()
+    let (rest, standard): (Substring, UInt16)
+    if lowered.hasPrefix("http://") {
+      (rest, standard) = (url.dropFirst(7), 80)
+    } else if lowered.hasPrefix("https://") {
+      (rest, standard) = (url.dropFirst(8), 443)
+    } else {
+      return nil
+    }
+    let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+    let hostAndPort = authority.split(separator: "@").last ?? authority
+    // A bracketed IPv6 host holds colons of its own.
+    let afterHost = hostAndPort.hasPrefix("[") ? hostAndPort.drop { $0 != "]" }.dropFirst() : hostAndPort
+    guard let colon = afterHost.lastIndex(of: ":") else { return standard }
+    return UInt16(afterHost[afterHost.index(after: colon)...]) ?? standard
   }
 
   private static func say(_ line: String) {

@@ -64,6 +64,10 @@ public enum InstanceLoss: Sendable, Equatable, CustomStringConvertible {
   case exited(Int32)
   /// `call` did not answer within `seconds`; the process was killed.
   case unresponsive(call: String, seconds: Double)
+  /// The sandbox stopped the process for making `syscall`, which a plugin is not allowed.
+  case stoppedBySandbox(syscall: String)
+  /// The process died while its memory was at its limit of `limit` bytes.
+  case outOfMemory(limit: UInt64)
 
   public var description: String {
     switch self {
@@ -74,6 +78,10 @@ public enum InstanceLoss: Sendable, Equatable, CustomStringConvertible {
       return "exited with status \(status)"
     case .unresponsive(let call, let seconds):
       return "did not answer \(call) within \(seconds.formatted()) s"
+    case .stoppedBySandbox(let syscall):
+      return "was stopped by the sandbox: \(syscall) is not allowed"
+    case .outOfMemory(let limit):
+      return "ran out of memory (limit \(MemorySize.text(limit)))"
     }
   }
 }

@@ -127,6 +127,8 @@ public protocol InstanceCallbackTarget: AnyObject, Sendable {
   /// Whether a timer this target scheduled has neither fired nor been cancelled (what an
   /// instance in another process keeps of its timers can then be let go).
   func instanceTimerPending(_ id: UInt64) -> Bool
+  /// The sandbox refused the plugin something it did not declare (a worker's plugin only).
+  func instanceRefused(_ refusal: SandboxRefusal)
 }
 
 extension InstanceCallbackTarget {
@@ -137,4 +139,6 @@ extension InstanceCallbackTarget {
   public func instanceCancelledTimer(_ id: UInt64) {}
   /// Targets without a clock have no timer pending.
   public func instanceTimerPending(_ id: UInt64) -> Bool { false }
+  /// Targets that do not report refusals ignore them.
+  public func instanceRefused(_ refusal: SandboxRefusal) {}
 }

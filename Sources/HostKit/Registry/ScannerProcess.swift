@@ -17,16 +17,21 @@ public struct ScannerProcess: Sendable {
     case phase(PluginLoader.Phase)
     /// What the child found.
     case answer(PluginScan)
+    /// The sandbox stopped the child (its death note, written on the same descriptor).
+    case stopped(InstanceLoss)
 
     public var text: String {
       switch self {
       case .phase(let phase): "phase \(phase.rawValue)"
       case .answer(let scan): "answer \(scan.json.serialized())"
+      case .stopped(let loss): "\(loss)"
       }
     }
 
     public init?(parsing line: Substring) {
-      if line.hasPrefix("phase "), let phase = PluginLoader.Phase(rawValue: String(line.dropFirst(6))) {
+      if let loss = SandboxNotes.loss(note: String(line)) {
+        self = .stopped(loss)
+      } else if line.hasPrefix("phase "), let phase = PluginLoader.Phase(rawValue: String(line.dropFirst(6))) {
         self = .phase(phase)
       } else if line.hasPrefix("answer "), let json = try? JSONValue.parse(String(line.dropFirst(7))),
         let scan = PluginScan(json: json)
@@ -87,14 +92,17 @@ public struct ScannerProcess: Sendable {
   /// The scan the child's report and end amount to: its answer, or why it gave none.
   static func verdict(lines: [Line], termination: ChildTermination, timeout: Duration) -> PluginScan {
     var phase: PluginLoader.Phase?
+    var stopped: InstanceLoss?
     for line in lines {
       switch line {
       case .phase(let entered): phase = entered
       case .answer(let scan): return scan
+      case .stopped(let loss): stopped = loss
       }
     }
     let place = phase.map { " \($0.place)" } ?? ""
     let help = "fix or remove the file (the conformance checks say more); it is scanned again when it changes"
+    if let stopped, case .signalled = termination { return .rejected(reason: "\(stopped)\(place)", help: help) }
     switch termination {
     case .signalled(let signal):
       let name = strsignal(signal).map { String(cString: $0) } ?? "unknown signal"

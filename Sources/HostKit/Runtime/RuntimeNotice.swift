@@ -34,6 +34,8 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
   case configKept(session: String, config: String)
   /// A plugin logged a warning or an error.
   case pluginLog(feature: String, message: String)
+  /// The sandbox refused a feature something it did not declare (said once per feature and kind).
+  case sandboxRefused(feature: String, refusal: SandboxRefusal)
   /// The runaway guard paused a feature while the run was settling.
   case paused(feature: String)
   /// A feature's feedback loop was paused (Ctrl-C during a regulation) and waits to be resumed.
@@ -67,7 +69,7 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
       .note
     case .late, .afterClosing, .refusedEmits, .journalUnsaved, .journalDropped, .navigationJournalUnsaved,
       .navigationJournalUnsavedAtStop, .tornJournal,
-      .damagedJournal, .tornNavigation, .configKept, .pluginLog:
+      .damagedJournal, .tornNavigation, .configKept, .pluginLog, .sandboxRefused:
       .warning
     case .navigation: .log
     }
@@ -102,6 +104,7 @@ public enum RuntimeNotice: Sendable, Equatable, CustomStringConvertible {
     case .configKept(let session, let config):
       "session '\(session)' keeps the config it was created with, \(config); the config given is ignored"
     case .pluginLog(let feature, let message): "\(feature): \(message)"
+    case .sandboxRefused(let feature, let refusal): refusal.sentence(feature: feature)
     case .paused(let feature): "\(feature) is paused by the runaway guard; resume it to go on"
     case .feedbackPaused(let feature): "\(feature) paused: its feedback loop waits; resume it to go on"
     case .sessionRestored(let session, let feature, let sequence):

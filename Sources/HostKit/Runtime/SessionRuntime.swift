@@ -52,6 +52,8 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   /// Set once any journal failed to write (even if a retry saved it later): the run's exit
   /// status says so (`hadJournalTrouble`).
   let journalTrouble = Atomic<Bool>(false)
+  /// "feature kind" of each sandbox refusal said: each is said once a run.
+  let sandboxRefusalsSaid = Mutex<Set<String>>([])
 
   /// Whether any journal of the run failed to write.
   public var hadJournalTrouble: Bool { journalTrouble.load(ordering: .relaxed) }
@@ -410,6 +412,10 @@ private final class RuntimeListener: StoreListener {
       runtime.reporter.report(error)
     case .log(let level, let message):
       if level >= .warning { runtime.reporter.notice(.pluginLog(feature: id, message: message)) }
+    case .refusedBySandbox(let refusal):
+      if runtime.sandboxRefusalsSaid.withLock({ $0.insert("\(id) \(refusal.kind)").inserted }) {
+        runtime.reporter.notice(.sandboxRefused(feature: id, refusal: refusal))
+      }
     case .journalFailed(let error):
       runtime.journalTrouble.store(true, ordering: .relaxed)
       runtime.reporter.report(error)

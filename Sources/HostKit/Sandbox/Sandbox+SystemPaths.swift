@@ -6,14 +6,17 @@ extension Sandbox {
   /// What loading and running a plugin need to read, beyond what the plugin declares: those of
   /// the paths below that exist on this machine, each once.
   ///
-  /// With `network`, also what resolving names and checking TLS certificates read.
-  public static func systemReadPaths(pluginPath: String, network: Bool) -> [String] {
+  /// With `network`, also what resolving names and checking TLS certificates read. Without
+  /// `pluginPath` (an image child), no plugin's.
+  public static func systemReadPaths(pluginPath: String?, network: Bool) -> [String] {
     var paths: [String] = []
     // The plugin's file and its folder (resources and private libraries beside it), and where a
     // symbolic link to it leads.
-    let plugin = pluginPath.hasPrefix("/") ? pluginPath : currentFolder + "/" + pluginPath
-    paths += [plugin, folder(of: plugin)]
-    if let real = realPath(plugin) { paths += [real, folder(of: real)] }
+    if let pluginPath {
+      let plugin = pluginPath.hasPrefix("/") ? pluginPath : currentFolder + "/" + pluginPath
+      paths += [plugin, folder(of: plugin)]
+      if let real = realPath(plugin) { paths += [real, folder(of: real)] }
+    }
     // The running executable's folder: its private libraries live beside it.
     if let executable = realPath("/proc/self/exe") { paths.append(folder(of: executable)) }
     // The Swift runtime the plugin links to, wherever the toolchain put it.

@@ -7,6 +7,8 @@ public struct RunSetting<Value: Sendable>: Sendable {
     case count(minimum: Int)
     /// A number of seconds: above `minimum`, or from it when `allowsMinimum`; at most `maximum`.
     case seconds(minimum: Double, allowsMinimum: Bool, maximum: Double?)
+    /// A size in bytes (`MemorySize`), `minimum` or more.
+    case size(minimum: UInt64)
   }
 
   /// `--max-feedback-steps`.
@@ -43,6 +45,15 @@ extension RunSetting where Value == Duration {
   public var defaultSeconds: Double { defaultValue.seconds }
 }
 
+extension RunSetting where Value == UInt64 {
+  /// A size in bytes with `help(default text, minimum text)` written around its default.
+  init(_ option: String, default bytes: UInt64, minimum: UInt64, help: (String, String) -> String) {
+    self.init(
+      option: option, valueName: "SIZE", defaultValue: bytes, bounds: .size(minimum: minimum),
+      help: help(MemorySize.text(bytes), MemorySize.text(minimum)))
+  }
+}
+
 /// Every setting of a run that has a default: what `host run` (and the commands that share its
 /// options), the engine and the test stores start from.
 public enum RunSettingCatalogue {
@@ -67,6 +78,13 @@ public enum RunSettingCatalogue {
   ) {
     "how long one call into an isolated feature may take before its worker is killed (default \($0), at most "
       + "\($1); 0 waits forever)"
+  }
+
+  public static let maxMemory = RunSetting<UInt64>(
+    "--max-memory", default: SandboxSettings.defaultMaxMemory, minimum: 64 << 20
+  ) {
+    "the most memory each isolated feature's worker may hold, e.g. 512M or 1G (default \($0): at most 2 GiB, half "
+      + "the machine's memory where that is less; at least \($1)); a worker that runs out is restarted from its journal"
   }
 
   public static let scanTimeout = RunSetting<Duration>(

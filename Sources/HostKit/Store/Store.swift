@@ -293,6 +293,8 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
 
   public func instanceLogged(level: LogLevel, message: String) { loop.observer(.log(level: level, message: message)) }
 
+  public func instanceRefused(_ refusal: SandboxRefusal) { loop.observer(.refusedBySandbox(refusal)) }
+
   public func instanceEffectBegan() { external.effectBegan() }
 
   public func instanceEffectEnded() { external.effectEnded() }

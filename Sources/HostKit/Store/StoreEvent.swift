@@ -29,6 +29,8 @@ public enum StoreEvent: Sendable, Equatable {
   case journalSaved
   /// The plugin logged a line.
   case log(level: LogLevel, message: String)
+  /// The sandbox refused the plugin something it did not declare.
+  case refusedBySandbox(SandboxRefusal)
   /// The instance was lost (its process crashed, exited or stopped answering) during `call`,
   /// applying `action` (nil: none), or between calls (`call` empty). That action was not
   /// applied; its effects count as ended.

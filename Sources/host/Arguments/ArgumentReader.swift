@@ -145,6 +145,7 @@ struct ParsedArguments {
     case text(String)
     case count(Int)
     case seconds(Double)
+    case size(UInt64)
   }
 
   /// Whether `option` was given.
@@ -166,6 +167,11 @@ struct ParsedArguments {
   /// The seconds value of `option`, when it was given.
   func seconds(_ option: OptionSpec) -> Double? {
     values[option.name]?.last.flatMap { if case .seconds(let seconds) = $0 { seconds } else { nil } }
+  }
+
+  /// The size value of `option` in bytes, when it was given.
+  func size(_ option: OptionSpec) -> UInt64? {
+    values[option.name]?.last.flatMap { if case .size(let bytes) = $0 { bytes } else { nil } }
   }
 
   /// The seconds value of `option` as a duration, to the millisecond.
@@ -233,6 +239,13 @@ struct ParsedArguments {
         throw .usage("\(option.name) '\(text)' must be a number of seconds\(bound)\(limit)")
       }
       return .seconds(seconds)
+    case .size(let minimum):
+      guard let bytes = MemorySize.parse(text), bytes >= minimum else {
+        throw .usage(
+          "\(option.name) '\(text)' must be a size of \(MemorySize.text(minimum)) or more",
+          help: "give a number with a unit, like 512M or 2G")
+      }
+      return .size(bytes)
     }
   }
 

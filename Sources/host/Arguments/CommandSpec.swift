@@ -94,6 +94,8 @@ struct OptionSpec: Sendable, Equatable {
     case count(minimum: Int)
     /// A number of seconds: above `minimum`, or from it when `allowsMinimum`; at most `maximum`.
     case seconds(minimum: Double, allowsMinimum: Bool, maximum: Double?)
+    /// A size in bytes (`512M`, `1G`), `minimum` or more.
+    case size(minimum: UInt64)
   }
 
   /// `--session`.
@@ -130,6 +132,7 @@ struct OptionSpec: Sendable, Equatable {
     case .choice(let words, _): return words.first
     case .count(let minimum): return "\(minimum)"
     case .seconds(let minimum, let allowsMinimum, _): return allowsMinimum ? "\(minimum)" : "\(minimum + 1)"
+    case .size: return "1G"
     }
   }
 
@@ -144,6 +147,7 @@ extension OptionSpec {
       case .count(let minimum): .count(minimum: minimum)
       case .seconds(let minimum, let allowsMinimum, let maximum):
         .seconds(minimum: minimum, allowsMinimum: allowsMinimum, maximum: maximum)
+      case .size(let minimum): .size(minimum: minimum)
       }
     self.init(name: setting.option, kind: kind, valueName: setting.valueName, help: setting.help)
   }

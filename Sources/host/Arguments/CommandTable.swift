@@ -99,10 +99,11 @@ enum CommandTable {
   enum Isolation {
     static let isolation = OptionSpec(
       name: "--isolation", kind: .choice(["process", "none"], noun: "an isolation"), valueName: "process|none",
-      help: "process (the default): each feature in a worker process of its own, so a crash or hang costs only "
-        + "that worker; none: in the host's process, faster, for trusted plugins. FEATUREHOST_ISOLATION sets "
-        + "the default")
+      help: "process (the default): each feature in a sandboxed worker process of its own, so a crash or hang "
+        + "costs only that worker and the plugin reaches only what its manifest declares; none: in the host's "
+        + "process, faster, with no sandbox, for trusted plugins only. FEATUREHOST_ISOLATION sets the default")
     static let callTimeout = OptionSpec(RunSettingCatalogue.callTimeout)
+    static let maxMemory = OptionSpec(RunSettingCatalogue.maxMemory)
   }
 
   static let run = CommandSpec(
@@ -121,7 +122,7 @@ enum CommandTable {
     positionals: [PositionalSpec(name: "ID", noun: "feature id", orElse: Run.flow, example: "counter")],
     options: [
       Run.flow, Run.logNavigation, Run.config, Run.session, Run.maxFeedbackSteps, Run.maxLineBytes,
-      Run.settleTimeout, Isolation.isolation, Isolation.callTimeout, Run.watch,
+      Run.settleTimeout, Isolation.isolation, Isolation.callTimeout, Isolation.maxMemory, Run.watch,
     ],
     epilogue: """
       commands while running (a unique prefix will do: ':o levels'):
@@ -262,7 +263,7 @@ enum CommandTable {
       one that succeeds is reloaded with the state kept. Ctrl-C (or :quit) ends it.
       """,
     positionals: [PositionalSpec(name: "DIR", noun: "plugin folder", isRequired: false, example: ".")],
-    options: [Run.config, Run.session, Isolation.isolation, Isolation.callTimeout])
+    options: [Run.config, Run.session, Isolation.isolation, Isolation.callTimeout, Isolation.maxMemory])
 
   // MARK: - sessions
 
@@ -304,7 +305,7 @@ enum CommandTable {
       seq, not a crash of the host.
       """,
     positionals: [PositionalSpec(name: "FILE", noun: "journal file", example: "demo.jsonl")],
-    options: [Replay.to, Isolation.isolation, Isolation.callTimeout])
+    options: [Replay.to, Isolation.isolation, Isolation.callTimeout, Isolation.maxMemory])
 
   // MARK: - __scan (hidden)
 

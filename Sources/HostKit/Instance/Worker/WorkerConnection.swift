@@ -17,6 +17,8 @@ final class WorkerConnection: @unchecked Sendable {
   let pid: pid_t
   private let role = NSLock()
   private let socket: Int32
+  /// The read end of the worker's note pipe (-1: none): why the sandbox stopped it.
+  private let notes: Int32
   private let child: RunningChild
   private weak var target: (any InstanceCallbackTarget)?
   private let callTimeout: Double
@@ -34,12 +36,14 @@ final class WorkerConnection: @unchecked Sendable {
   private let caller = Atomic<UInt>(0)
 
   private init(
-    feature: String, child: RunningChild, socket: Int32, target: any InstanceCallbackTarget, callTimeout: Double
+    feature: String, child: RunningChild, socket: Int32, notes: Int32, target: any InstanceCallbackTarget,
+    callTimeout: Double
   ) {
     self.feature = feature
     self.child = child
     self.pid = child.pid
     self.socket = socket
+    self.notes = notes
     self.target = target
     self.callTimeout = callTimeout
   }
@@ -60,19 +64,25 @@ final class WorkerConnection: @unchecked Sendable {
     process.standardInput = .null
     process.standardOutput = .inherit
     process.standardError = .inherit
+    // A sandboxed worker stopped for a refused call or its memory limit says so on the note pipe.
+    let notes = settings.sandbox.enabled ? SandboxNotes.pipe() : nil
     process.passedDescriptors = [3: ends[1]]
+    if let notes { process.passedDescriptors[SandboxNotes.descriptor] = notes.write }
     let started = WorkerSpawner.shared.spawn(process)
     close(ends[1])
+    if let notes { close(notes.write) }
     let child: RunningChild
     switch started {
     case .success(let running): child = running.child
     case .failure(let failure):
       close(ends[0])
+      if let notes { close(notes.read) }
       throw HostError(failure)
     }
     _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
     let connection = WorkerConnection(
-      feature: feature, child: child, socket: ends[0], target: target, callTimeout: settings.callTimeout)
+      feature: feature, child: child, socket: ends[0], notes: notes?.read ?? -1, target: target,
+      callTimeout: settings.callTimeout)
     connection.startListener()
     return connection
   }
@@ -197,6 +207,7 @@ final class WorkerConnection: @unchecked Sendable {
     role.unlock()
     if let listener { pthread_join(listener, nil) }
     close(socket)
+    if notes >= 0 { close(notes) }
   }
 
   // MARK: - Reading (under `role`)
@@ -262,6 +273,9 @@ final class WorkerConnection: @unchecked Sendable {
       }
     case .cancel:
       if let hostID = timers.removeValue(forKey: fields.uint64()) { target.instanceCancelledTimer(hostID) }
+    case .refused:
+      guard let kind = SandboxRefusal.Kind(frameByte: fields.byte()) else { return }
+      target.instanceRefused(SandboxRefusal(kind: kind, subject: fields.string()))
     }
   }
 
@@ -275,7 +289,8 @@ final class WorkerConnection: @unchecked Sendable {
   private func reap() -> InstanceLoss {
     switch child.finish(until: ContinuousClock.now + .seconds(2)).termination {
     case .exited(let status): .exited(status)
-    case .signalled(let signal): .signalled(signal)
+    // The sandbox's handlers write their note before the signal ends the worker.
+    case .signalled(let signal): (notes >= 0 ? SandboxNotes.loss(readingFrom: notes) : nil) ?? .signalled(signal)
     case .timedOut: .signalled(SIGKILL)
     }
   }

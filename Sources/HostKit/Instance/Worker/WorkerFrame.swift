@@ -49,6 +49,8 @@ enum WorkerFrame {
     case schedule
     /// id (UInt64, the worker's).
     case cancel
+    /// kind (UInt8, `SandboxRefusal.Kind.frameByte`), subject: the sandbox refused the plugin.
+    case refused
   }
 
   /// The status a reply to `create` carries when the worker could not load the plugin at all;

@@ -13,14 +13,22 @@ public struct WorkerSettings: Sendable {
   public var callTimeout: Double
   /// Environment variables passed on beyond `WorkerEnvironment.passed` (tests: a fixture's).
   public var passedEnvironment: [String]
+  /// The sandbox each worker applies before it loads its plugin.
+  public var sandbox: SandboxSettings
 
   public init(
     executable: String, callTimeout: Double = RunSettingCatalogue.callTimeout.defaultSeconds,
-    passedEnvironment: [String] = []
+    passedEnvironment: [String] = [], sandbox: SandboxSettings = SandboxSettings()
   ) {
     self.executable = executable
     self.callTimeout = callTimeout
     self.passedEnvironment = passedEnvironment
+    self.sandbox = sandbox
+  }
+
+  /// The environment a worker started with these settings sees.
+  var environment: [String: String] {
+    WorkerEnvironment.cleaned(ChildProcess.currentEnvironment, extra: passedEnvironment)
   }
 }
 
@@ -66,11 +74,13 @@ extension InstanceFactory {
   /// `worker(WorkerSettings(...))` spelled out.
   public static func worker(
     executable: String, callTimeout: Double = RunSettingCatalogue.callTimeout.defaultSeconds,
-    passedEnvironment: [String] = []
+    passedEnvironment: [String] = [], sandbox: SandboxSettings = SandboxSettings()
   )
     -> InstanceFactory
   {
-    worker(WorkerSettings(executable: executable, callTimeout: callTimeout, passedEnvironment: passedEnvironment))
+    worker(
+      WorkerSettings(
+        executable: executable, callTimeout: callTimeout, passedEnvironment: passedEnvironment, sandbox: sandbox))
   }
 }
 
@@ -94,6 +104,10 @@ public final class WorkerInstance: InterruptibleInstance {
     let start = writer.begin(WorkerFrame.Request.create.rawValue)
     writer.string(plugin.path)
     writer.string(config)
+    WorkerGrant.write(
+      WorkerGrant.grant(
+        for: plugin.manifest, config: config, environment: settings.environment, settings: settings.sandbox),
+      to: &writer)
     writer.end(at: start)
     let reply: WorkerReply
     do throws(PluginCallError) {
@@ -113,6 +127,7 @@ public final class WorkerInstance: InterruptibleInstance {
           feature: plugin.id, config: config,
           PluginCallError(call: "create", status: reply.status, message: reply.text)))
     }
+    if !reply.extra.isEmpty { SandboxWarnings.protectionsOff(reply.extra) }
   }
 
   deinit {

@@ -42,7 +42,10 @@ public enum WorkerServer {
         }
         var fields = fields
         if request == .create {
-          instance = create(path: fields.string(), config: fields.string(), target: target, channel: channel)
+          let path = fields.string()
+          let config = fields.string()
+          instance = create(
+            path: path, config: config, grant: WorkerGrant.read(&fields), target: target, channel: channel)
         } else if request == .probe {
           channel.reply(status: fh_status(FH_OK), text: probe())
         } else if let instance {
@@ -61,9 +64,25 @@ public enum WorkerServer {
     }
   }
 
+  /// Applies the sandbox `grant` asks for, then loads the plugin (its constructors run sandboxed)
+  /// and creates the instance. The reply's extra names the protections the system could not
+  /// apply, if any.
   private static func create(
-    path: String, config: String, target: WorkerTarget, channel: WorkerOutput
+    path: String, config: String, grant: WorkerGrant?, target: WorkerTarget, channel: WorkerOutput
   ) -> InProcessInstance? {
+    var off = ""
+    if let grant {
+      let notes = fcntl(SandboxNotes.descriptor, F_GETFD) >= 0 ? SandboxNotes.descriptor : -1
+      do {
+        off =
+          try Sandbox.apply(grant.policy(pluginPath: path, noteDescriptor: notes)) { target.instanceRefused($0) }
+          .off ?? ""
+      } catch {
+        // Nothing of the plugin may run unsandboxed.
+        channel.reply(status: WorkerFrame.loadFailed, text: error.message, extra: error.help ?? "")
+        return nil
+      }
+    }
     let plugin: LoadedPlugin
     do {
       plugin = try PluginLoader.load(path)
@@ -73,7 +92,7 @@ public enum WorkerServer {
     }
     do {
       let instance = try InProcessInstance(plugin: plugin, config: config, target: target)
-      channel.reply(status: fh_status(FH_OK), text: "")
+      channel.reply(status: fh_status(FH_OK), text: "", extra: off)
       return instance
     } catch {
       if case .configRefused(_, _, let refusal) = error.failure as? StoreFailure {
@@ -253,6 +272,15 @@ final class WorkerTarget: InstanceCallbackTarget {
     output.send { writer in
       let start = writer.begin(WorkerFrame.Message.cancel.rawValue)
       writer.uint64(id)
+      writer.end(at: start)
+    }
+  }
+
+  func instanceRefused(_ refusal: SandboxRefusal) {
+    output.send { writer in
+      let start = writer.begin(WorkerFrame.Message.refused.rawValue)
+      writer.byte(refusal.kind.frameByte)
+      writer.string(refusal.subject)
       writer.end(at: start)
     }
   }

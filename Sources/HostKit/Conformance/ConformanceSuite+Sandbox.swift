@@ -1,0 +1,58 @@
+import FeatureJSON
+
+/// The sandbox a check child runs in (`host validate` applies it before the plugin loads), and
+/// the refusals it heard.
+public enum ConformanceSandbox {
+  private static let heard = Locked<[SandboxRefusal]>([])
+
+  /// The grant a check child is given, as the validator passes it in the environment: what the
+  /// plugin's needs resolve to under the config.
+  public static let grantVariable = "FEATUREHOST_VALIDATE_GRANT"
+
+  /// `manifest`'s needs under `config` (a JSON object's text) and this process's environment, as
+  /// `grantVariable`'s value.
+  public static func grantText(for manifest: Manifest, config: String) -> String {
+    let object = (try? JSONValue.parse(config))?.objectValue ?? [:]
+    let grants = manifest.needs.grants(config: object, environment: ChildProcess.currentEnvironment)
+    return JSONValue.object([
+      "read": .array(grants.readPaths.map(JSONValue.string)),
+      "write": .array(grants.writePaths.map(JSONValue.string)),
+      "connect": .array(grants.connectPorts.map { JSONValue(integerLiteral: Int64($0)) }),
+    ]).serialized()
+  }
+
+  /// Sandboxes this process for checking the plugin at `pluginPath` with the grant `text` (nil:
+  /// none), recording what it refuses for the `sandbox` check.
+  public static func apply(grant text: String?, pluginPath: String) throws(HostError) {
+    let object = text.flatMap { try? JSONValue.parse($0) }?.objectValue ?? [:]
+    let paths = { (key: String) in object[key]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+    let ports = object["connect"]?.arrayValue?.compactMap { $0.intValue.flatMap { UInt16(exactly: $0) } } ?? []
+    let policy = SandboxPolicy(
+      readPaths: Sandbox.systemReadPaths(pluginPath: pluginPath, network: !ports.isEmpty) + paths("read"),
+      writePaths: paths("write"), connectPorts: ports, maxMemory: SandboxSettings.defaultMaxMemory,
+      maxOpenFiles: 4096, noteDescriptor: -1)
+    _ = try Sandbox.apply(policy) { refusal in heard.withLock { $0.append(refusal) } }
+  }
+
+  static var refusals: [SandboxRefusal] { heard.withLock { $0 } }
+}
+
+extension ConformanceSuite {
+  /// Walks the catalogue as `catalogue` does (its own failures are that check's), then fails for
+  /// anything the sandbox refused meanwhile, naming it and the manifest field that allows it.
+  static func checkSandbox(_ run: ConformanceRun) throws(CheckFailure) {
+    do throws(CheckFailure) {
+      try checkCatalogue(run)
+    } catch {
+      // Judged by the catalogue check; this one looks only at what was refused.
+    }
+    var said = Set<String>()
+    let lines = ConformanceSandbox.refusals.compactMap { refusal -> String? in
+      let line =
+        refusal.sentence(feature: "it")
+        + (refusal.needField.map { "; declare it in the manifest's \($0)" } ?? "; no plugin may")
+      return said.insert(line).inserted ? line : nil
+    }
+    guard lines.isEmpty else { throw CheckFailure(lines.prefix(3).joined(separator: "; and ")) }
+  }
+}

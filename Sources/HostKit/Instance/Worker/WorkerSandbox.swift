@@ -1,0 +1,193 @@
+import FeatureJSON
+import FeatureManifest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Whether workers (and the scanner and image children) run sandboxed, and their limits.
+public struct SandboxSettings: Sendable, Equatable {
+  /// False only for measuring what the sandbox costs; `--isolation none` is how a person runs
+  /// without one.
+  public var enabled: Bool
+  /// The most memory (bytes) a worker may hold; nil: no limit.
+  public var maxMemory: UInt64?
+  /// The most descriptors a worker may have open.
+  public var maxOpenFiles: UInt64
+
+  public init(enabled: Bool = true, maxMemory: UInt64? = SandboxSettings.defaultMaxMemory, maxOpenFiles: UInt64 = 4096)
+  {
+    self.enabled = enabled
+    self.maxMemory = maxMemory
+    self.maxOpenFiles = maxOpenFiles
+  }
+
+  /// 2 GiB, or half the machine's memory where that is less: a runaway allocation ends its
+  /// worker, not the machine.
+  public static let defaultMaxMemory: UInt64 = {
+    let pages = sysconf(Int32(_SC_PHYS_PAGES))
+    let size = sysconf(Int32(_SC_PAGESIZE))
+    let twoGiB: UInt64 = 2 << 30
+    guard pages > 0, size > 0 else { return twoGiB }
+    return min(twoGiB, UInt64(pages) * UInt64(size) / 2)
+  }()
+
+  /// No sandbox at all (benchmarks measure its cost against this).
+  public static let off = SandboxSettings(enabled: false, maxMemory: nil)
+}
+
+/// What one worker's plugin is given, worked out by the host from the manifest's needs and the
+/// config, sent with `create`; the worker adds what loading and running any plugin needs.
+struct WorkerGrant: Sendable, Equatable {
+  var readPaths: [String] = []
+  var writePaths: [String] = []
+  var connectPorts: [UInt16] = []
+  var maxMemory: UInt64?
+  var maxOpenFiles: UInt64 = 4096
+
+  /// The grant for `manifest`'s needs under `config` (a JSON object's text) and `environment`
+  /// (what the worker will see); nil when `settings` turn the sandbox off.
+  static func grant(
+    for manifest: Manifest, config: String, environment: [String: String], settings: SandboxSettings
+  ) -> WorkerGrant? {
+    guard settings.enabled else { return nil }
+    let object = (try? JSONValue.parse(config))?.objectValue ?? [:]
+    let grants = manifest.needs.grants(config: object, environment: environment)
+    return WorkerGrant(
+      readPaths: grants.readPaths, writePaths: grants.writePaths, connectPorts: grants.connectPorts,
+      maxMemory: settings.maxMemory, maxOpenFiles: settings.maxOpenFiles)
+  }
+
+  /// The grant as `create`'s last fields: a byte (0: no sandbox), then the limits and lists.
+  static func write(_ grant: WorkerGrant?, to writer: inout FrameWriter) {
+    guard let grant else { return writer.byte(0) }
+    writer.byte(1)
+    writer.uint64(grant.maxMemory ?? 0)
+    writer.uint64(grant.maxOpenFiles)
+    for list in [grant.readPaths, grant.writePaths] {
+      writer.uint64(UInt64(list.count), width: 4)
+      for path in list { writer.string(path) }
+    }
+    writer.uint64(UInt64(grant.connectPorts.count), width: 4)
+    for port in grant.connectPorts { writer.uint64(UInt64(port), width: 2) }
+  }
+
+  /// Reads what `write` wrote; nil for no sandbox.
+  static func read(_ fields: inout FrameFields) -> WorkerGrant? {
+    guard fields.byte() == 1 else { return nil }
+    var grant = WorkerGrant()
+    let memory = fields.uint64()
+    grant.maxMemory = memory == 0 ? nil : memory
+    grant.maxOpenFiles = fields.uint64()
+    // Counts are bounded by what the frame holds: a short frame reads as empty strings, not more.
+    grant.readPaths = (0..<min(Int(fields.uint64(width: 4)), 4096)).map { _ in fields.string() }
+    grant.writePaths = (0..<min(Int(fields.uint64(width: 4)), 4096)).map { _ in fields.string() }
+    grant.connectPorts = (0..<min(Int(fields.uint64(width: 4)), 65_536)).map { _ in UInt16(fields.uint64(width: 2)) }
+    return grant
+  }
+
+  /// The policy the worker applies before loading the plugin at `pluginPath`, its death notes
+  /// going to `noteDescriptor`.
+  func policy(pluginPath: String, noteDescriptor: Int32) -> SandboxPolicy {
+    SandboxPolicy(
+      readPaths: Sandbox.systemReadPaths(pluginPath: pluginPath, network: !connectPorts.isEmpty) + readPaths,
+      writePaths: writePaths, connectPorts: connectPorts, maxMemory: maxMemory, maxOpenFiles: maxOpenFiles,
+      noteDescriptor: noteDescriptor)
+  }
+}
+
+/// The descriptor a sandboxed child writes its death note on (see `SandboxDeathNote`).
+public enum SandboxNotes {
+  /// The number the child sees the note pipe's write end as.
+  public static let descriptor: Int32 = 4
+
+  /// A pipe for a child's death note: the read end (non-blocking, this process keeps it) and the
+  /// write end (handed to the child as `descriptor`, closed here once it started).
+  static func pipe() -> (read: Int32, write: Int32)? {
+    guard case .success(let ends) = GNUExtensions.closeOnExecPipe() else { return nil }
+    _ = fcntl(ends.read, F_SETFL, fcntl(ends.read, F_GETFL) | O_NONBLOCK)
+    return ends
+  }
+
+  /// What a child that died wrote on its note pipe (`read`), as the loss it tells of; nil when it
+  /// wrote nothing the host knows.
+  static func loss(readingFrom read: Int32) -> InstanceLoss? {
+    var buffer = [UInt8](repeating: 0, count: 512)
+    let count = buffer.withUnsafeMutableBytes { Glibc.read(read, $0.baseAddress, $0.count) }
+    guard count > 0 else { return nil }
+    return loss(note: String(decoding: buffer[0..<count], as: UTF8.self))
+  }
+
+  /// `stopped execve` -> stopped by the sandbox; `memory 1073741824` -> out of memory.
+  static func loss(note: String) -> InstanceLoss? {
+    guard let line = note.split(separator: "\n").first else { return nil }
+    let words = line.split(separator: " ", maxSplits: 1).map(String.init)
+    guard words.count == 2 else { return nil }
+    switch words[0] {
+    case "stopped": return .stoppedBySandbox(syscall: words[1])
+    case "memory": return UInt64(words[1]).map { .outOfMemory(limit: $0) }
+    default: return nil
+    }
+  }
+}
+
+extension SandboxRefusal.Kind {
+  /// The kind's byte in a `refused` frame.
+  var frameByte: UInt8 {
+    switch self {
+    case .read: 1
+    case .write: 2
+    case .connect: 3
+    case .bind: 4
+    }
+  }
+
+  init?(frameByte: UInt8) {
+    switch frameByte {
+    case 1: self = .read
+    case 2: self = .write
+    case 3: self = .connect
+    case 4: self = .bind
+    default: return nil
+    }
+  }
+}
+
+/// What the host says once per process about its sandboxes.
+public enum SandboxWarnings {
+  /// The line a worker reported on the protections it could not apply, said once.
+  private static let said = Locked(false)
+  /// Where the line goes; the CLI sets it (a library says nothing on its own).
+  public static let sink = Locked<(@Sendable (String) -> Void)?>(nil)
+
+  static func protectionsOff(_ line: String) {
+    let first = said.withLock { said in
+      defer { said = true }
+      return !said
+    }
+    guard first, let sink = sink.withLock({ $0 }) else { return }
+    sink(line)
+  }
+}
+
+extension SandboxRefusal {
+  /// `kittens tried to connect to port 8080, which it did not declare (sandbox refused)`.
+  public func sentence(feature: String) -> String {
+    switch kind {
+    case .connect: "\(feature) tried to connect to port \(subject), which it did not declare (sandbox refused)"
+    case .bind: "\(feature) tried to listen on port \(subject), which no plugin may (sandbox refused)"
+    case .read: "\(feature) tried to read \(subject), which it did not declare (sandbox refused)"
+    case .write: "\(feature) tried to write \(subject), which it did not declare (sandbox refused)"
+    }
+  }
+
+  /// The manifest field that would allow it: `needs.connect`; nil for what no need allows.
+  public var needField: String? {
+    switch kind {
+    case .connect: "needs.connect"
+    case .bind: nil
+    case .read: "needs.read"
+    case .write: "needs.write"
+    }
+  }
+}
