@@ -122,13 +122,25 @@ int fh_sandbox_apply(const fh_sandbox_policy *policy, fh_sandbox_report *report,
     }
 
     if (fh_sandbox_signal_handlers(policy, statm_fd, error, error_size) != 0) return -1;
-    if (fh_sandbox_base_filter(getpid(), error, error_size) != 0) return -1;
+    int filtered = fh_sandbox_base_filter(getpid(), error, error_size);
+    if (filtered < 0) return -1;
+    if (filtered > 0) {
+        fh_sandbox_off(report, "seccomp: this kernel has no seccomp filters (exec, fork and ptrace are not stopped)");
+        fh_sandbox_off(report, "notices: they need seccomp");
+        return 0;
+    }
     report->seccomp = 1;
 
     char why[200] = "";
-    if (fh_sandbox_start_notices(policy, mem_fd, why, sizeof why) == 0)
+    if (fh_sandbox_start_notices(policy, mem_fd, why, sizeof why) == 0) {
         report->notices = 1;
-    else
+    } else {
         fh_sandbox_off(report, why);
+        /* Without the supervisor, which judges socket, a filter refuses what it would. */
+        if (fh_sandbox_socket_filter(policy->port_count > 0) != 0) {
+            fh_sandbox_error(error, error_size, "cannot install the socket filter: %s", strerror(errno));
+            return -1;
+        }
+    }
     return 0;
 }

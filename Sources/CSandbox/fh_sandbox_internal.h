@@ -25,8 +25,15 @@ int fh_sandbox_landlock(const fh_sandbox_policy *policy, int abi, char *error, s
 int fh_sandbox_signal_handlers(const fh_sandbox_policy *policy, int statm_fd, char *error, size_t error_size);
 
 /* Installs the base seccomp filter on every thread; `pid` is the only process that signals may be
- * aimed at. 0 ok, -1 with `error` filled. */
+ * aimed at. 0 ok, 1 when the kernel has no seccomp filters, -1 with `error` filled. */
 int fh_sandbox_base_filter(pid_t pid, char *error, size_t error_size);
+
+/* Whether a plugin may make a socket of `domain`: `network` when it declared a port. */
+int fh_sandbox_socket_allowed(uint64_t domain, int network);
+
+/* Refuses (EACCES) every socket fh_sandbox_socket_allowed does not allow, on every thread: the
+ * enforcement when the supervisor, which otherwise judges socket, could not start. 0 ok. */
+int fh_sandbox_socket_filter(int network);
 
 /* Installs the notices' filter (SECCOMP_RET_USER_NOTIF) on the calling thread only, and returns
  * its listener descriptor, or -1 with errno set. */

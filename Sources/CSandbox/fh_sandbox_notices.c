@@ -256,6 +256,18 @@ static void answer_file(const struct seccomp_notif *request) {
     }
 }
 
+/* socket: the families fh_sandbox_socket_allowed allows are made by the kernel in the caller. */
+static void answer_socket_creation(const struct seccomp_notif *request) {
+    uint64_t domain = request->data.args[0] & 0xffffffffU;
+    if (fh_sandbox_socket_allowed(domain, supervisor.port_count > 0)) {
+        reply(request, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+        return;
+    }
+    if (!still_waiting(request)) return;
+    supervisor.notice(supervisor.context, FH_SANDBOX_NOTICE_SOCKET, domain == AF_UNIX ? "local" : "network");
+    reply(request, 0, -EACCES, 0);
+}
+
 static void *supervise(void *unused) {
     (void)unused;
     while (sem_wait(&supervisor.ready) != 0) {
@@ -268,7 +280,9 @@ static void *supervise(void *unused) {
             if (errno == EINTR || errno == ENOENT) continue;
             break;
         }
-        if (request.data.nr == __NR_connect || request.data.nr == __NR_bind)
+        if (request.data.nr == __NR_socket)
+            answer_socket_creation(&request);
+        else if (request.data.nr == __NR_connect || request.data.nr == __NR_bind)
             answer_socket(&request);
         else
             answer_file(&request);

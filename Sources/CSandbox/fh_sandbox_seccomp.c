@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -240,15 +241,49 @@ int fh_sandbox_base_filter(pid_t pid, char *error, size_t error_size) {
     give(&program, SECCOMP_RET_ERRNO | EPERM);
 
     if (install(&program, SECCOMP_FILTER_FLAG_TSYNC) != 0) {
+        /* A kernel without seccomp filters: the caller runs on with what it could apply. */
+        if (errno == EINVAL || errno == ENOSYS) return 1;
         fh_sandbox_error(error, error_size, "cannot install the seccomp filter: %s", strerror(errno));
         return -1;
     }
     return 0;
 }
 
-/* The calls the notices' supervisor answers: those Landlock may refuse. */
+int fh_sandbox_seccomp_support(void) {
+    uint32_t action = SECCOMP_RET_TRAP;
+    if (syscall(__NR_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) != 0) return 0;
+    action = SECCOMP_RET_USER_NOTIF;
+    return syscall(__NR_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0 ? 2 : 1;
+}
+
+int fh_sandbox_socket_allowed(uint64_t domain, int network) {
+    /* No named local socket ever (Landlock does not confine connecting to one: a session bus or a
+     * container engine's socket would be open to the plugin); internet and routing sockets only
+     * for a plugin that declared a port (routing: the resolver asks it which addresses exist). */
+    return network && (domain == AF_INET || domain == AF_INET6 || domain == AF_NETLINK);
+}
+
+int fh_sandbox_socket_filter(int network) {
+    struct program program = {.count = 0};
+    load(&program, offsetof(struct seccomp_data, arch));
+    jump_if_equal(&program, FH_AUDIT_ARCH, TO_NEXT, TO_ALLOW); /* the base filter kills it */
+    load(&program, offsetof(struct seccomp_data, nr));
+    jump_if_equal(&program, __NR_socket, TO_NEXT, TO_ALLOW);
+    load(&program, ARGUMENT_LOW(0));
+    if (network) {
+        jump_if_equal(&program, AF_INET, TO_ALLOW, TO_NEXT);
+        jump_if_equal(&program, AF_INET6, TO_ALLOW, TO_NEXT);
+        jump_if_equal(&program, AF_NETLINK, TO_ALLOW, TO_NEXT);
+    }
+    give(&program, SECCOMP_RET_ERRNO | EACCES);
+    place(&program, TO_ALLOW);
+    give(&program, SECCOMP_RET_ALLOW);
+    return (int)install(&program, SECCOMP_FILTER_FLAG_TSYNC);
+}
+
+/* The calls the notices' supervisor answers: those Landlock may refuse, and socket. */
 static const long noticed_calls[] = {
-    __NR_connect, __NR_bind, __NR_openat, __NR_openat2, __NR_mkdirat, __NR_mknodat, __NR_unlinkat,
+    __NR_socket, __NR_connect, __NR_bind, __NR_openat, __NR_openat2, __NR_mkdirat, __NR_mknodat, __NR_unlinkat,
     __NR_renameat, __NR_renameat2, __NR_linkat, __NR_symlinkat, __NR_truncate,
 #ifdef __x86_64__
     __NR_open, __NR_creat, __NR_mkdir, __NR_mknod, __NR_unlink, __NR_rmdir, __NR_rename, __NR_link, __NR_symlink,

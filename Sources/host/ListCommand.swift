@@ -5,7 +5,7 @@ struct ListCommand {
   let console: Console
   let global: Global
 
-  /// Its arguments are read against `CommandTable.list`: it takes none.
+  /// Its arguments are read against `CommandTable.list`: `--verbose` adds the sandbox's state.
   func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
     let result = global.discover()
     let width = result.plugins.map(\.id.count).max() ?? 0
@@ -22,6 +22,9 @@ struct ListCommand {
     if result.plugins.isEmpty {
       console.warn("no features found")
       console.note("plugin folders searched: \(global.searchedDirectories.joined(separator: ", "))")
+    }
+    if arguments.has(CommandTable.List.verbose) {
+      for line in Sandbox.stateLines(SandboxSettings()) { console.out(line) }
     }
     return 0
   }

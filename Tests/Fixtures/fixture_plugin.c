@@ -15,8 +15,9 @@
 //   Actions segv, abort, exit (exit(0)), hang (never returns) and garbage (emits `{"type":"pong",`,
 //   not JSON) fail in dispatch; render, snapshot and restore segfault on a state whose total is 13
 //   (config {"fault_in": "render"} picks one of them).
-//   With config {"fault_once": "/path"} a fault fires only while that file does not exist, and
-//   creates it first, so a restarted worker does not fail again.
+//   With config {"fault_once": "/path"} a fault fires only while that file is missing or empty, and
+//   writes to it first, so a restarted worker does not fail again (a sandboxed worker's host creates
+//   a declared file empty before the worker starts).
 //
 // Descriptor macros, for either feature: FIXTURE_NO_ENTRY, FIXTURE_ENTRY_NULL, FIXTURE_WRONG_MAJOR,
 // FIXTURE_NEWER_MINOR, FIXTURE_ABI_MINOR=<n> (declares ABI 1.n), FIXTURE_MISSING_DISPATCH, FIXTURE_BAD_MANIFEST, FIXTURE_MANIFEST_NO_NAME,
@@ -34,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "feature_abi.h"
@@ -124,9 +126,13 @@ static int *volatile fault_nowhere = NULL;
 /* Whether a fault may fire now: always, or once per marker file (config "fault_once"). */
 static int fault_fires(const fh_instance *instance) {
     if (!instance->fault_once[0]) return 1;
-    if (access(instance->fault_once, F_OK) == 0) return 0;
+    struct stat marker_status;
+    if (stat(instance->fault_once, &marker_status) == 0 && marker_status.st_size > 0) return 0;
     FILE *marker = fopen(instance->fault_once, "w");
-    if (marker) fclose(marker);
+    if (marker) {
+        fputs("fired\n", marker);
+        fclose(marker);
+    }
     return 1;
 }
 
@@ -584,8 +590,14 @@ static const void *get_extension(const char *id) {
 #elif defined(FIXTURE_MANIFEST_NO_NAME)
 #define MANIFEST "{\"id\":\"" FIXTURE_ID "\",\"version\":\"1.0.0\",\"actions\":[]}"
 #else
-#define MANIFEST "{\"id\":\"" FIXTURE_ID "\"," IDENTITY ACTIONS
+#define MANIFEST "{\"id\":\"" FIXTURE_ID "\"," IDENTITY NEEDS ACTIONS
 #endif
+
+/* The files the logs and markers above are written to: the sandbox grants each, from its setting
+ * or environment variable (a constructor's load log in a worker only: the scanner has no grant). */
+#define NEEDS                                                                                          \
+    "\"needs\":{\"write\":[{\"setting\":\"destroy_log\",\"environment\":\"FIXTURE_DESTROY_LOG\"},"     \
+    "{\"setting\":\"fault_once\"},{\"setting\":\"load_log\",\"environment\":\"FIXTURE_LOAD_LOG\"}]},"
 
 #define LATER_FIELDS 4
 #if defined(FIXTURE_SMALL_STRUCT)

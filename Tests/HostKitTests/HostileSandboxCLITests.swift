@@ -71,13 +71,35 @@ struct HostileSandboxCLITests {
 
   // MARK: - Network
 
-  @Test func connectingToAPortItDidNotDeclareIsRefusedAndTheServerSeesNothing() throws {
+  @Test func aPluginThatDeclaredNoPortCannotMakeAnInternetSocket() throws {
     // given a server on loopback
     let scene = try HostileScene()
     let server = try LoopbackServer()
     defer { server.close() }
-    // when the plugin connects to it
+    // when the plugin, which declares no port, connects to it
     let run = try scene.run(["attempt op=connect target=\(server.port)"])
+    // then it cannot even make the socket (so no UDP either), and no connection reached the server
+    #expect(run.log.first == "connect \(server.port): socket EACCES", "\(run.log)")
+    #expect(server.acceptedConnections() == 0)
+    // and the host says it used the network undeclared
+    #expect(
+      run.output.stderr.contains(
+        "warning: hostile tried to use the network, which it did not declare (sandbox refused)\n"),
+      "\(run.output.stderr)")
+    try scene.expectNormalEnd(run)
+  }
+
+  @Test func connectingToAPortItDidNotDeclareIsRefusedAndTheServerSeesNothing() throws {
+    // given a server on loopback, and a plugin that declares another port
+    let scene = try HostileScene(needs: true)
+    let server = try LoopbackServer()
+    let declared = try LoopbackServer()
+    defer {
+      server.close()
+      declared.close()
+    }
+    // when the plugin connects to the server
+    let run = try scene.run(["attempt op=connect target=\(server.port)"], config: ["port=\(declared.port)"])
     // then the connect fails inside the plugin, and no connection reached the server
     #expect(HostileScene.isRefusal(run.log.first, "connect \(server.port)"), "\(run.log)")
     #expect(server.acceptedConnections() == 0)
@@ -90,9 +112,10 @@ struct HostileSandboxCLITests {
   }
 
   @Test func listeningIsRefusedToEveryPlugin() throws {
-    let scene = try HostileScene()
+    // given a plugin that may use the network (it declares a port)
+    let scene = try HostileScene(needs: true)
     // when the plugin binds a port (0: any) to listen on
-    let run = try scene.run(["attempt op=bind"])
+    let run = try scene.run(["attempt op=bind"], config: ["port=443"])
     // then the bind fails inside the plugin
     #expect(HostileScene.isRefusal(run.log.first, "bind"), "\(run.log)")
     // and the host says no plugin may listen
@@ -101,6 +124,38 @@ struct HostileSandboxCLITests {
         && $0.hasSuffix(", which no plugin may (sandbox refused)")
     }
     #expect(warnings.count == 1, "\(run.output.stderr)")
+    try scene.expectNormalEnd(run)
+  }
+
+  @Test func aLocalSocketIsRefusedToEveryPlugin() throws {
+    // given a unix socket listening in a folder of the test's (as a session bus or a container
+    // engine's would), and a plugin that may use the network
+    let scene = try HostileScene(needs: true)
+    let path = try HostileScene.folderUnderTmp("bus") + "/socket"
+    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    defer { Glibc.close(listener) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+      for (index, byte) in path.utf8.prefix(bytes.count - 1).enumerated() { bytes[index] = byte }
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    #expect(bound == 0)
+    #expect(listen(listener, 4) == 0)
+    _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
+    // when the plugin connects to it
+    let run = try scene.run(["attempt op=local target=\(path)"], config: ["port=443"])
+    // then it cannot make the socket, and nothing reached the listener
+    #expect(run.log.first == "local \(path): socket EACCES", "\(run.log)")
+    #expect(accept(listener, nil, nil) == -1)
+    #expect(
+      run.output.stderr.contains(
+        "warning: hostile tried to open a local (unix) socket, which no plugin may (sandbox refused)\n"),
+      "\(run.output.stderr)")
     try scene.expectNormalEnd(run)
   }
 
@@ -122,7 +177,7 @@ struct HostileSandboxCLITests {
     #expect(run.log.count == 3, "\(run.log)")
     #expect(run.log.contains { HostileScene.isRefusal($0, "read \(scene.secret)") }, "\(run.log)")
     #expect(run.log.contains { HostileScene.isRefusal($0, "create \(scene.home)/new.txt") }, "\(run.log)")
-    #expect(run.log.contains { HostileScene.isRefusal($0, "connect \(server.port)") }, "\(run.log)")
+    #expect(run.log.contains { $0 == "connect \(server.port): socket EACCES" }, "\(run.log)")
     // and nothing was read, written or connected to
     #expect(!run.output.stdout.contains(scene.secretText))
     #expect(scene.guardedListings() == before)
@@ -131,7 +186,7 @@ struct HostileSandboxCLITests {
     for warning in [
       "warning: hostile tried to read \(scene.secret), which it did not declare (sandbox refused)",
       "warning: hostile tried to write \(scene.home)/new.txt, which it did not declare (sandbox refused)",
-      "warning: hostile tried to connect to port \(server.port), which it did not declare (sandbox refused)",
+      "warning: hostile tried to use the network, which it did not declare (sandbox refused)",
     ] {
       #expect(run.output.stderr.contains(warning + "\n"), "\(run.output.stderr)")
     }

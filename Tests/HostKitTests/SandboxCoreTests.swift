@@ -170,9 +170,34 @@ struct SandboxCoreTests {
   }
 
   @Test func connectingToAnUndeclaredPortIsRefusedAndNoticed() throws {
+    // given a plugin that declared another port (so it may make internet sockets)
     let server = try LoopbackServer()
-    let run = try Self.probe([], "connect", "\(server.port)")
+    let other = server.port == 443 ? 80 : 443
+    let run = try Self.probe(["--port", "\(other)"], "connect", "\(server.port)")
     #expect(run.output == "notice connect \(server.port)\nerrno EACCES\n")
+  }
+
+  @Test func withoutADeclaredPortNoInternetSocketIsMadeUDPIncluded() throws {
+    let server = try LoopbackServer()
+    let tcp = try Self.probe([], "connect", "\(server.port)")
+    #expect(tcp.output == "notice socket network\nerrno EACCES\n")
+    let udp = try Self.probe([], "socket", "udp")
+    #expect(udp.output == "notice socket network\nerrno EACCES\n")
+    // and with one, a UDP socket (the resolver's) is made
+    let granted = try Self.probe(["--port", "443"], "socket", "udp")
+    #expect(granted.output == "ok\n")
+  }
+
+  @Test func aLocalSocketIsRefusedEvenWithADeclaredPort() throws {
+    let run = try Self.probe(["--port", "443"], "socket", "unix")
+    #expect(run.output == "notice socket local\nerrno EACCES\n")
+  }
+
+  @Test func withoutNoticesAFilterRefusesTheSameSockets() throws {
+    let unix = try Self.probe(["--no-notices", "--port", "443"], "socket", "unix")
+    #expect(unix.output == "errno EACCES\n")
+    let udp = try Self.probe(["--no-notices"], "socket", "udp")
+    #expect(udp.output == "errno EACCES\n")
   }
 
   @Test func connectingToADeclaredPortWorks() throws {
@@ -185,12 +210,13 @@ struct SandboxCoreTests {
     // given no notice callback, so no supervisor: Landlock alone decides
     try #require(Sandbox.landlockABI >= 4, "Landlock cannot confine TCP ports on this kernel")
     let server = try LoopbackServer()
-    let run = try Self.probe(["--no-notices"], "connect", "\(server.port)")
+    let run = try Self.probe(
+      ["--no-notices", "--port", "\(server.port == 443 ? 80 : 443)"], "connect", "\(server.port)")
     #expect(run.output == "errno EACCES\n")
   }
 
   @Test func bindingIsRefusedAndNoticed() throws {
-    let run = try Self.probe([], "bind")
+    let run = try Self.probe(["--port", "443"], "bind")
     #expect(run.output == "notice bind 0\nerrno EACCES\n")
   }
 

@@ -273,7 +273,7 @@ struct WorkerInstanceTests {
     #expect(error?.isLifecycle == true)
   }
 
-  @Test func theWorkerSeesOnlyDescriptorsZeroToThreeAndACleanEnvironment() throws {
+  @Test func theWorkerSeesOnlyDescriptorsZeroToFourAndACleanEnvironment() throws {
     // given an extra descriptor open without close-on-exec in the host
     let leaked = open("/dev/null", O_RDONLY)
     defer { close(leaked) }
@@ -281,11 +281,18 @@ struct WorkerInstanceTests {
     let instance = try WorkerFixtures.worker(CounterLibrary.path, target: CallbackLog())
     let probe = try JSONValue.parse(try instance.probe())
     instance.destroy()
-    // then it has stdin, stdout, stderr and its socket, and only the variables it may have:
-    // none of the host's others (PWD, SHLVL, ...)
-    #expect(probe["fds"] == [0, 1, 2, 3])
+    // then it has stdin, stdout, stderr, its socket and its sandbox note pipe, then only what its
+    // sandbox opened for itself, and only the variables it may have: none of the host's others
+    // (PWD, SHLVL, ...)
+    #expect(probe["fds"] == [0, 1, 2, 3, 4, 5, 6, 7])
+    let pid = instance.workerProcessID
+    let links = probe["links"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    #expect(Array(links.dropFirst(5)) == ["/proc/\(pid)/statm", "/proc/\(pid)/mem", "anon_inode:seccomp notify"])
     let names = Set(probe["env"]?.arrayValue?.compactMap(\.stringValue) ?? [])
-    let allowed = Set(WorkerEnvironment.cleaned(ChildProcess.currentEnvironment).keys)
+    // The sandbox points the worker's temporary and XDG homes at its private folder.
+    let allowed = Set(WorkerEnvironment.cleaned(ChildProcess.currentEnvironment).keys).union([
+      "TMPDIR", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME",
+    ])
     #expect(names == allowed)
     #expect(ChildProcess.currentEnvironment.keys.contains { !allowed.contains($0) })
     #expect(probe["pid"] == .number(.int(Int64(instance.workerProcessID))))

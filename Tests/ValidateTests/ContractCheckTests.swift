@@ -30,6 +30,10 @@ struct ContractCheckTests {
     BrokenVariant(
       define: "CONTRACT_BREAK_LAST_ERROR", check: "last-error",
       why: "last_error() changed the string snapshot had just returned"),
+    BrokenVariant(
+      define: "CONTRACT_BREAK_UNDECLARED_READ", check: "sandbox",
+      why: "it tried to read /etc/passwd, which it did not declare (sandbox refused); declare it in the manifest's "
+        + "needs.read"),
   ]
 
   @Test(arguments: variants)

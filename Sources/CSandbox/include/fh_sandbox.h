@@ -52,7 +52,8 @@ enum {
     FH_SANDBOX_NOTICE_READ = 1,
     FH_SANDBOX_NOTICE_WRITE,
     FH_SANDBOX_NOTICE_CONNECT,
-    FH_SANDBOX_NOTICE_BIND
+    FH_SANDBOX_NOTICE_BIND,
+    FH_SANDBOX_NOTICE_SOCKET /* subject: "local" (a unix socket) or "network" (no port declared) */
 };
 
 /* What fh_sandbox_apply put in place. */
@@ -73,6 +74,8 @@ int fh_sandbox_apply(const fh_sandbox_policy *policy, fh_sandbox_report *report,
 
 /* The running kernel's Landlock ABI version, 0 when it has none. [any-thread] */
 int fh_sandbox_landlock_abi(void);
+/* 0: no seccomp filters; 1: filters; 2: filters and user notification (refusal notices). */
+int fh_sandbox_seccomp_support(void);
 
 #ifdef __cplusplus
 }

@@ -65,7 +65,7 @@ public enum ImageChild {
     var reads: [String] = []
     var ports: [UInt16] = []
     if lowered.hasPrefix("file://") {
-      reads.append(String(url.dropFirst(7)))
+      reads.append(String(url.dropFirst(7)).removingPercentEscapes)
     } else if let port = webPort(of: url) {
       ports.append(port)
     }

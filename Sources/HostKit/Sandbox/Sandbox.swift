@@ -83,8 +83,34 @@ private func forwardNotice(context: UnsafeMutableRawPointer?, kind: Int32, subje
   case Int(FH_SANDBOX_NOTICE_WRITE): refusalKind = .write
   case Int(FH_SANDBOX_NOTICE_CONNECT): refusalKind = .connect
   case Int(FH_SANDBOX_NOTICE_BIND): refusalKind = .bind
+  case Int(FH_SANDBOX_NOTICE_SOCKET): refusalKind = .socket
   default: return
   }
   let box = Unmanaged<NoticeBox>.fromOpaque(context).takeUnretainedValue()
   box.notice(SandboxRefusal(kind: refusalKind, subject: String(cString: subject)))
+}
+
+extension Sandbox {
+  /// What this machine's kernel lets a worker's sandbox apply, one line each, for `host list
+  /// --verbose`.
+  public static func stateLines(_ settings: SandboxSettings) -> [String] {
+    let landlock = landlockABI
+    let seccomp = fh_sandbox_seccomp_support()
+    let memory = settings.maxMemory.map { "\(MemorySize.text($0)) of memory" } ?? "no memory limit"
+    return [
+      "sandbox: every worker, the scanner and the image children (--isolation none: no sandbox)",
+      landlock >= 4
+        ? "  landlock: on (ABI \(landlock)): files and TCP ports beyond the manifest's needs are refused"
+        : landlock > 0
+          ? "  landlock: files only (ABI \(landlock)); TCP ports are not confined (they need ABI 4, Linux 6.7)"
+          : "  landlock: off (this kernel has none): files and TCP ports are not confined",
+      seccomp > 0
+        ? "  seccomp: on: exec, fork, ptrace, signals to other processes, mounts, bpf and keyrings stop the worker"
+        : "  seccomp: off (this kernel has no seccomp filters)",
+      seccomp > 1
+        ? "  notices: on: each refusal is said once per feature and kind"
+        : "  notices: off (they need seccomp user notification, Linux 5.0)",
+      "  limits: \(memory) (--max-memory), \(settings.maxOpenFiles) open files, no core dumps, no new privileges",
+    ]
+  }
 }

@@ -13,6 +13,9 @@ public struct SandboxRefusal: Sendable, Equatable {
     case connect
     /// Binding an internet socket; `subject` is the port.
     case bind
+    /// Making a socket of a family it may not: `subject` is `local` (a unix socket, never
+    /// allowed) or `network` (an internet socket, without a declared port).
+    case socket
   }
 
   public var kind: Kind

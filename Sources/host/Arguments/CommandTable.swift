@@ -66,7 +66,14 @@ enum CommandTable {
       No plugin code runs in the host to list them: a new or changed file is inspected in a child
       process (killed after --scan-timeout seconds) and what it found is kept in
       $XDG_CACHE_HOME/featurehost (default ~/.cache/featurehost) until the file changes.
-      """)
+      """,
+    options: [List.verbose])
+
+  enum List {
+    static let verbose = OptionSpec(
+      name: "--verbose", kind: .flag,
+      help: "also show the sandbox workers run in: which protections this system applies, and the limits")
+  }
 
   // MARK: - run
 

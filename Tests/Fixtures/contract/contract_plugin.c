@@ -17,6 +17,8 @@
 //                                    (effect-accounting)
 //   CONTRACT_BREAK_EMIT_IN_START     start emits (callback-phases)
 //   CONTRACT_BREAK_LAST_ERROR        last_error overwrites the string snapshot returned (last-error)
+//   CONTRACT_BREAK_UNDECLARED_READ   reset reads /etc/passwd, which its manifest does not declare
+//                                    (sandbox; the read fails there and reset goes on)
 //
 // And two descriptor variants, for list and validate agreeing: CONTRACT_RESERVED (reserved is 1:
 // both refuse it) and CONTRACT_NO_HELP (a manifest without help or description: both load it).
@@ -102,6 +104,12 @@ static fh_status contract_dispatch(fh_instance *instance, const char *json, uint
     if (flat_json_read(json, &action, reason, sizeof reason) == 0) type = flat_json_find(&action, "type");
     if (!type || type->kind != FLAT_STRING) return answer(c, dispatch(c->tally, json, flags));
     int lifecycle = strcmp(type->text, "created") == 0 || strcmp(type->text, "restored") == 0;
+#ifdef CONTRACT_BREAK_UNDECLARED_READ
+    if (strcmp(type->text, "reset") == 0) {
+        FILE *undeclared = fopen("/etc/passwd", "r");
+        if (undeclared) fclose(undeclared);
+    }
+#endif
 #ifndef CONTRACT_BREAK_EARLY_ACTION
     if (lifecycle == c->lifecycle_sent) {
         return refuse(c, FH_ERR_LIFECYCLE,

@@ -24,6 +24,7 @@
  *   ptrace PID  PTRACE_ATTACH (then detach)      vm_read PID  process_vm_readv of 8 bytes
  *   kill PID    kill(PID, 0)                     alloc     malloc 8 GiB, untouched, freed
  *   fds         open /dev/null up to 100,000 times until one fails, then close them all
+ *   local       connect to the unix socket at the target path
  * An outcome is "OP [T]: ok ..." or "OP [T]: ENAME" (errno by name): "create /x: EACCES",
  * "alloc: ENOMEM", "fds: EMFILE after 4093".
  *
@@ -48,6 +49,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -420,7 +422,7 @@ static const char *errno_name(int number) {
 
 typedef enum {
     OP_READ, OP_CREATE, OP_WRITE, OP_RENAME, OP_DELETE, OP_MKDIR, OP_CONNECT, OP_BIND, OP_EXEC, OP_FORK,
-    OP_PTRACE, OP_VM_READ, OP_KILL, OP_ALLOC, OP_FDS, OP_COUNT
+    OP_PTRACE, OP_VM_READ, OP_KILL, OP_ALLOC, OP_FDS, OP_LOCAL, OP_COUNT
 } op_code;
 
 typedef enum { TARGET_NONE, TARGET_PATH, TARGET_PORT, TARGET_PID } target_kind;
@@ -433,10 +435,10 @@ static const struct { const char *name; target_kind target; } ops[OP_COUNT] = {
     [OP_EXEC] = {"exec", TARGET_NONE},     [OP_FORK] = {"fork", TARGET_NONE},
     [OP_PTRACE] = {"ptrace", TARGET_PID},  [OP_VM_READ] = {"vm_read", TARGET_PID},
     [OP_KILL] = {"kill", TARGET_PID},      [OP_ALLOC] = {"alloc", TARGET_NONE},
-    [OP_FDS] = {"fds", TARGET_NONE},
+    [OP_FDS] = {"fds", TARGET_NONE},       [OP_LOCAL] = {"local", TARGET_PATH},
 };
 
-#define OP_NAMES "read, create, write, rename, delete, mkdir, connect, bind, exec, fork, ptrace, vm_read, kill, alloc, fds"
+#define OP_NAMES "read, create, write, rename, delete, mkdir, connect, bind, exec, fork, ptrace, vm_read, kill, alloc, fds, local"
 
 /* One operation to run: what attempt asked for, checked. */
 typedef struct {
@@ -522,6 +524,18 @@ static void run_socket_op(const attempt_request *request, text_buffer *outcome) 
         snprintf(line, sizeof line, ": ok port %u", ntohs(address.sin_port));
         text_add(outcome, line);
     }
+    close(socket_fd);
+}
+
+/* local: connect to the unix socket at the target path (a session bus, a container engine's). */
+static void run_local_op(const attempt_request *request, text_buffer *outcome) {
+    int socket_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (socket_fd < 0) { add_errno(outcome, "socket", errno); return; }
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    if (strlen(request->target) >= sizeof address.sun_path) { add_errno(outcome, NULL, ENAMETOOLONG); close(socket_fd); return; }
+    memcpy(address.sun_path, request->target, strlen(request->target) + 1);
+    if (connect(socket_fd, (struct sockaddr *)&address, sizeof address) < 0) add_errno(outcome, NULL, errno);
+    else text_add(outcome, ": ok");
     close(socket_fd);
 }
 
@@ -617,6 +631,7 @@ static char *run_attempt(const attempt_request *request) {
     case OP_CONNECT: case OP_BIND: run_socket_op(request, &outcome); break;
     case OP_EXEC: case OP_FORK: case OP_PTRACE: case OP_VM_READ: case OP_KILL: run_process_op(request, &outcome); break;
     case OP_ALLOC: case OP_FDS: run_limit_op(request, &outcome); break;
+    case OP_LOCAL: run_local_op(request, &outcome); break;
     case OP_COUNT: break;
     }
     if (outcome.failed || outcome.length >= MAX_ENTRY) {

@@ -10,7 +10,7 @@
  * some operations a value. A refused apply prints `apply failed: <error>` and exits 3.
  *
  * Operations: read PATH, readat FOLDER NAME, write PATH TEXT, create PATH, mkdir PATH,
- * rename FROM TO, unlink PATH, connect PORT, bind, exec, fork, kill-parent, ptrace, vm-read,
+ * rename FROM TO, unlink PATH, connect PORT, bind, socket unix|udp, exec, fork, kill-parent, ptrace, vm-read,
  * thread-read PATH, replace-sigsys, clone3, malloc BYTES, opens COUNT PATH, abort, exhaust-and-abort, core-limit, report.
  */
 #define _GNU_SOURCE
@@ -71,8 +71,8 @@ static void result(int value) {
 
 static void on_notice(void *context, int kind, const char *subject) {
     (void)context;
-    const char *names[] = {"?", "read", "write", "connect", "bind"};
-    say("notice %s %s\n", kind >= 1 && kind <= 4 ? names[kind] : "?", subject);
+    const char *names[] = {"?", "read", "write", "connect", "bind", "socket"};
+    say("notice %s %s\n", kind >= 1 && kind <= 5 ? names[kind] : "?", subject);
 }
 
 static int read_file(const char *path) {
@@ -181,6 +181,10 @@ int main(int argc, char **argv) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         struct sockaddr_in address = loopback(atoi(operation[1]));
         result(fd < 0 ? -1 : connect(fd, (struct sockaddr *)&address, sizeof address));
+    } else if (strcmp(name, "socket") == 0) {
+        int domain = strcmp(operation[1], "unix") == 0 ? AF_UNIX : strcmp(operation[1], "udp") == 0 ? AF_INET : -1;
+        int fd = socket(domain, (domain == AF_UNIX ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
+        result(fd);
     } else if (strcmp(name, "bind") == 0) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         struct sockaddr_in address = loopback(0);

@@ -19,6 +19,8 @@ final class WorkerConnection: @unchecked Sendable {
   private let socket: Int32
   /// The read end of the worker's note pipe (-1: none): why the sandbox stopped it.
   private let notes: Int32
+  /// The worker's private folder (nil: none), removed once it has ended.
+  let scratch: WorkerScratch?
   private let child: RunningChild
   private weak var target: (any InstanceCallbackTarget)?
   private let callTimeout: Double
@@ -36,14 +38,15 @@ final class WorkerConnection: @unchecked Sendable {
   private let caller = Atomic<UInt>(0)
 
   private init(
-    feature: String, child: RunningChild, socket: Int32, notes: Int32, target: any InstanceCallbackTarget,
-    callTimeout: Double
+    feature: String, child: RunningChild, socket: Int32, notes: Int32, scratch: WorkerScratch?,
+    target: any InstanceCallbackTarget, callTimeout: Double
   ) {
     self.feature = feature
     self.child = child
     self.pid = child.pid
     self.socket = socket
     self.notes = notes
+    self.scratch = scratch
     self.target = target
     self.callTimeout = callTimeout
   }
@@ -58,9 +61,11 @@ final class WorkerConnection: @unchecked Sendable {
         "cannot create a socket for a worker process: \(String(cString: strerror(errno)))",
         help: "close some files, or raise the limit on open files (ulimit -n)")
     }
+    let scratch = settings.sandbox.enabled ? WorkerScratch.make() : nil
+    let environment = settings.environment
     var process = ChildProcess(
       settings.executable, arguments: ["__worker", "\(getpid())"],
-      environment: WorkerEnvironment.cleaned(ChildProcess.currentEnvironment, extra: settings.passedEnvironment))
+      environment: scratch?.environment(environment) ?? environment)
     process.standardInput = .null
     process.standardOutput = .inherit
     process.standardError = .inherit
@@ -77,11 +82,12 @@ final class WorkerConnection: @unchecked Sendable {
     case .failure(let failure):
       close(ends[0])
       if let notes { close(notes.read) }
+      scratch?.remove()
       throw HostError(failure)
     }
     _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
     let connection = WorkerConnection(
-      feature: feature, child: child, socket: ends[0], notes: notes?.read ?? -1, target: target,
+      feature: feature, child: child, socket: ends[0], notes: notes?.read ?? -1, scratch: scratch, target: target,
       callTimeout: settings.callTimeout)
     connection.startListener()
     return connection
@@ -208,6 +214,7 @@ final class WorkerConnection: @unchecked Sendable {
     if let listener { pthread_join(listener, nil) }
     close(socket)
     if notes >= 0 { close(notes) }
+    scratch?.remove()
   }
 
   // MARK: - Reading (under `role`)

@@ -104,10 +104,10 @@ public final class WorkerInstance: InterruptibleInstance {
     let start = writer.begin(WorkerFrame.Request.create.rawValue)
     writer.string(plugin.path)
     writer.string(config)
-    WorkerGrant.write(
-      WorkerGrant.grant(
-        for: plugin.manifest, config: config, environment: settings.environment, settings: settings.sandbox),
-      to: &writer)
+    var grant = WorkerGrant.grant(
+      for: plugin.manifest, config: config, environment: settings.environment, settings: settings.sandbox)
+    if let scratch = connection.scratch { grant?.writePaths.append(scratch.path) }
+    WorkerGrant.write(grant, to: &writer)
     writer.end(at: start)
     let reply: WorkerReply
     do throws(PluginCallError) {

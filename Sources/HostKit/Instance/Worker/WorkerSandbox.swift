@@ -1,5 +1,6 @@
 import FeatureJSON
 import FeatureManifest
+import Foundation
 
 #if canImport(Glibc)
   import Glibc
@@ -53,9 +54,20 @@ struct WorkerGrant: Sendable, Equatable {
     guard settings.enabled else { return nil }
     let object = (try? JSONValue.parse(config))?.objectValue ?? [:]
     let grants = manifest.needs.grants(config: object, environment: environment)
+    createMissing(grants.writePaths)
     return WorkerGrant(
       readPaths: grants.readPaths, writePaths: grants.writePaths, connectPorts: grants.connectPorts,
       maxMemory: settings.maxMemory, maxOpenFiles: settings.maxOpenFiles)
+  }
+
+  /// Creates each of `paths` that does not exist, as an empty file (mode 0600), where its folder
+  /// exists: Landlock grants only what exists, and granting the folder instead would grant every
+  /// file in it. A need for a file the plugin makes is thus met, and no more.
+  static func createMissing(_ paths: [String]) {
+    for path in paths where access(path, F_OK) != 0 {
+      let made = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+      if made >= 0 { close(made) }
+    }
   }
 
   /// The grant as `create`'s last fields: a byte (0: no sandbox), then the limits and lists.
@@ -139,6 +151,7 @@ extension SandboxRefusal.Kind {
     case .write: 2
     case .connect: 3
     case .bind: 4
+    case .socket: 5
     }
   }
 
@@ -148,6 +161,7 @@ extension SandboxRefusal.Kind {
     case 2: self = .write
     case 3: self = .connect
     case 4: self = .bind
+    case 5: self = .socket
     default: return nil
     }
   }
@@ -178,6 +192,9 @@ extension SandboxRefusal {
     case .bind: "\(feature) tried to listen on port \(subject), which no plugin may (sandbox refused)"
     case .read: "\(feature) tried to read \(subject), which it did not declare (sandbox refused)"
     case .write: "\(feature) tried to write \(subject), which it did not declare (sandbox refused)"
+    case .socket where subject == "local":
+      "\(feature) tried to open a local (unix) socket, which no plugin may (sandbox refused)"
+    case .socket: "\(feature) tried to use the network, which it did not declare (sandbox refused)"
     }
   }
 
@@ -186,8 +203,47 @@ extension SandboxRefusal {
     switch kind {
     case .connect: "needs.connect"
     case .bind: nil
+    case .socket: subject == "local" ? nil : "needs.connect"
     case .read: "needs.read"
     case .write: "needs.write"
     }
   }
+}
+
+/// A sandboxed worker's private folder, the one place it may write without declaring it: its
+/// TMPDIR and its XDG cache, data and config homes point there, so a library's temporary files
+/// and caches (Foundation's URL cache and cookie store) work and vanish with the worker.
+final class WorkerScratch: Sendable {
+  let path: String
+
+  private init(path: String) { self.path = path }
+
+  /// A fresh folder (mode 0700) under the host's temporary folder, with its four homes; nil when
+  /// it cannot be made (the worker then has none).
+  static func make() -> WorkerScratch? {
+    let base = ChildProcess.currentEnvironment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    var template = Array("\(base)/featurehost-worker-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { return nil }
+    let scratch = WorkerScratch(path: String(cString: made))
+    for home in homes.values where mkdir("\(scratch.path)/\(home)", 0o700) != 0 {
+      scratch.remove()
+      return nil
+    }
+    return scratch
+  }
+
+  /// The variables pointed at the scratch folder, and the folder each gets.
+  private static let homes = [
+    "TMPDIR": "tmp", "XDG_CACHE_HOME": "cache", "XDG_DATA_HOME": "data", "XDG_CONFIG_HOME": "config",
+  ]
+
+  /// `environment` with the homes pointed here.
+  func environment(_ environment: [String: String]) -> [String: String] {
+    var environment = environment
+    for (name, home) in Self.homes { environment[name] = "\(path)/\(home)" }
+    return environment
+  }
+
+  /// Removes the folder and what the worker left in it.
+  func remove() { try? FileManager.default.removeItem(atPath: path) }
 }

@@ -140,7 +140,8 @@ public enum WorkerServer {
     }
   }
 
-  /// What this process sees, for tests: its open descriptors and environment variable names.
+  /// What this process sees, for tests: its open descriptors (and what each is), and its
+  /// environment variable names.
   private static func probe() -> String {
     var descriptors: [Int] = []
     if let folder = opendir("/proc/self/fd") {
@@ -152,9 +153,16 @@ public enum WorkerServer {
       closedir(folder)
     }
     let names = ChildProcess.currentEnvironment.keys.sorted()
-    let quoted = names.map { "\"\($0)\"" }.joined(separator: ",")
-    return
-      #"{"pid":\#(getpid()),"fds":[\#(descriptors.sorted().map(String.init).joined(separator: ","))],"env":[\#(quoted)]}"#
+    let links = descriptors.sorted().map { descriptor -> JSONValue in
+      var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      let count = readlink("/proc/self/fd/\(descriptor)", &target, target.count - 1)
+      return .string(count > 0 ? String(decoding: target[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "")
+    }
+    return JSONValue.object([
+      "pid": JSONValue(integerLiteral: Int64(getpid())),
+      "fds": .array(descriptors.sorted().map { JSONValue(integerLiteral: Int64($0)) }),
+      "links": .array(links), "env": .array(names.map(JSONValue.string)),
+    ]).serialized()
   }
 }
 
