@@ -22,7 +22,7 @@ enum ScanCommand {
     // The scanner needs nothing beyond loading: the plugin's constructors run with no grant.
     let policy = SandboxPolicy(
       readPaths: Sandbox.systemReadPaths(pluginPath: path, network: false), writePaths: [], connectPorts: [],
-      maxMemory: SandboxSettings.defaultMaxMemory, maxOpenFiles: 4096, noteDescriptor: sink)
+      maxMemory: SandboxSettings.defaultMaxMemory, noteDescriptor: sink)
     do {
       _ = try Sandbox.apply(policy) { _ in }
     } catch {

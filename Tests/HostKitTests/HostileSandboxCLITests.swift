@@ -217,7 +217,7 @@ struct HostileSandboxCLITests {
     // given a running session whose state holds an outcome: a read of the plugin's own file
     let scene = try HostileScene()
     let host = try scene.liveHost()
-    try host.send("attempt op=read target=\(scene.plugins)/libhostile.so\n")
+    host.send("attempt op=read target=\(scene.plugins)/libhostile.so\n")
     let before = try HostileScene.state(of: host)
     #expect(before.hasPrefix(#"{"log":["read "#), "\(before)")
     // when the plugin tries the operation, aimed at the host where it takes a pid
@@ -243,7 +243,7 @@ struct HostileSandboxCLITests {
     }
     // and the host lives on, and the session goes on in a new worker
     #expect(host.isRunning)
-    try host.send("attempt op=read target=\(scene.plugins)/libhostile.so\n")
+    host.send("attempt op=read target=\(scene.plugins)/libhostile.so\n")
     let more = try HostileScene.state(of: host)
     #expect(more.hasPrefix(String(before.dropLast(2)) + #","read "#), "\(more)")
     #expect(host.quit() == 0)
@@ -266,6 +266,28 @@ struct HostileSandboxCLITests {
     #expect(!run.output.stderr.contains("error:"), "\(run.output.stderr)")
     #expect(!run.output.stderr.contains("restarted"), "\(run.output.stderr)")
     try scene.expectNormalEnd(run)
+  }
+
+  @Test func aRunawayAllocationEndsItsWorkerAtTheLimitAndTheRunGoesOn() throws {
+    // given a running session with a memory limit of 256 MiB, whose state holds an outcome
+    let scene = try HostileScene()
+    let host = try scene.liveHost(more: ["--max-memory", "256M"])
+    host.send("attempt op=read target=\(scene.plugins)/libhostile.so\n")
+    let before = try HostileScene.state(of: host)
+    // when the plugin leaks until an allocation fails, and aborts
+    host.send("attempt op=exhaust\n")
+    // then the state is as before, and the host says the worker ran out of memory at its limit
+    let after = try HostileScene.state(of: host)
+    #expect(after == before)
+    let errors = try host.waitForErrors(containing: "note: hostile restarted at seq ")
+    #expect(
+      errors.contains(
+        #"error: hostile ran out of memory (limit 256 MiB) while applying {"op":"exhaust","type":"attempt"}"#),
+      "\(errors)")
+    // and the host lives on, its own memory far below what the worker held
+    #expect(host.isRunning)
+    #expect(host.quit() == 0)
+    try scene.expectReplays()
   }
 
   // MARK: - Declared needs
@@ -423,8 +445,9 @@ struct HostileScene {
   }
 
   /// The same run, left running for the test to drive.
-  func liveHost(config: [String] = []) throws -> LiveHost {
-    try LiveHost(arguments(config: config, isolation: "process"), environment: environment, deadline: .seconds(60))
+  func liveHost(config: [String] = [], more: [String] = []) throws -> LiveHost {
+    try LiveHost(
+      arguments(config: config, isolation: "process") + more, environment: environment, deadline: .seconds(60))
   }
 
   private func arguments(config: [String], isolation: String) -> [String] {

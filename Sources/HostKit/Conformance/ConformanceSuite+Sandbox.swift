@@ -31,7 +31,7 @@ public enum ConformanceSandbox {
     let policy = SandboxPolicy(
       readPaths: Sandbox.systemReadPaths(pluginPath: pluginPath, network: !ports.isEmpty) + paths("read"),
       writePaths: paths("write"), connectPorts: ports, maxMemory: SandboxSettings.defaultMaxMemory,
-      maxOpenFiles: 4096, noteDescriptor: -1)
+      noteDescriptor: -1)
     _ = try Sandbox.apply(policy) { refusal in heard.withLock { $0.append(refusal) } }
   }
 

@@ -17,9 +17,13 @@ public struct SandboxPolicy: Sendable, Equatable {
   /// execve`, `memory 1073741824`), or -1 for none. The sandbox keeps it open.
   public var noteDescriptor: Int32
 
+  /// A few thousand descriptors: more than a feature needs, few enough that a leak ends in
+  /// EMFILE in its worker, not in the machine's table.
+  public static let defaultMaxOpenFiles: UInt64 = 4096
+
   public init(
     readPaths: [String] = [], writePaths: [String] = [], connectPorts: [UInt16] = [], maxMemory: UInt64? = nil,
-    maxOpenFiles: UInt64 = 4096, noteDescriptor: Int32 = -1
+    maxOpenFiles: UInt64 = SandboxPolicy.defaultMaxOpenFiles, noteDescriptor: Int32 = -1
   ) {
     self.readPaths = readPaths
     self.writePaths = writePaths

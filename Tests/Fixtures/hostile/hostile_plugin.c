@@ -25,6 +25,7 @@
  *   kill PID    kill(PID, 0)                     alloc     malloc 8 GiB, untouched, freed
  *   fds         open /dev/null up to 100,000 times until one fails, then close them all
  *   local       connect to the unix socket at the target path
+ *   exhaust     allocate and touch 16 MiB blocks until one fails, then abort() (a runaway leak)
  * An outcome is "OP [T]: ok ..." or "OP [T]: ENAME" (errno by name): "create /x: EACCES",
  * "alloc: ENOMEM", "fds: EMFILE after 4093".
  *
@@ -422,7 +423,7 @@ static const char *errno_name(int number) {
 
 typedef enum {
     OP_READ, OP_CREATE, OP_WRITE, OP_RENAME, OP_DELETE, OP_MKDIR, OP_CONNECT, OP_BIND, OP_EXEC, OP_FORK,
-    OP_PTRACE, OP_VM_READ, OP_KILL, OP_ALLOC, OP_FDS, OP_LOCAL, OP_COUNT
+    OP_PTRACE, OP_VM_READ, OP_KILL, OP_ALLOC, OP_FDS, OP_LOCAL, OP_EXHAUST, OP_COUNT
 } op_code;
 
 typedef enum { TARGET_NONE, TARGET_PATH, TARGET_PORT, TARGET_PID } target_kind;
@@ -436,9 +437,10 @@ static const struct { const char *name; target_kind target; } ops[OP_COUNT] = {
     [OP_PTRACE] = {"ptrace", TARGET_PID},  [OP_VM_READ] = {"vm_read", TARGET_PID},
     [OP_KILL] = {"kill", TARGET_PID},      [OP_ALLOC] = {"alloc", TARGET_NONE},
     [OP_FDS] = {"fds", TARGET_NONE},       [OP_LOCAL] = {"local", TARGET_PATH},
+    [OP_EXHAUST] = {"exhaust", TARGET_NONE},
 };
 
-#define OP_NAMES "read, create, write, rename, delete, mkdir, connect, bind, exec, fork, ptrace, vm_read, kill, alloc, fds, local"
+#define OP_NAMES "read, create, write, rename, delete, mkdir, connect, bind, exec, fork, ptrace, vm_read, kill, alloc, fds, local, exhaust"
 
 /* One operation to run: what attempt asked for, checked. */
 typedef struct {
@@ -587,6 +589,14 @@ static void run_process_op(const attempt_request *request, text_buffer *outcome)
 }
 
 static void run_limit_op(const attempt_request *request, text_buffer *outcome) {
+    if (request->op == OP_EXHAUST) {
+        for (;;) {
+            char *block = malloc((size_t)16 << 20);
+            if (block == NULL) abort();
+            memset(block, 1, (size_t)16 << 20);
+            alloc_sink = block; /* kept: a leak, as a runaway feature's */
+        }
+    }
     if (request->op == OP_ALLOC) {
         errno = 0;
         alloc_sink = malloc((size_t)8 << 30);
@@ -630,7 +640,7 @@ static char *run_attempt(const attempt_request *request) {
         break;
     case OP_CONNECT: case OP_BIND: run_socket_op(request, &outcome); break;
     case OP_EXEC: case OP_FORK: case OP_PTRACE: case OP_VM_READ: case OP_KILL: run_process_op(request, &outcome); break;
-    case OP_ALLOC: case OP_FDS: run_limit_op(request, &outcome); break;
+    case OP_ALLOC: case OP_FDS: case OP_EXHAUST: run_limit_op(request, &outcome); break;
     case OP_LOCAL: run_local_op(request, &outcome); break;
     case OP_COUNT: break;
     }

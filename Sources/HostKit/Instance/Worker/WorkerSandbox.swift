@@ -16,8 +16,10 @@ public struct SandboxSettings: Sendable, Equatable {
   /// The most descriptors a worker may have open.
   public var maxOpenFiles: UInt64
 
-  public init(enabled: Bool = true, maxMemory: UInt64? = SandboxSettings.defaultMaxMemory, maxOpenFiles: UInt64 = 4096)
-  {
+  public init(
+    enabled: Bool = true, maxMemory: UInt64? = SandboxSettings.defaultMaxMemory,
+    maxOpenFiles: UInt64 = SandboxPolicy.defaultMaxOpenFiles
+  ) {
     self.enabled = enabled
     self.maxMemory = maxMemory
     self.maxOpenFiles = maxOpenFiles
@@ -44,7 +46,7 @@ struct WorkerGrant: Sendable, Equatable {
   var writePaths: [String] = []
   var connectPorts: [UInt16] = []
   var maxMemory: UInt64?
-  var maxOpenFiles: UInt64 = 4096
+  var maxOpenFiles = SandboxPolicy.defaultMaxOpenFiles
 
   /// The grant for `manifest`'s needs under `config` (a JSON object's text) and `environment`
   /// (what the worker will see); nil when `settings` turn the sandbox off.

@@ -1,0 +1,63 @@
+import FeatureTesting
+import Foundation
+import HostKit
+import Testing
+
+@testable import host
+
+/// `--max-memory` and the sizes it reads, and `host list --verbose`'s account of the sandbox.
+@Suite("Sandbox settings")
+struct SandboxSettingsTests {
+  @Test(
+    arguments: [
+      ("512M", UInt64(512) << 20), ("1G", UInt64(1) << 30), ("2GiB", UInt64(2) << 30), ("1.5g", UInt64(3) << 29),
+      ("64 MiB", UInt64(64) << 20), ("1073741824", UInt64(1) << 30), ("4k", UInt64(4096)),
+    ])
+  func aSizeIsReadAsPeopleWriteIt(text: String, bytes: UInt64) {
+    #expect(MemorySize.parse(text) == bytes)
+  }
+
+  @Test(arguments: ["", "0", "G", "12X", "1.2345G", "-1G", "1..5G", "99999999999999999999T"])
+  func whatIsNoSizeIsRefused(text: String) {
+    #expect(MemorySize.parse(text) == nil)
+  }
+
+  @Test func aSizeIsWrittenInItsLargestWholeUnit() {
+    #expect(MemorySize.text(1 << 30) == "1 GiB")
+    #expect(MemorySize.text(3 << 29) == "1.5 GiB")
+    #expect(MemorySize.text(256 << 20) == "256 MiB")
+    #expect(MemorySize.text(1000) == "1000 bytes")
+  }
+
+  @Test func theDefaultLimitIsAtMostTwoGiB() {
+    #expect(SandboxSettings.defaultMaxMemory <= 2 << 30)
+    #expect(SandboxSettings.defaultMaxMemory >= 64 << 20)
+    #expect(RunSettingCatalogue.maxMemory.defaultValue == SandboxSettings.defaultMaxMemory)
+    #expect(CommandTable.Isolation.maxMemory.kind == .size(minimum: 64 << 20))
+  }
+
+  @Test func aBadMaxMemoryIsAUsageErrorNamingIt() throws {
+    let result = try HostProcess.run(["run", "counter", "--max-memory", "12X"], input: "")
+    #expect(result.status == 64)
+    #expect(result.stderr.hasPrefix("error: --max-memory '12X' must be a size of 64 MiB or more\n"), "\(result.stderr)")
+    let small = try HostProcess.run(["run", "counter", "--max-memory", "1M"], input: "")
+    #expect(small.status == 64)
+  }
+
+  @Test func listVerboseSaysWhatTheSandboxApplies() throws {
+    let result = try HostProcess.run(["list", "--verbose"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+    let start = try #require(lines.firstIndex { $0.hasPrefix("sandbox: ") }, "\(result.stdout)")
+    let account = Array(lines[start...])
+    #expect(account.count == 5, "\(account)")
+    #expect(account.contains { $0.hasPrefix("  seccomp: on: exec, fork, ptrace") })
+    #expect(
+      account.contains { $0.hasPrefix("  limits: \(MemorySize.text(SandboxSettings.defaultMaxMemory)) of memory") })
+    if Sandbox.landlockABI >= 4 {
+      #expect(account.contains { $0.hasPrefix("  landlock: on (ABI \(Sandbox.landlockABI))") })
+    }
+    // and without --verbose there is no account
+    #expect(!(try HostProcess.run(["list"])).stdout.contains("sandbox: "))
+  }
+}
