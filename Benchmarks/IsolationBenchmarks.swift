@@ -30,9 +30,9 @@ func counterDispatchIsolated(actions: Int) throws -> Double {
 }
 
 /// One dispatch to a counter in a worker, waited for, on this thread: the round trip.
-func isolatedRoundtrip(actions: Int) throws -> Double {
+func isolatedRoundtrip(actions: Int, factory: InstanceFactory = workerFactory) throws -> Double {
   let target = QuietTarget()
-  let instance = try workerFactory.makeInstance(of: loadPlugin("Counter"), config: "{}", target: target)
+  let instance = try factory.makeInstance(of: loadPlugin("Counter"), config: "{}", target: target)
   try instance.start()
   // feature_abi.h: the lifecycle action comes first.
   _ = try instance.dispatch(#"{"type":"created"}"#)

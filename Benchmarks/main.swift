@@ -234,6 +234,15 @@ if wanted("worker.start") {
   report("worker.start", median(pairs.map(\.0)), "ms")
   report("worker.start.sandboxed", median(pairs.map(\.1)), "ms")
   report("worker.start.sandboxed.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
+  // A call costs the same either way: the filters judge only the calls a plugin makes of the
+  // kernel, and a dispatch makes none.
+  let unsandboxed = InstanceFactory.worker(executable: "\(folder)/host", callTimeout: 10, sandbox: .off)
+  let calls = try (0..<rounds).map { _ in
+    (try isolatedRoundtrip(actions: 20_000, factory: unsandboxed), try isolatedRoundtrip(actions: 20_000))
+  }
+  report("isolated.roundtrip.unsandboxed", median(calls.map(\.0)), "ns/call")
+  report("isolated.roundtrip.sandboxed", median(calls.map(\.1)), "ns/call")
+  report("isolated.roundtrip.sandboxed.ratio", median(calls.map { $0.1 / $0.0 }), "x")
 }
 if wanted("host.pipe") {
   // In process and isolated alternate within each round, so both see the same machine load.

@@ -62,7 +62,7 @@ static int set_limit(int resource, const char *name, rlim_t value, char *error, 
  * and dlopen's reserved ranges), so an RLIMIT_AS low enough to matter stops a worker that uses
  * little. RLIMIT_DATA counts private writable mappings: what malloc and mmap really hand out. */
 static int apply_limits(const fh_sandbox_policy *policy, char *error, size_t error_size) {
-    if (policy->max_memory > 0 &&
+    if (policy->max_memory > 0 && !policy->under_sanitizer &&
         set_limit(RLIMIT_DATA, "RLIMIT_DATA", (rlim_t)policy->max_memory, error, error_size) != 0)
         return -1;
     if (policy->max_open_files > 0 &&
@@ -83,7 +83,10 @@ int fh_sandbox_apply(const fh_sandbox_policy *policy, fh_sandbox_report *report,
     /* Landlock's restrict_self binds only the calling thread and the threads it starts later: a
      * thread started before would escape it. */
     int threads = thread_count();
-    if (threads != 1) {
+    int tolerated = policy->under_sanitizer == FH_SANDBOX_THREAD_SANITIZER ? 2 : 1;
+    if (threads == 2 && tolerated == 2)
+        fh_sandbox_off(report, "sanitizer: its runtime's background thread is not confined by Landlock");
+    if (threads < 1 || threads > tolerated) {
         if (threads < 0)
             fh_sandbox_error(error, error_size, "cannot count this process's threads in /proc/self/task: %s",
                              strerror(errno));
@@ -97,6 +100,8 @@ int fh_sandbox_apply(const fh_sandbox_policy *policy, fh_sandbox_report *report,
 
     if (apply_limits(policy, error, error_size) != 0) return -1;
     report->limits = 1;
+    if (policy->under_sanitizer && policy->max_memory > 0)
+        fh_sandbox_off(report, "memory limit: none under a sanitizer (its shadow memory is larger)");
 
     /* Opened before Landlock, which would refuse them later, and kept for the life of the process:
      * the fatal-signal handlers read the data size from statm, the supervisor reads the plugin's

@@ -54,12 +54,7 @@ public enum FixturePlugin {
 
   /// The sanitizer this process was built with (`thread` or `address`), found by its runtime's
   /// entry point, which the executable exports; nil in an ordinary build.
-  public static let sanitizer: String? = {
-    // nil handle: RTLD_DEFAULT, every object loaded.
-    if dlsym(nil, "__tsan_init") != nil { return "thread" }
-    if dlsym(nil, "__asan_init") != nil { return "address" }
-    return nil
-  }()
+  public static var sanitizer: String? { Sandbox.sanitizer }
 
   /// The C compiler fixtures are built with: `cc`, or under a sanitizer the toolchain's clang,
   /// whose instrumentation matches the runtime the test executable carries.

@@ -45,7 +45,14 @@ typedef struct fh_sandbox_policy {
      * thread of the plugin: that thread may be the one waiting for this call to end. */
     void (*notice)(void *context, int kind, const char *subject);
     void *notice_context;
+    /* In a process built with a sanitizer, FH_SANDBOX_ADDRESS_SANITIZER or _THREAD_SANITIZER, else 0:
+     * there is then no memory limit (the sanitizer's shadow memory alone is larger), and under
+     * ThreadSanitizer its runtime's one background thread, started before main, is tolerated (it
+     * runs no plugin code; Landlock does not bind it). The report says what is off. */
+    int under_sanitizer;
 } fh_sandbox_policy;
+
+enum { FH_SANDBOX_ADDRESS_SANITIZER = 1, FH_SANDBOX_THREAD_SANITIZER = 2 };
 
 /* Refusal kinds passed to `notice`. */
 enum {

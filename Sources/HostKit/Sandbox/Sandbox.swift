@@ -10,6 +10,15 @@ import CSandbox
 ///
 /// Applying it cannot be undone; it is meant for the worker, never for the host itself.
 public enum Sandbox {
+  /// The sanitizer this process was built with (`thread` or `address`), found by its runtime's
+  /// entry point, which the executable exports; nil in an ordinary build.
+  public static let sanitizer: String? = {
+    // nil handle: RTLD_DEFAULT, every object loaded.
+    if dlsym(nil, "__tsan_init") != nil { return "thread" }
+    if dlsym(nil, "__asan_init") != nil { return "address" }
+    return nil
+  }()
+
   /// The running kernel's Landlock ABI version; 0 when it has none.
   public static var landlockABI: Int { Int(fh_sandbox_landlock_abi()) }
 
@@ -35,7 +44,9 @@ public enum Sandbox {
             write_paths: writePaths.baseAddress, write_count: writePaths.count,
             connect_ports: ports.baseAddress, port_count: ports.count,
             max_memory: policy.maxMemory ?? 0, max_open_files: policy.maxOpenFiles,
-            note_fd: policy.noteDescriptor, notice: forwardNotice, notice_context: box.toOpaque())
+            note_fd: policy.noteDescriptor, notice: forwardNotice, notice_context: box.toOpaque(),
+            under_sanitizer: sanitizer == "thread"
+              ? Int32(FH_SANDBOX_THREAD_SANITIZER) : sanitizer == "address" ? Int32(FH_SANDBOX_ADDRESS_SANITIZER) : 0)
           return fh_sandbox_apply(&settings, &report, &error, error.count)
         }
       }
