@@ -50,16 +50,19 @@ func hostPipeIsolated(lines: Int) throws -> Double {
   try hostPipe(lines: lines, isolation: "process")
 }
 
-/// Starting a counter worker and creating its instance, until its first answer: with the sandbox
-/// (the default) or without; milliseconds.
-func workerStart(sandbox: SandboxSettings) throws -> Double {
+/// Starting a counter worker and creating its instance, until its first answer (`start`), then
+/// destroying it and reaping the worker (`stop`): with the sandbox (the default) or without; both
+/// in milliseconds.
+func workerStartAndStop(sandbox: SandboxSettings) throws -> (start: Double, stop: Double) {
   let factory = InstanceFactory.worker(executable: "\(folder)/host", callTimeout: 10, sandbox: sandbox)
   let plugin = loadPlugin("Counter")
   let target = QuietTarget()
-  let elapsed = try seconds {
-    let instance = try factory.makeInstance(of: plugin, config: "{}", target: target)
-    try instance.start()
-    instance.destroy()
+  var instance: (any PluginInstance)?
+  let start = try seconds {
+    let made = try factory.makeInstance(of: plugin, config: "{}", target: target)
+    try made.start()
+    instance = made
   }
-  return elapsed * 1e3
+  let stop = seconds { instance?.destroy() }
+  return (start * 1e3, stop * 1e3)
 }

@@ -24,7 +24,11 @@ let selected = Array(CommandLine.arguments.dropFirst())
 func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains { name.hasPrefix($0) } }
 
 func report(_ name: String, _ value: Double, _ unit: String) {
-  print("\(name): \(value < 100 ? String(format: "%.1f", value) : String(Int(value.rounded()))) \(unit)")
+  // Ratios to two places: a target like 1.15x is judged on them.
+  let text =
+    unit == "x"
+    ? String(format: "%.2f", value) : value < 100 ? String(format: "%.1f", value) : String(Int(value.rounded()))
+  print("\(name): \(text) \(unit)")
 }
 
 func loadPlugin(_ name: String) -> LoadedPlugin {

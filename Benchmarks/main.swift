@@ -229,11 +229,13 @@ if wanted("isolated.roundtrip") {
 if wanted("worker.start") {
   // With and without the sandbox alternate within each round, so both see the same machine load.
   let pairs = try (0..<max(rounds, 15)).map { _ in
-    (try workerStart(sandbox: .off), try workerStart(sandbox: SandboxSettings()))
+    (try workerStartAndStop(sandbox: .off), try workerStartAndStop(sandbox: SandboxSettings()))
   }
-  report("worker.start", median(pairs.map(\.0)), "ms")
-  report("worker.start.sandboxed", median(pairs.map(\.1)), "ms")
-  report("worker.start.sandboxed.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
+  report("worker.start", median(pairs.map(\.0.start)), "ms")
+  report("worker.start.sandboxed", median(pairs.map(\.1.start)), "ms")
+  report("worker.start.sandboxed.ratio", median(pairs.map { $0.1.start / $0.0.start }), "x")
+  report("worker.stop", median(pairs.map(\.0.stop)), "ms")
+  report("worker.stop.sandboxed", median(pairs.map(\.1.stop)), "ms")
   // A call costs the same either way: the filters judge only the calls a plugin makes of the
   // kernel, and a dispatch makes none.
   let unsandboxed = InstanceFactory.worker(executable: "\(folder)/host", callTimeout: 10, sandbox: .off)

@@ -7,21 +7,43 @@ extension Sandbox {
   /// the paths below that exist on this machine, each once.
   ///
   /// With `network`, also what resolving names and checking TLS certificates read. Without
-  /// `pluginPath` (an image child), no plugin's.
+  /// `pluginPath` (an image child), no plugin's. The process's own /proc folder is this process's:
+  /// a host working out a worker's list leaves it to the worker (`withOwnProcFolder`).
   public static func systemReadPaths(pluginPath: String?, network: Bool) -> [String] {
+    withOwnProcFolder(pluginReadPaths(pluginPath) + sharedReadPaths(network: network))
+  }
+
+  /// `paths` and the process's own /proc folder (maps, status, fd), by its real name: /proc/self
+  /// is a link, which Landlock would resolve to the folder of the process that made the rule.
+  public static func withOwnProcFolder(_ paths: [String]) -> [String] {
+    paths + [realPath("/proc/self") ?? "/proc/self"]
+  }
+
+  /// The plugin's file and its folder (resources and private libraries beside it), and where a
+  /// symbolic link to it leads.
+  public static func pluginReadPaths(_ pluginPath: String?) -> [String] {
+    guard let pluginPath else { return [] }
+    let plugin = pluginPath.hasPrefix("/") ? pluginPath : currentFolder + "/" + pluginPath
+    var paths = [plugin, folder(of: plugin)]
+    if let real = realPath(plugin), real != plugin { paths += [real, folder(of: real)] }
+    var seen: Set<String> = []
+    return paths.filter { seen.insert($0).inserted }
+  }
+
+  /// What every plugin's worker reads, the same for every worker of this executable: worked out
+  /// once per process (a host starting workers pays for it once, not at each start).
+  public static func sharedReadPaths(network: Bool) -> [String] { network ? sharedWithNetwork : sharedOffline }
+
+  private static let sharedOffline = existing(offlinePaths)
+  private static let sharedWithNetwork = existing(offlinePaths + networkPaths)
+
+  private static var offlinePaths: [String] {
     var paths: [String] = []
-    // The plugin's file and its folder (resources and private libraries beside it), and where a
-    // symbolic link to it leads.
-    if let pluginPath {
-      let plugin = pluginPath.hasPrefix("/") ? pluginPath : currentFolder + "/" + pluginPath
-      paths += [plugin, folder(of: plugin)]
-      if let real = realPath(plugin) { paths += [real, folder(of: real)] }
-    }
     // The running executable's folder: its private libraries live beside it.
     if let executable = realPath("/proc/self/exe") { paths.append(folder(of: executable)) }
     // The Swift runtime the plugin links to, wherever the toolchain put it.
     if let runtime = swiftRuntimeFolder { paths.append(runtime) }
-    paths += [
+    return paths + [
       // The system's shared libraries, which the loader maps for the plugin's dependencies.
       "/lib", "/lib64", "/usr/lib", "/usr/lib64",
       // The loader's index of those libraries.
@@ -32,42 +54,36 @@ extension Sandbox {
       "/usr/share/locale", "/usr/lib/locale",
       // What a library may open for nothing or for random bytes.
       "/dev/null", "/dev/urandom",
-      // The process's own /proc folder (maps, status, fd), by its real name: /proc/self is a link.
-      realPath("/proc/self") ?? "/proc/self",
       // The runtime's CPU count (online, possible, cgroup-free sysconf).
       "/sys/devices/system/cpu",
     ]
-    if network {
-      paths += [
-        // Resolving names: resolver settings, the hosts file, the lookup order, address sorting.
-        "/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf",
-        // TLS certificates.
-        "/etc/ssl", "/usr/share/ca-certificates", "/etc/ca-certificates",
-      ]
-    }
+  }
+
+  private static let networkPaths = [
+    // Resolving names: resolver settings, the hosts file, the lookup order, address sorting.
+    "/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf",
+    // TLS certificates.
+    "/etc/ssl", "/usr/share/ca-certificates", "/etc/ca-certificates",
+  ]
+
+  /// Those of `paths` that exist, each once.
+  private static func existing(_ paths: [String]) -> [String] {
     var seen: Set<String> = []
     return paths.filter { access($0, F_OK) == 0 && seen.insert($0).inserted }
   }
 
-  /// The folder of the loaded libswiftCore.so, from this process's /proc/self/maps; nil when the
-  /// runtime is linked into the executable.
+  /// The folder of the loaded libswiftCore.so, from the loader's record of the object holding
+  /// one of its functions; nil when the runtime is linked into the executable.
   private static var swiftRuntimeFolder: String? {
-    let descriptor = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
-    var text: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-      guard count > 0 else { break }
-      text += chunk[..<count]
-    }
-    for line in text.split(separator: UInt8(ascii: "\n")) {
-      let entry = String(decoding: line, as: UTF8.self)
-      guard entry.hasSuffix("/libswiftCore.so"), let slash = entry.firstIndex(of: "/") else { continue }
-      return realPath(String(entry[slash...])).map(folder(of:))
-    }
-    return nil
+    guard let function = dlsym(nil, "swift_retain"), let dladdr = dlsym(nil, "dladdr") else { return nil }
+    // glibc's `Dl_info` is four pointers, the first the file name (Glibc's module hides dladdr).
+    typealias DLAddr = @convention(c) (UnsafeRawPointer?, UnsafeMutableRawPointer) -> Int32
+    var info = [UnsafePointer<CChar>?](repeating: nil, count: 4)
+    let found = info.withUnsafeMutableBytes { unsafeBitCast(dladdr, to: DLAddr.self)(function, $0.baseAddress!) }
+    guard found != 0, let file = info[0] else { return nil }
+    let path = String(cString: file)
+    guard path.hasSuffix("/libswiftCore.so") else { return nil }
+    return realPath(path).map(folder(of:))
   }
 
   private static var currentFolder: String {

@@ -105,7 +105,8 @@ public final class WorkerInstance: InterruptibleInstance {
     writer.string(plugin.path)
     writer.string(config)
     var grant = WorkerGrant.grant(
-      for: plugin.manifest, config: config, environment: settings.environment, settings: settings.sandbox)
+      for: plugin.manifest, plugin: plugin.path, config: config, environment: settings.environment,
+      settings: settings.sandbox)
     if let scratch = connection.scratch { grant?.writePaths.append(scratch.path) }
     WorkerGrant.write(grant, to: &writer)
     writer.end(at: start)

@@ -48,17 +48,20 @@ struct WorkerGrant: Sendable, Equatable {
   var maxMemory: UInt64?
   var maxOpenFiles = SandboxPolicy.defaultMaxOpenFiles
 
-  /// The grant for `manifest`'s needs under `config` (a JSON object's text) and `environment`
-  /// (what the worker will see); nil when `settings` turn the sandbox off.
+  /// The grant for the plugin at `plugin` (what loading it reads) and `manifest`'s needs under
+  /// `config` (a JSON object's text) and `environment` (what the worker will see); nil when
+  /// `settings` turn the sandbox off.
   static func grant(
-    for manifest: Manifest, config: String, environment: [String: String], settings: SandboxSettings
+    for manifest: Manifest, plugin: String, config: String, environment: [String: String], settings: SandboxSettings
   ) -> WorkerGrant? {
     guard settings.enabled else { return nil }
     let object = (try? JSONValue.parse(config))?.objectValue ?? [:]
     let grants = manifest.needs.grants(config: object, environment: environment)
     createMissing(grants.writePaths)
+    // What every plugin reads is worked out here, once per host, not in each worker.
+    let system = Sandbox.pluginReadPaths(plugin) + Sandbox.sharedReadPaths(network: !grants.connectPorts.isEmpty)
     return WorkerGrant(
-      readPaths: grants.readPaths, writePaths: grants.writePaths, connectPorts: grants.connectPorts,
+      readPaths: system + grants.readPaths, writePaths: grants.writePaths, connectPorts: grants.connectPorts,
       maxMemory: settings.maxMemory, maxOpenFiles: settings.maxOpenFiles)
   }
 
@@ -100,11 +103,11 @@ struct WorkerGrant: Sendable, Equatable {
     return grant
   }
 
-  /// The policy the worker applies before loading the plugin at `pluginPath`, its death notes
-  /// going to `noteDescriptor`.
-  func policy(pluginPath: String, noteDescriptor: Int32) -> SandboxPolicy {
+  /// The policy the worker applies before loading the plugin, its death notes going to
+  /// `noteDescriptor`.
+  func policy(noteDescriptor: Int32) -> SandboxPolicy {
     SandboxPolicy(
-      readPaths: Sandbox.systemReadPaths(pluginPath: pluginPath, network: !connectPorts.isEmpty) + readPaths,
+      readPaths: Sandbox.withOwnProcFolder(readPaths),
       writePaths: writePaths, connectPorts: connectPorts, maxMemory: maxMemory, maxOpenFiles: maxOpenFiles,
       noteDescriptor: noteDescriptor)
   }
@@ -246,6 +249,10 @@ final class WorkerScratch: Sendable {
     return environment
   }
 
-  /// Removes the folder and what the worker left in it.
-  func remove() { try? FileManager.default.removeItem(atPath: path) }
+  /// Removes the folder and what the worker left in it: the empty homes at once, anything else
+  /// the slower way.
+  func remove() {
+    for home in Self.homes.values { rmdir("\(path)/\(home)") }
+    if rmdir(path) != 0 { try? FileManager.default.removeItem(atPath: path) }
+  }
 }

@@ -75,7 +75,7 @@ public enum WorkerServer {
       let notes = fcntl(SandboxNotes.descriptor, F_GETFD) >= 0 ? SandboxNotes.descriptor : -1
       do {
         off =
-          try Sandbox.apply(grant.policy(pluginPath: path, noteDescriptor: notes)) { target.instanceRefused($0) }
+          try Sandbox.apply(grant.policy(noteDescriptor: notes)) { target.instanceRefused($0) }
           .off ?? ""
       } catch {
         // Nothing of the plugin may run unsandboxed.
