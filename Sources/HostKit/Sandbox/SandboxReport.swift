@@ -15,16 +15,4 @@ public struct SandboxReport: Sendable, Equatable {
   /// One line naming what is off and why; nil when everything is applied.
   public var off: String?
 
-  public init(
-    landlockABI: Int, noNewPrivileges: Bool, landlock: Bool, seccomp: Bool, limits: Bool, notices: Bool,
-    off: String?
-  ) {
-    self.landlockABI = landlockABI
-    self.noNewPrivileges = noNewPrivileges
-    self.landlock = landlock
-    self.seccomp = seccomp
-    self.limits = limits
-    self.notices = notices
-    self.off = off
-  }
 }

@@ -17,10 +17,9 @@ final class WorkerConnection: @unchecked Sendable {
   let pid: pid_t
   private let role = NSLock()
   private let socket: Int32
-  /// The read end of the worker's note pipe (-1: none): why the sandbox stopped it.
-  private let notes: Int32
-  /// The worker's private folder (nil: none), removed once it has ended.
-  let scratch: WorkerScratch?
+  /// The read end of the worker's note pipe (-1: none), where the sandbox says why it stopped the
+  /// worker, and the worker's private folder (nil: none), removed once it has ended.
+  let sandbox: (notes: Int32, scratch: WorkerScratch?)
   private let child: RunningChild
   private weak var target: (any InstanceCallbackTarget)?
   private let callTimeout: Double
@@ -38,15 +37,14 @@ final class WorkerConnection: @unchecked Sendable {
   private let caller = Atomic<UInt>(0)
 
   private init(
-    feature: String, child: RunningChild, socket: Int32, notes: Int32, scratch: WorkerScratch?,
+    feature: String, child: RunningChild, socket: Int32, sandbox: (notes: Int32, scratch: WorkerScratch?),
     target: any InstanceCallbackTarget, callTimeout: Double
   ) {
     self.feature = feature
     self.child = child
     self.pid = child.pid
     self.socket = socket
-    self.notes = notes
-    self.scratch = scratch
+    self.sandbox = sandbox
     self.target = target
     self.callTimeout = callTimeout
   }
@@ -87,7 +85,7 @@ final class WorkerConnection: @unchecked Sendable {
     }
     _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
     let connection = WorkerConnection(
-      feature: feature, child: child, socket: ends[0], notes: notes?.read ?? -1, scratch: scratch, target: target,
+      feature: feature, child: child, socket: ends[0], sandbox: (notes?.read ?? -1, scratch), target: target,
       callTimeout: settings.callTimeout)
     connection.startListener()
     return connection
@@ -213,8 +211,8 @@ final class WorkerConnection: @unchecked Sendable {
     role.unlock()
     if let listener { pthread_join(listener, nil) }
     close(socket)
-    if notes >= 0 { close(notes) }
-    scratch?.remove()
+    if sandbox.notes >= 0 { close(sandbox.notes) }
+    sandbox.scratch?.remove()
   }
 
   // MARK: - Reading (under `role`)
@@ -297,7 +295,8 @@ final class WorkerConnection: @unchecked Sendable {
     switch child.finish(until: ContinuousClock.now + .seconds(2)).termination {
     case .exited(let status): .exited(status)
     // The sandbox's handlers write their note before the signal ends the worker.
-    case .signalled(let signal): (notes >= 0 ? SandboxNotes.loss(readingFrom: notes) : nil) ?? .signalled(signal)
+    case .signalled(let signal):
+      (sandbox.notes >= 0 ? SandboxNotes.loss(readingFrom: sandbox.notes) : nil) ?? .signalled(signal)
     case .timedOut: .signalled(SIGKILL)
     }
   }

@@ -107,7 +107,7 @@ public final class WorkerInstance: InterruptibleInstance {
     var grant = WorkerGrant.grant(
       for: plugin.manifest, plugin: plugin.path, config: config, environment: settings.environment,
       settings: settings.sandbox)
-    if let scratch = connection.scratch { grant?.writePaths.append(scratch.path) }
+    if let scratch = connection.sandbox.scratch { grant?.writePaths.append(scratch.path) }
     WorkerGrant.write(grant, to: &writer)
     writer.end(at: start)
     let reply: WorkerReply
