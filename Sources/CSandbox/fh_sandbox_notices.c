@@ -189,6 +189,23 @@ static int describe(const struct seccomp_data *data, struct file_call *call) {
     }
 }
 
+/* /proc/TID/... of one of this process's threads, as /proc/PID/task/TID/...: the same files, in the
+ * one /proc folder Landlock grants. (libdispatch reads /proc/TID/stat of its worker threads, and
+ * crashes when it cannot.) Leaves any other path as it is. */
+static void thread_proc_path(char *path) {
+    if (strncmp(path, "/proc/", 6) != 0) return;
+    char *end;
+    long tid = strtol(path + 6, &end, 10);
+    if (end == path + 6 || (*end != '/' && *end != '\0') || tid == (long)getpid() || tid <= 0) return;
+    char task[64];
+    snprintf(task, sizeof task, "/proc/%ld/task/%ld", (long)getpid(), tid);
+    struct stat status;
+    if (stat(task, &status) != 0) return; /* not a thread of this process */
+    char rewritten[PATH_MAX];
+    if ((size_t)snprintf(rewritten, sizeof rewritten, "%s%s", task, end) >= sizeof rewritten) return;
+    memcpy(path, rewritten, strlen(rewritten) + 1);
+}
+
 static int folder_of(const struct seccomp_data *data, int index) {
     return index < 0 ? AT_FDCWD : (int)data->args[index];
 }
@@ -207,6 +224,7 @@ static void answer_file(const struct seccomp_notif *request) {
     for (int side = 0; side < 2 && failure == 0; side++) {
         if (call.path[side] < 0) continue;
         failure = read_string(data->args[call.path[side]], paths[side]);
+        if (failure == 0) thread_proc_path(paths[side]);
         arguments[call.path[side]] = (uint64_t)(uintptr_t)paths[side];
     }
     if (failure == 0 && call.text >= 0) {

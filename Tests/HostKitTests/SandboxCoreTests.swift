@@ -177,6 +177,13 @@ struct SandboxCoreTests {
     #expect(run.output == "notice connect \(server.port)\nerrno EACCES\n")
   }
 
+  @Test func aThreadsOwnProcFolderIsReadUnderItsThreadID() throws {
+    // libdispatch reads /proc/TID/stat of its workers, and crashes when it cannot
+    // given its own /proc folder granted, as a worker's is (the probe opens /proc/self itself)
+    let run = try Self.probe(["--read", "/proc/self"], "thread-stat")
+    #expect(run.output == "ok\n")
+  }
+
   @Test func withoutADeclaredPortNoInternetSocketIsMadeUDPIncluded() throws {
     let server = try LoopbackServer()
     let tcp = try Self.probe([], "connect", "\(server.port)")

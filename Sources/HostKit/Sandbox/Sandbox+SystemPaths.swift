@@ -26,8 +26,7 @@ extension Sandbox {
     let plugin = pluginPath.hasPrefix("/") ? pluginPath : currentFolder + "/" + pluginPath
     var paths = [plugin, folder(of: plugin)]
     if let real = realPath(plugin), real != plugin { paths += [real, folder(of: real)] }
-    var seen: Set<String> = []
-    return paths.filter { seen.insert($0).inserted }
+    return existing(paths)
   }
 
   /// What every plugin's worker reads, the same for every worker of this executable: worked out

@@ -11,7 +11,7 @@
  *
  * Operations: read PATH, readat FOLDER NAME, write PATH TEXT, create PATH, mkdir PATH,
  * rename FROM TO, unlink PATH, connect PORT, bind, socket unix|udp, exec, fork, kill-parent, ptrace, vm-read,
- * thread-read PATH, replace-sigsys, clone3, malloc BYTES, opens COUNT PATH, abort, exhaust-and-abort, core-limit, report.
+ * thread-read PATH, thread-stat, replace-sigsys, clone3, malloc BYTES, opens COUNT PATH, abort, exhaust-and-abort, core-limit, report.
  */
 #define _GNU_SOURCE
 #include "fh_sandbox.h"
@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -82,6 +84,17 @@ static int read_file(const char *path) {
     ssize_t got = read(fd, buffer, sizeof buffer);
     close(fd);
     return got < 0 ? -1 : 0;
+}
+
+/* A thread that says its id, then waits to be let go. */
+static pid_t waiting_tid;
+static sem_t tid_known, let_go;
+static void *wait_to_be_read(void *unused) {
+    (void)unused;
+    waiting_tid = (pid_t)syscall(SYS_gettid);
+    sem_post(&tid_known);
+    sem_wait(&let_go);
+    return NULL;
 }
 
 static void *thread_read(void *path) {
@@ -214,6 +227,18 @@ int main(int argc, char **argv) {
         } else {
             pthread_join(thread, NULL);
         }
+    } else if (strcmp(name, "thread-stat") == 0) {
+        /* /proc/TID/stat of one of its own threads, as libdispatch reads its workers'. */
+        sem_init(&tid_known, 0, 0);
+        sem_init(&let_go, 0, 0);
+        pthread_t thread;
+        pthread_create(&thread, NULL, wait_to_be_read, NULL);
+        sem_wait(&tid_known);
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)waiting_tid);
+        result(read_file(path));
+        sem_post(&let_go);
+        pthread_join(thread, NULL);
     } else if (strcmp(name, "malloc") == 0) {
         void *memory = malloc((size_t)strtoull(operation[1], NULL, 10));
         say("%s\n", memory == NULL ? "null" : "allocated");
