@@ -16,8 +16,8 @@
 //   not JSON) fail in dispatch; render, snapshot and restore segfault on a state whose total is 13
 //   (config {"fault_in": "render"} picks one of them).
 //   With config {"fault_once": "/path"} a fault fires only while that file is missing or empty, and
-//   writes to it first, so a restarted worker does not fail again (a sandboxed worker's host creates
-//   a declared file empty before the worker starts).
+//   writes to it first, so a restarted worker does not fail again (a sandboxed worker may write only
+//   a declared file that exists: the tests create it empty).
 //
 // Descriptor macros, for either feature: FIXTURE_NO_ENTRY, FIXTURE_ENTRY_NULL, FIXTURE_WRONG_MAJOR,
 // FIXTURE_NEWER_MINOR, FIXTURE_ABI_MINOR=<n> (declares ABI 1.n), FIXTURE_MISSING_DISPATCH, FIXTURE_BAD_MANIFEST, FIXTURE_MANIFEST_NO_NAME,

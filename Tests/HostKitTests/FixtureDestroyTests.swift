@@ -35,6 +35,8 @@ struct FixtureDestroyTests {
     // The loader refuses group- or other-writable plugins, whatever the umask made.
     #expect(chmod(library, 0o755) == 0)
     let log = "\(plugins)/destroy.log"
+    // The worker's sandbox grants the declared log only when it exists.
+    #expect(FileManager.default.createFile(atPath: log, contents: nil))
     let host = try LiveHost(
       ["--plugins", plugins, "run", "counter"],
       environment: [

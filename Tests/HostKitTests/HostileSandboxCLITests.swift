@@ -281,6 +281,23 @@ struct HostileSandboxCLITests {
 
   // MARK: - Declared needs
 
+  @Test func aDeclaredWritePathThatDoesNotExistIsNotGrantedAndSaid() throws {
+    // given a plugin that declares it writes a file that is not there yet
+    let scene = try HostileScene(needs: true)
+    let missing = try HostileScene.folderUnderTmp("gone") + "/not-here"
+    // when it creates it
+    let run = try scene.run(["attempt op=create target=\(missing)"], config: ["write=\(missing)"])
+    // then it is refused, nothing is made, and the host said why before the run
+    #expect(HostileScene.isRefusal(run.log.first, "create \(missing)"), "\(run.log)")
+    #expect(!FileManager.default.fileExists(atPath: missing))
+    #expect(
+      run.output.stderr.contains(
+        "warning: hostile declares that it writes \(missing), which does not exist, so it is not granted; "
+          + "create it (a file or a folder) first\n"),
+      "\(run.output.stderr)")
+    try scene.expectNormalEnd(run)
+  }
+
   @Test func whatTheManifestDeclaresIsGrantedAndNothingNextToIt() throws {
     // given a plugin that declares a read, a write folder and a port, each named by its config
     let scene = try HostileScene(needs: true)

@@ -119,17 +119,19 @@ struct RegistryCLITests {
       "XDG_CACHE_HOME": try FixturePlugin.temporaryFolder(), "FIXTURE_LOAD_LOG": log,
       "FEATUREHOST_WORKER_ENV": "FIXTURE_LOAD_LOG",
     ]
+    // (The log exists: a sandbox grants a declared file only when it is there.)
+    #expect(FileManager.default.createFile(atPath: log, contents: nil))
     let listed = try HostProcess.run(["--plugins", folder, "list"], environment: environment)
     #expect(listed.stdout.contains("fixture "))
     // The scanner loaded it with no grant: its constructor could not write the log.
-    #expect(access(log, F_OK) != 0)
+    #expect(try String(contentsOfFile: log, encoding: .utf8) == "")
     // when the counter runs
     let counter = try HostProcess.run(
       ["--plugins", folder, "run", "counter"], input: "increment\n", environment: environment)
     #expect(counter.status == 0)
-    // then the fixture was not loaded (nor its declared log made); running it loads it once, in
-    // its worker, which its manifest's needs let write the log
-    #expect(access(log, F_OK) != 0)
+    // then the fixture was not loaded; running it loads it once, in its worker, which its
+    // manifest's needs let write the log
+    #expect(try String(contentsOfFile: log, encoding: .utf8) == "")
     let fixture = try HostProcess.run(["--plugins", folder, "run", "fixture"], input: "", environment: environment)
     #expect(fixture.status == 0)
     #expect(try String(contentsOfFile: log, encoding: .utf8) == "loaded\n")

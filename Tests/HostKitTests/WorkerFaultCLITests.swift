@@ -74,7 +74,9 @@ struct WorkerFaultCLITests {
   @Test("after a fault the host goes on, other features run, and the journal restores and replays", arguments: faults)
   func aFaultCostsOnlyTheCallItHappenedIn(_ fault: Fault) throws {
     let setup = try Setup()
-    // The marker makes each fault fire once: the restarted worker carries on.
+    // The marker makes each fault fire once: the restarted worker carries on. It exists (empty)
+    // before the run: a sandbox grants a declared file only when it is there.
+    #expect(FileManager.default.createFile(atPath: "\(setup.folder)/fired", contents: nil))
     let config = (fault.config + ["fault_once=\(setup.folder)/fired"]).flatMap { ["--config", $0] }
     let state13 = "\(setup.folder)/13.json"
     try #"{"pongs":0,"total":13}"#.write(toFile: state13, atomically: true, encoding: .utf8)

@@ -14,7 +14,7 @@ public enum ConformanceSandbox {
   public static func grantText(for manifest: Manifest, config: String) -> String {
     let object = (try? JSONValue.parse(config))?.objectValue ?? [:]
     let grants = manifest.needs.grants(config: object, environment: ChildProcess.currentEnvironment)
-    WorkerGrant.createMissing(grants.writePaths)
+    SandboxWarnings.missingWrites(grants.writePaths, feature: manifest.id)
     return JSONValue.object([
       "read": .array(grants.readPaths.map(JSONValue.string)),
       "write": .array(grants.writePaths.map(JSONValue.string)),

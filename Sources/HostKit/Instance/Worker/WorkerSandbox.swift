@@ -57,22 +57,12 @@ struct WorkerGrant: Sendable, Equatable {
     guard settings.enabled else { return nil }
     let object = (try? JSONValue.parse(config))?.objectValue ?? [:]
     let grants = manifest.needs.grants(config: object, environment: environment)
-    createMissing(grants.writePaths)
+    SandboxWarnings.missingWrites(grants.writePaths, feature: manifest.id)
     // What every plugin reads is worked out here, once per host, not in each worker.
     let system = Sandbox.pluginReadPaths(plugin) + Sandbox.sharedReadPaths(network: !grants.connectPorts.isEmpty)
     return WorkerGrant(
       readPaths: system + grants.readPaths, writePaths: grants.writePaths, connectPorts: grants.connectPorts,
       maxMemory: settings.maxMemory, maxOpenFiles: settings.maxOpenFiles)
-  }
-
-  /// Creates each of `paths` that does not exist, as an empty file (mode 0600), where its folder
-  /// exists: Landlock grants only what exists, and granting the folder instead would grant every
-  /// file in it. A need for a file the plugin makes is thus met, and no more.
-  static func createMissing(_ paths: [String]) {
-    for path in paths where access(path, F_OK) != 0 {
-      let made = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-      if made >= 0 { close(made) }
-    }
   }
 
   /// The grant as `create`'s last fields: a byte (0: no sandbox), then the limits and lists.
@@ -178,6 +168,20 @@ public enum SandboxWarnings {
   private static let said = Locked(false)
   /// Where the line goes; the CLI sets it (a library says nothing on its own).
   public static let sink = Locked<(@Sendable (String) -> Void)?>(nil)
+
+  /// Each declared write path of `paths` that does not exist, said once a run: Landlock grants
+  /// only what exists, and granting its folder instead would grant every file in it.
+  static func missingWrites(_ paths: [String], feature: String) {
+    for path in paths where access(path, F_OK) != 0 {
+      let first = missingSaid.withLock { $0.insert(path).inserted }
+      guard first, let sink = sink.withLock({ $0 }) else { continue }
+      sink(
+        "\(feature) declares that it writes \(path), which does not exist, so it is not granted; "
+          + "create it (a file or a folder) first")
+    }
+  }
+
+  private static let missingSaid = Locked<Set<String>>([])
 
   static func protectionsOff(_ line: String) {
     let first = said.withLock { said in
