@@ -12,6 +12,7 @@
  *   reaching into another process (ptrace, process_vm_*, a signal aimed at another process),
  *   and administering the machine (mount and its new API, modules, kexec, bpf, keys, namespaces,
  *   perf, userfaultfd, reboot, swap, accounting, quotas, port I/O);
+ * - io_uring fails with ENOSYS, as on a kernel without it (its operations run where no filter sees);
  * - clone3 fails with ENOSYS: its flags are in memory a filter cannot read, and glibc then starts
  *   threads with clone, whose flags it can;
  * - rt_sigaction(SIGSYS, new action) fails with EPERM, so a plugin cannot replace the handler.
@@ -206,6 +207,12 @@ int fh_sandbox_base_filter(pid_t pid, char *error, size_t error_size) {
     for (size_t index = 0; index < sizeof signal_calls / sizeof signal_calls[0]; index++)
         jump_if_equal(&program, (unsigned int)signal_calls[index].number, TO_SIGNAL, TO_NEXT);
     jump_if_equal(&program, __NR_clone3, TO_ENOSYS, TO_NEXT);
+    /* io_uring opens, connects and makes sockets in kernel threads that no filter sees (the
+     * socket rules and the notices would be bypassed; Landlock still holds): not there, as on a
+     * kernel without it, so a library that tries it falls back. */
+    jump_if_equal(&program, __NR_io_uring_setup, TO_ENOSYS, TO_NEXT);
+    jump_if_equal(&program, __NR_io_uring_enter, TO_ENOSYS, TO_NEXT);
+    jump_if_equal(&program, __NR_io_uring_register, TO_ENOSYS, TO_NEXT);
     jump_if_equal(&program, __NR_rt_sigaction, TO_SIGACTION, TO_ALLOW);
 
     /* clone(flags, ...) on x86_64 and aarch64 alike: a thread when its low 32 bits hold them all. */

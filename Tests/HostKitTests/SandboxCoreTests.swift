@@ -177,6 +177,11 @@ struct SandboxCoreTests {
     #expect(run.output == "notice connect \(server.port)\nerrno EACCES\n")
   }
 
+  @Test func ioUringIsNotThereSoNothingRunsOutOfTheFiltersSight() throws {
+    let run = try Self.probe([], "io-uring")
+    #expect(run.output == "errno ENOSYS\n")
+  }
+
   @Test func aThreadsOwnProcFolderIsReadUnderItsThreadID() throws {
     // libdispatch reads /proc/TID/stat of its workers, and crashes when it cannot
     // given its own /proc folder granted, as a worker's is (the probe opens /proc/self itself)

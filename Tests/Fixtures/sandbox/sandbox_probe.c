@@ -11,7 +11,7 @@
  *
  * Operations: read PATH, readat FOLDER NAME, write PATH TEXT, create PATH, mkdir PATH,
  * rename FROM TO, unlink PATH, connect PORT, bind, socket unix|udp, exec, fork, kill-parent, ptrace, vm-read,
- * thread-read PATH, thread-stat, replace-sigsys, clone3, malloc BYTES, opens COUNT PATH, abort, exhaust-and-abort, core-limit, report.
+ * thread-read PATH, thread-stat, io-uring, replace-sigsys, clone3, malloc BYTES, opens COUNT PATH, abort, exhaust-and-abort, core-limit, report.
  */
 #define _GNU_SOURCE
 #include "fh_sandbox.h"
@@ -227,6 +227,9 @@ int main(int argc, char **argv) {
         } else {
             pthread_join(thread, NULL);
         }
+    } else if (strcmp(name, "io-uring") == 0) {
+        char parameters[120] = {0}; /* struct io_uring_params */
+        result((int)syscall(__NR_io_uring_setup, 4, parameters));
     } else if (strcmp(name, "thread-stat") == 0) {
         /* /proc/TID/stat of one of its own threads, as libdispatch reads its workers'. */
         sem_init(&tid_known, 0, 0);

@@ -86,7 +86,7 @@ struct WorkerGrant: Sendable, Equatable {
     let memory = fields.uint64()
     grant.maxMemory = memory == 0 ? nil : memory
     grant.maxOpenFiles = fields.uint64()
-    // Counts are bounded by what the frame holds: a short frame reads as empty strings, not more.
+    // Counts are capped: a frame that claims more than it holds reads as empty strings, not endless ones.
     grant.readPaths = (0..<min(Int(fields.uint64(width: 4)), 4096)).map { _ in fields.string() }
     grant.writePaths = (0..<min(Int(fields.uint64(width: 4)), 4096)).map { _ in fields.string() }
     grant.connectPorts = (0..<min(Int(fields.uint64(width: 4)), 65_536)).map { _ in UInt16(fields.uint64(width: 2)) }
@@ -103,7 +103,7 @@ struct WorkerGrant: Sendable, Equatable {
   }
 }
 
-/// The descriptor a sandboxed child writes its death note on (see `SandboxDeathNote`).
+/// The descriptor a sandboxed child writes its death note on, and what the host reads there.
 public enum SandboxNotes {
   /// The number the child sees the note pipe's write end as.
   public static let descriptor: Int32 = 4
