@@ -73,9 +73,13 @@ public struct ProcessIdentity: Sendable, Equatable {
   }
 
   /// Whether it still runs: not ended, not a zombie, not replaced by a later process with its id.
+  /// Whether it runs: not a zombie, or a zombie leader whose other threads still run (and still
+  /// hold its files: a sandboxed worker has a second thread).
   public var isRunning: Bool {
-    guard let fields = Self.fields(pid) else { return false }
-    return fields[0] != "Z" && UInt64(fields[19]) == started
+    guard let fields = Self.fields(pid), UInt64(fields[19]) == started else { return false }
+    guard fields[0] == "Z" else { return true }
+    let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"))?.count ?? 0
+    return threads > 1
   }
 
   /// The fields of /proc/PID/stat after the command name (which may hold spaces): state, parent,
