@@ -115,7 +115,12 @@ int fh_sandbox_apply(const fh_sandbox_policy *policy, fh_sandbox_report *report,
     }
     report->no_new_privs = 1;
 
-    report->landlock_abi = fh_sandbox_landlock_abi();
+    if (policy->simulate & FH_SANDBOX_SIMULATE_NO_LANDLOCK) {
+        report->landlock_abi = 0;
+        errno = ENOSYS;
+    } else {
+        report->landlock_abi = fh_sandbox_landlock_abi();
+    }
     if (report->landlock_abi > 0) {
         if (fh_sandbox_landlock(policy, report->landlock_abi, error, error_size) != 0) return -1;
         report->landlock = 1;
@@ -127,7 +132,8 @@ int fh_sandbox_apply(const fh_sandbox_policy *policy, fh_sandbox_report *report,
     }
 
     if (fh_sandbox_signal_handlers(policy, statm_fd, error, error_size) != 0) return -1;
-    int filtered = fh_sandbox_base_filter(getpid(), error, error_size);
+    int filtered =
+        (policy->simulate & FH_SANDBOX_SIMULATE_NO_SECCOMP) ? 1 : fh_sandbox_base_filter(getpid(), error, error_size);
     if (filtered < 0) return -1;
     if (filtered > 0) {
         fh_sandbox_off(report, "seccomp: this kernel has no seccomp filters (exec, fork and ptrace are not stopped)");

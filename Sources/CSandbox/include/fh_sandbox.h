@@ -50,9 +50,13 @@ typedef struct fh_sandbox_policy {
      * ThreadSanitizer its runtime's one background thread, started before main, is tolerated (it
      * runs no plugin code; Landlock does not bind it). The report says what is off. */
     int under_sanitizer;
+    /* FH_SANDBOX_SIMULATE_* bits: act as on a kernel without Landlock or without seccomp filters
+     * (to see a plugin, and the host's warnings, as such a system would). Never stricter. */
+    int simulate;
 } fh_sandbox_policy;
 
 enum { FH_SANDBOX_ADDRESS_SANITIZER = 1, FH_SANDBOX_THREAD_SANITIZER = 2 };
+enum { FH_SANDBOX_SIMULATE_NO_LANDLOCK = 1, FH_SANDBOX_SIMULATE_NO_SECCOMP = 2 };
 
 /* Refusal kinds passed to `notice`. */
 enum {

@@ -19,6 +19,22 @@ public enum Sandbox {
     return nil
   }()
 
+  /// The protections `simulateVariable` asks to act as missing: `no-landlock`, `no-seccomp`
+  /// (comma-separated), to see a plugin and the host's warnings as a system without them would.
+  public static let simulateVariable = "FEATUREHOST_SANDBOX_SIMULATE"
+
+  /// What `simulateVariable` asks to act as missing in this process's environment.
+  public static var simulatedMissing: (landlock: Bool, seccomp: Bool) {
+    let words = (getenv(simulateVariable).map { String(cString: $0) } ?? "").split(separator: ",")
+    return (words.contains("no-landlock"), words.contains("no-seccomp"))
+  }
+
+  private static var simulateBits: Int32 {
+    let missing = simulatedMissing
+    return (missing.landlock ? Int32(FH_SANDBOX_SIMULATE_NO_LANDLOCK) : 0)
+      | (missing.seccomp ? Int32(FH_SANDBOX_SIMULATE_NO_SECCOMP) : 0)
+  }
+
   /// The running kernel's Landlock ABI version; 0 when it has none.
   public static var landlockABI: Int { Int(fh_sandbox_landlock_abi()) }
 
@@ -46,7 +62,8 @@ public enum Sandbox {
             max_memory: policy.maxMemory ?? 0, max_open_files: policy.maxOpenFiles,
             note_fd: policy.noteDescriptor, notice: forwardNotice, notice_context: box.toOpaque(),
             under_sanitizer: sanitizer == "thread"
-              ? Int32(FH_SANDBOX_THREAD_SANITIZER) : sanitizer == "address" ? Int32(FH_SANDBOX_ADDRESS_SANITIZER) : 0)
+              ? Int32(FH_SANDBOX_THREAD_SANITIZER) : sanitizer == "address" ? Int32(FH_SANDBOX_ADDRESS_SANITIZER) : 0,
+            simulate: simulateBits)
           return fh_sandbox_apply(&settings, &report, &error, error.count)
         }
       }
@@ -105,8 +122,8 @@ extension Sandbox {
   /// What this machine's kernel lets a worker's sandbox apply, one line each, for `host list
   /// --verbose`.
   public static func stateLines(_ settings: SandboxSettings) -> [String] {
-    let landlock = landlockABI
-    let seccomp = fh_sandbox_seccomp_support()
+    let landlock = simulatedMissing.landlock ? 0 : landlockABI
+    let seccomp = simulatedMissing.seccomp ? 0 : fh_sandbox_seccomp_support()
     let memory = settings.maxMemory.map { "\(MemorySize.text($0)) of memory" } ?? "no memory limit"
     return [
       "sandbox: every worker, the scanner and the image children (--isolation none: no sandbox)",

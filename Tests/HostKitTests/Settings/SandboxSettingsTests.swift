@@ -60,4 +60,27 @@ struct SandboxSettingsTests {
     // and without --verbose there is no account
     #expect(!(try HostProcess.run(["list"])).stdout.contains("sandbox: "))
   }
+
+  @Test func withoutLandlockOrSeccompWorkersRunWithTheRestAndTheHostSaysSoOnce() throws {
+    // given a system without Landlock and seccomp filters (simulated), and two features' workers
+    let environment = [Sandbox.simulateVariable: "no-landlock,no-seccomp"]
+    let result = try HostProcess.run(
+      ["run", "counter", "--isolation", "process"], input: "increment\n:open levels\n:back\nincrement\n:state\n",
+      environment: environment)
+    // then the features run as before
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains(#"{"clicks":2,"count":2}"#), "\(result.stdout)")
+    // and the host said once which protections are off
+    let warnings = result.stderr.split(separator: "\n").filter { $0.hasPrefix("warning: the sandbox runs without") }
+    #expect(
+      warnings == [
+        "warning: the sandbox runs without some protections (landlock: this kernel has none; seccomp: this kernel "
+          + "has no seccomp filters (exec, fork and ptrace are not stopped); notices: they need seccomp); workers run "
+          + "with the rest ('host list --verbose')"
+      ], "\(result.stderr)")
+    // and list --verbose says the same
+    let list = try HostProcess.run(["list", "--verbose"], environment: environment)
+    #expect(list.stdout.contains("  landlock: off (this kernel has none): files and TCP ports are not confined\n"))
+    #expect(list.stdout.contains("  seccomp: off (this kernel has no seccomp filters)\n"))
+  }
 }

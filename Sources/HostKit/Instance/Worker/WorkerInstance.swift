@@ -39,7 +39,7 @@ public enum WorkerEnvironment {
   /// options of a sanitizer the host was built with (a worker is the same executable).
   public static let passed = [
     "PATH", "HOME", "LANG", "TMPDIR", "TZ", "LD_LIBRARY_PATH", "SWIFT_BACKTRACE", "KITTENS_ENDPOINT",
-    "LEVELS_INTERVAL", "ASAN_OPTIONS", "TSAN_OPTIONS",
+    "LEVELS_INTERVAL", "ASAN_OPTIONS", "TSAN_OPTIONS", "FEATUREHOST_SANDBOX_SIMULATE",
   ]
   /// Passed on when set, by prefix: locale categories and the XDG folders.
   public static let passedPrefixes = ["LC_", "XDG_"]

@@ -189,7 +189,7 @@ public enum SandboxWarnings {
       return !said
     }
     guard first, let sink = sink.withLock({ $0 }) else { return }
-    sink(line)
+    sink("the sandbox runs without some protections (\(line)); workers run with the rest ('host list --verbose')")
   }
 }
 
