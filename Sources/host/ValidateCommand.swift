@@ -41,13 +41,15 @@ struct ValidateCommand {
     // The checks run sandboxed with what the manifest's needs grant: read from a scan, which runs
     // no plugin code here.
     var environment = ChildProcess.currentEnvironment
+    var removeFolder: () -> Void = {}
+    defer { removeFolder() }
     if isolation == .process, let executable = OwnExecutable.path {
       let scanner = ScannerProcess(executable: executable, timeout: .seconds(settings.timeout)) { path in
         [CommandTable.scan.name, path]
       }
       if case .plugin(let json, _, _, _) = scanner.scan(plugin), let manifest = try? Manifest(json: json) {
-        environment[ConformanceSandbox.grantVariable] = ConformanceSandbox.grantText(
-          for: manifest, config: settings.config)
+        (environment, removeFolder) = ConformanceSandbox.childEnvironment(
+          for: manifest, config: settings.config, base: environment)
       }
     }
     var passed = 0

@@ -9,17 +9,23 @@ public enum ConformanceSandbox {
   /// plugin's needs resolve to under the config.
   public static let grantVariable = "FEATUREHOST_VALIDATE_GRANT"
 
-  /// `manifest`'s needs under `config` (a JSON object's text) and this process's environment, as
-  /// `grantVariable`'s value.
-  public static func grantText(for manifest: Manifest, config: String) -> String {
+  /// The environment check children run in: `base` with the grant (`manifest`'s needs under
+  /// `config`, a JSON object's text) and, as a worker has, a private folder that TMPDIR and the XDG
+  /// cache, data and config homes point into; and what removes that folder once the checks ran.
+  public static func childEnvironment(for manifest: Manifest, config: String, base: [String: String])
+    -> (environment: [String: String], removeFolder: () -> Void)
+  {
     let object = (try? JSONValue.parse(config))?.objectValue ?? [:]
-    let grants = manifest.needs.grants(config: object, environment: ChildProcess.currentEnvironment)
+    let grants = manifest.needs.grants(config: object, environment: base)
     SandboxWarnings.missingWrites(grants.writePaths, feature: manifest.id)
-    return JSONValue.object([
+    let scratch = WorkerScratch.make()
+    var environment = scratch?.environment(base) ?? base
+    environment[grantVariable] = JSONValue.object([
       "read": .array(grants.readPaths.map(JSONValue.string)),
-      "write": .array(grants.writePaths.map(JSONValue.string)),
+      "write": .array((grants.writePaths + (scratch.map { [$0.path] } ?? [])).map(JSONValue.string)),
       "connect": .array(grants.connectPorts.map { JSONValue(integerLiteral: Int64($0)) }),
     ]).serialized()
+    return (environment, { scratch?.remove() })
   }
 
   /// Sandboxes this process for checking the plugin at `pluginPath` with the grant `text` (nil:

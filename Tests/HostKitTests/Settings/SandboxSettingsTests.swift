@@ -83,4 +83,25 @@ struct SandboxSettingsTests {
     #expect(list.stdout.contains("  landlock: off (this kernel has none): files and TCP ports are not confined\n"))
     #expect(list.stdout.contains("  seccomp: off (this kernel has no seccomp filters)\n"))
   }
+
+  @Test func aWorkersPrivateFolderGoesWithItAndAGoneHostsIsSweptAway() throws {
+    // given a temporary folder holding the private folder of a host that was killed (its pid gone)
+    let temporary = try FixturePlugin.temporaryFolder()
+    let ended = Process()
+    ended.executableURL = URL(fileURLWithPath: "/bin/true")
+    try ended.run()
+    ended.waitUntilExit()
+    let gone = ended.processIdentifier
+    let stale = "\(temporary)/featurehost-worker-\(gone)-AbCdEf"
+    try FileManager.default.createDirectory(atPath: stale + "/tmp", withIntermediateDirectories: true)
+    // when a host runs a feature in a worker there
+    let result = try HostProcess.run(
+      ["run", "counter", "--isolation", "process"], input: "increment\n", environment: ["TMPDIR": temporary])
+    #expect(result.status == 0, "\(result.stderr)")
+    // then the gone host's folder was swept away, and the worker's own went with it
+    let left = try FileManager.default.contentsOfDirectory(atPath: temporary).filter {
+      $0.hasPrefix("featurehost-worker-")
+    }
+    #expect(left == [])
+  }
 }

@@ -231,7 +231,8 @@ final class WorkerScratch: Sendable {
   /// it cannot be made (the worker then has none).
   static func make() -> WorkerScratch? {
     let base = ChildProcess.currentEnvironment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-    var template = Array("\(base)/featurehost-worker-XXXXXX".utf8CString)
+    sweepOnce(base)
+    var template = Array("\(base)/\(prefix)\(getpid())-XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else { return nil }
     let scratch = WorkerScratch(path: String(cString: made))
     for home in homes.values where mkdir("\(scratch.path)/\(home)", 0o700) != 0 {
@@ -239,6 +240,27 @@ final class WorkerScratch: Sendable {
       return nil
     }
     return scratch
+  }
+
+  /// A folder's name: `featurehost-worker-HOSTPID-XXXXXX`.
+  private static let prefix = "featurehost-worker-"
+
+  /// The first folder a host makes sweeps away the folders of hosts that are gone (killed before
+  /// they could remove their workers').
+  private static let swept = Locked(false)
+
+  private static func sweepOnce(_ base: String) {
+    guard
+      swept.withLock({ swept in
+        defer { swept = true }
+        return !swept
+      })
+    else { return }
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
+    for name in names where name.hasPrefix(prefix) {
+      guard let host = pid_t(name.dropFirst(prefix.count).prefix { $0 != "-" }), host != getpid() else { continue }
+      if kill(host, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(atPath: "\(base)/\(name)") }
+    }
   }
 
   /// The variables pointed at the scratch folder, and the folder each gets.
