@@ -1,4 +1,4 @@
-import Synchronization
+import FeatureJSON
 
 /// Builds the hostile plugin of the sandbox's tests (Tests/Fixtures/hostile/hostile_plugin.c): a
 /// feature `hostile` that tries what a worker's sandbox must refuse and records what happened.
@@ -8,7 +8,8 @@ import Synchronization
 public enum HostilePlugin {
   static let source = "\(FixturePlugin.packageRoot)/Tests/Fixtures/hostile/hostile_plugin.c"
 
-  private static let built = Mutex<[Bool: String]>([:])
+  // Locked, not Mutex: ThreadSanitizer sees a pthread mutex change hands (see Locked).
+  private static let built = Locked<[Bool: String]>([:])
 
   /// The path of the built `libhostile.so`, built on first use and shared by the process's tests
   /// (copy it into a test's own plugin folder): with `needs`, its manifest declares reads, writes

@@ -1,5 +1,6 @@
 import FeatureTesting
 import Foundation
+import HostKit
 import Testing
 
 #if canImport(Glibc)
@@ -201,7 +202,11 @@ struct HostileSandboxCLITests {
     StoppedOperation(op: "kill", syscalls: ["kill", "tgkill"], targetsTheHost: true),
   ]
 
-  @Test("an operation the sandbox stops costs only the worker", arguments: stoppedOperations)
+  /// Under ThreadSanitizer a fork goes through its runtime, which fails a check of its own when
+  /// the filter stops the call, and hangs: that case is for the ordinary build.
+  static let stoppedHere = stoppedOperations.filter { $0.op != "fork" || Sandbox.sanitizer != "thread" }
+
+  @Test("an operation the sandbox stops costs only the worker", arguments: stoppedHere)
   func anOperationTheSandboxStopsEndsTheWorkerAndTheRunGoesOn(_ stopped: StoppedOperation) throws {
     // given a running session whose state holds an outcome: a read of the plugin's own file
     let scene = try HostileScene()
@@ -241,7 +246,11 @@ struct HostileSandboxCLITests {
 
   // MARK: - Limits
 
-  @Test func memoryAndDescriptorsRunOutAsErrorsNotCrashes() throws {
+  /// A sanitizer's shadow memory is larger than any limit: its workers have none.
+  static let hasMemoryLimit = Sandbox.sanitizer == nil
+
+  @Test(.enabled(if: hasMemoryLimit, "no memory limit under a sanitizer"))
+  func memoryAndDescriptorsRunOutAsErrorsNotCrashes() throws {
     let scene = try HostileScene()
     // when the plugin asks for 8 GiB and for 100,000 descriptors
     let run = try scene.run(["attempt op=alloc", "attempt op=fds"])
@@ -257,7 +266,8 @@ struct HostileSandboxCLITests {
     try scene.expectNormalEnd(run)
   }
 
-  @Test func aRunawayAllocationEndsItsWorkerAtTheLimitAndTheRunGoesOn() throws {
+  @Test(.enabled(if: hasMemoryLimit, "no memory limit under a sanitizer"))
+  func aRunawayAllocationEndsItsWorkerAtTheLimitAndTheRunGoesOn() throws {
     // given a running session with a memory limit of 256 MiB, whose state holds an outcome
     let scene = try HostileScene()
     let host = try scene.liveHost(more: ["--max-memory", "256M"])

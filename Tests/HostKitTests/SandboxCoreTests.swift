@@ -1,7 +1,7 @@
+import FeatureJSON
 import FeatureTesting
 import Foundation
 import HostKit
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -19,7 +19,8 @@ struct SandboxCoreTests {
     var note: String
   }
 
-  private static let builtProbe = Mutex<String?>(nil)
+  // Locked, not Mutex: ThreadSanitizer sees a pthread mutex change hands (see Locked).
+  private static let builtProbe = Locked<String?>(nil)
 
   /// The probe, compiled once per test process with the sandbox's C files and -Wall -Werror.
   static func probePath() throws -> String {
