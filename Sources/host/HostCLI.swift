@@ -133,12 +133,10 @@ extension HostCLI.Global {
 
   /// Runs `host __scan PATH` in a child per file, with the scan timeout.
   private func scanner(environment: [String: String]) -> PluginScanner {
-    guard let executable = OwnExecutable.path else {
+    guard let scanner = ScanCommand.process(timeout: scanTimeout, environment: environment) else {
       return { _ in .rejected(reason: "cannot find the host executable (/proc/self/exe) to scan with", help: nil) }
     }
-    return ScannerProcess(executable: executable, timeout: scanTimeout, environment: environment) { path in
-      [CommandTable.scan.name, path]
-    }.scanner
+    return scanner.scanner
   }
 
   /// The host's version and its executable's identity: a rebuilt host scans again, even when its

@@ -39,6 +39,19 @@ enum ScanCommand {
   }
 }
 
+extension ScanCommand {
+  /// The scanner that runs this executable as `host __scan PATH` in a child per file; nil when
+  /// the executable cannot be found.
+  static func process(timeout: Duration, environment: [String: String] = ChildProcess.currentEnvironment)
+    -> ScannerProcess?
+  {
+    guard let executable = OwnExecutable.path else { return nil }
+    return ScannerProcess(executable: executable, timeout: timeout, environment: environment) { path in
+      [CommandTable.scan.name, path]
+    }
+  }
+}
+
 /// The running host executable, which child processes run again.
 enum OwnExecutable {
   /// From /proc/self/exe; nil when it cannot be read.

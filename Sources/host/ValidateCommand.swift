@@ -43,10 +43,7 @@ struct ValidateCommand {
     var environment = ChildProcess.currentEnvironment
     var removeFolder: () -> Void = {}
     defer { removeFolder() }
-    if isolation == .process, let executable = OwnExecutable.path {
-      let scanner = ScannerProcess(executable: executable, timeout: .seconds(settings.timeout)) { path in
-        [CommandTable.scan.name, path]
-      }
+    if isolation == .process, let scanner = ScanCommand.process(timeout: .seconds(settings.timeout)) {
       if case .plugin(let json, _, _, _) = scanner.scan(plugin), let manifest = try? Manifest(json: json) {
         (environment, removeFolder) = ConformanceSandbox.childEnvironment(
           for: manifest, config: settings.config, base: environment)

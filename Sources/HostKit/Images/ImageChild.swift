@@ -1,3 +1,6 @@
+import FeatureJSON
+import FeatureManifest
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -65,34 +68,19 @@ public enum ImageChild {
     var reads: [String] = []
     var ports: [UInt16] = []
     if lowered.hasPrefix("file://") {
+      // As ImageSource reads it.
       reads.append(String(url.dropFirst(7)).removingPercentEscapes)
-    } else if let port = webPort(of: url) {
-      ports.append(port)
+    } else {
+      // The port as a manifest's need for a URL names it: http 80, https 443, or its own.
+      ports =
+        Needs(connect: [.setting(name: "url")]).grants(config: ["url": .string(url)], environment: [:])
+        .connectPorts
     }
     let writes = files.map { file in file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "." }
     return SandboxPolicy(
       readPaths: Sandbox.systemReadPaths(pluginPath: nil, network: !ports.isEmpty) + reads,
       writePaths: Array(Set(writes)).sorted(), connectPorts: ports, maxMemory: SandboxSettings.defaultMaxMemory,
       maxOpenFiles: 256, noteDescriptor: -1)
-  }
-
-  /// 80 for http, 443 for https, or the URL's explicit port; nil for other schemes.
-  static func webPort(of url: String) -> UInt16? {
-    let lowered = url.lowercased()
-    let (rest, standard): (Substring, UInt16)
-    if lowered.hasPrefix("http://") {
-      (rest, standard) = (url.dropFirst(7), 80)
-    } else if lowered.hasPrefix("https://") {
-      (rest, standard) = (url.dropFirst(8), 443)
-    } else {
-      return nil
-    }
-    let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-    let hostAndPort = authority.split(separator: "@").last ?? authority
-    // A bracketed IPv6 host holds colons of its own.
-    let afterHost = hostAndPort.hasPrefix("[") ? hostAndPort.drop { $0 != "]" }.dropFirst() : hostAndPort
-    guard let colon = afterHost.lastIndex(of: ":") else { return standard }
-    return UInt16(afterHost[afterHost.index(after: colon)...]) ?? standard
   }
 
   private static func say(_ line: String) {

@@ -50,9 +50,10 @@ final class WorkerConnection: @unchecked Sendable {
   }
 
   /// Spawns a worker with a socketpair end on its descriptor 3, and the listener thread.
-  static func start(feature: String, target: any InstanceCallbackTarget, settings: WorkerSettings)
-    throws(HostError) -> WorkerConnection
-  {
+  /// `environment` is what the worker sees (`settings.environment`, worked out once by the caller).
+  static func start(
+    feature: String, target: any InstanceCallbackTarget, settings: WorkerSettings, environment: [String: String]
+  ) throws(HostError) -> WorkerConnection {
     var ends: [Int32] = [-1, -1]
     guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
       throw HostError(
@@ -60,7 +61,6 @@ final class WorkerConnection: @unchecked Sendable {
         help: "close some files, or raise the limit on open files (ulimit -n)")
     }
     let scratch = settings.sandbox.enabled ? WorkerScratch.make() : nil
-    let environment = settings.environment
     var process = ChildProcess(
       settings.executable, arguments: ["__worker", "\(getpid())"],
       environment: scratch?.environment(environment) ?? environment)

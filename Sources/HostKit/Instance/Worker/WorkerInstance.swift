@@ -99,13 +99,15 @@ public final class WorkerInstance: InterruptibleInstance {
     plugin: LoadedPlugin, config: String, target: any InstanceCallbackTarget, settings: WorkerSettings
   ) throws(HostError) {
     self.plugin = plugin
-    connection = try WorkerConnection.start(feature: plugin.id, target: target, settings: settings)
+    let environment = settings.environment
+    connection = try WorkerConnection.start(
+      feature: plugin.id, target: target, settings: settings, environment: environment)
     var writer = FrameWriter()
     let start = writer.begin(WorkerFrame.Request.create.rawValue)
     writer.string(plugin.path)
     writer.string(config)
     var grant = WorkerGrant.grant(
-      for: plugin.manifest, plugin: plugin.path, config: config, environment: settings.environment,
+      for: plugin.manifest, plugin: plugin.path, config: config, environment: environment,
       settings: settings.sandbox)
     if let scratch = connection.sandbox.scratch { grant?.writePaths.append(scratch.path) }
     WorkerGrant.write(grant, to: &writer)
