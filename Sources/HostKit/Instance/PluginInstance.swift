@@ -14,6 +14,12 @@ public protocol PluginInstance: AnyObject {
   /// `handle` in order. An instance in another process sends them together. `handle` may call
   /// this instance again only for the last result.
   func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void)
+  /// Makes `calls` in order, as one by one, handing each answer to `handle` in order. An
+  /// instance in another process sends them ahead of their answers (replay, restore, `:goto`).
+  /// Every call is made whatever the ones before answered; a lost instance fails the rest, the
+  /// call that brought it down attributed `.thisCall`, the later ones `.notThisCall`. `handle`
+  /// may not call this instance.
+  func perform(_ calls: [InstanceCall], handle: (Result<InstanceAnswer, PluginCallError>) -> Void)
   /// Reduces one action without effects or feedbacks (replay, time travel); returns whether the
   /// state changed.
   func reduce(_ json: String) throws(PluginCallError) -> Bool
@@ -47,6 +53,22 @@ extension PluginInstance {
     return state.withUTF8(body)
   }
 
+  /// One call after the other.
+  public func perform(_ calls: [InstanceCall], handle: (Result<InstanceAnswer, PluginCallError>) -> Void) {
+    for call in calls {
+      do throws(PluginCallError) {
+        switch call {
+        case .dispatch(let json): handle(.success(InstanceAnswer(changed: try dispatch(json))))
+        case .reduce(let json): handle(.success(InstanceAnswer(changed: try reduce(json))))
+        case .render: handle(.success(InstanceAnswer(text: try render())))
+        case .snapshot: handle(.success(InstanceAnswer(text: try snapshot())))
+        }
+      } catch {
+        handle(.failure(error))
+      }
+    }
+  }
+
   /// One `dispatch` after the other.
   public func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void) {
     for action in actions {
@@ -56,6 +78,25 @@ extension PluginInstance {
         handle(.failure(error))
       }
     }
+  }
+}
+
+/// One call of a batch (`PluginInstance.perform`).
+public enum InstanceCall: Sendable, Equatable {
+  case dispatch(String)
+  case reduce(String)
+  case render
+  case snapshot
+}
+
+/// What a call of a batch answered: `changed` for dispatch and reduce, `text` the view or state.
+public struct InstanceAnswer: Sendable, Equatable {
+  public var changed: Bool
+  public var text: String
+
+  public init(changed: Bool = false, text: String = "") {
+    self.changed = changed
+    self.text = text
   }
 }
 
