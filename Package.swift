@@ -51,9 +51,11 @@ let package = Package(
     .target(name: "CImageCodecs", path: "Sources/CImageCodecs", linkerSettings: [.linkedLibrary("dl")]),
     // The worker's sandbox: limits, Landlock, seccomp and refusal notices, in raw system calls.
     .target(name: "CSandbox", path: "Sources/CSandbox", linkerSettings: [.linkedLibrary("pthread")]),
+    // The rings a worker and the host share for calls and callbacks, with their futex wake-ups.
+    .target(name: "CWorkerRing", path: "Sources/CWorkerRing"),
     .target(
       name: "HostKit",
-      dependencies: ["FeatureABI", "FeatureJSON", "FeatureManifest", "CFFI", "CImageCodecs", "CSandbox"],
+      dependencies: ["FeatureABI", "FeatureJSON", "FeatureManifest", "CFFI", "CImageCodecs", "CSandbox", "CWorkerRing"],
       path: "Sources/HostKit"
     ),
     .executableTarget(name: "host", dependencies: ["HostKit"], path: "Sources/host"),

@@ -4,18 +4,21 @@ import HostKit
   import Glibc
 #endif
 
-/// `host __worker PARENT-PID`: a worker process, serving one feature instance over the socket on
-/// descriptor 3 (see `WorkerServer`). Started by the host, never by a person.
+/// `host __worker PARENT-PID`: a worker process, serving one feature instance through the memory
+/// on descriptor 5, with the socket to the host on descriptor 3 (see `WorkerServer`). Started by
+/// the host, never by a person.
 struct WorkerCommand {
   let console: Console
 
   func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
-    guard let parent = arguments.positionals.first.flatMap({ pid_t($0) }), parent > 1, fcntl(3, F_GETFD) >= 0 else {
+    guard let parent = arguments.positionals.first.flatMap({ pid_t($0) }), parent > 1, fcntl(3, F_GETFD) >= 0,
+      fcntl(5, F_GETFD) >= 0
+    else {
       throw .usage(
         "'host __worker' serves a feature for a host process and is not run by hand",
         help: "run a feature with 'host run ID'")
     }
-    WorkerServer.serve(descriptor: 3, parent: parent)
+    WorkerServer.serve(descriptor: 3, channelDescriptor: 5, parent: parent)
   }
 }
 

@@ -68,6 +68,9 @@ public enum InstanceLoss: Sendable, Equatable, CustomStringConvertible {
   case stoppedBySandbox(syscall: String)
   /// The process died while its memory was at its limit of `limit` bytes.
   case outOfMemory(limit: UInt64)
+  /// The process wrote what the host cannot have sent or it cannot answer into the memory they
+  /// share (`what`); the host killed it.
+  case brokeChannel(String)
 
   public var description: String {
     switch self {
@@ -82,6 +85,8 @@ public enum InstanceLoss: Sendable, Equatable, CustomStringConvertible {
       return "was stopped by the sandbox: \(syscall) is not allowed"
     case .outOfMemory(let limit):
       return "ran out of memory (limit \(MemorySize.text(limit)))"
+    case .brokeChannel(let what):
+      return "broke the channel to the host (\(what)) and was stopped"
     }
   }
 }

@@ -95,6 +95,7 @@ public struct JournalCrash: Sendable, Equatable {
     case .exited(let status): "exit \(status)"
     case .stoppedBySandbox(let syscall): "sandbox \(syscall)"
     case .outOfMemory(let limit): "memory \(limit)"
+    case .brokeChannel: "channel"
     case .unresponsive(let call, let seconds):
       "no answer to \(call) within \(seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)) s"
     }

@@ -1,3 +1,4 @@
+import CWorkerRing
 import FeatureABI
 import Foundation
 import Synchronization
@@ -6,17 +7,22 @@ import Synchronization
   import Glibc
 #endif
 
-/// The host's end of one worker: its process, its socket, and the callbacks coming back.
+/// The host's end of one worker: its process, the memory the two share for calls and callbacks
+/// (`fh_channel`: a ring each way), and the socket that says the worker is gone and rings when
+/// the host sleeps.
 ///
-/// Whoever reads the socket holds `role`: a caller for the length of its exchange (it delivers
+/// Whoever reads the channel holds `role`: a caller for the length of its exchange (it delivers
 /// the callbacks that arrive meanwhile itself, so a reply costs no thread hop), otherwise the
-/// listener thread, which wakes when bytes arrive outside a call (an effect's emit, a timer).
+/// listener thread, which wakes when the worker rings outside a call (an effect's emit, a timer).
+/// A caller spins a little while its answer is due, then sleeps in poll; nothing on the way is a
+/// system call while both sides are awake.
 // @unchecked: every mutable field is used under `role`, by a caller or the listener thread.
 final class WorkerConnection: @unchecked Sendable {
   let feature: String
   let pid: pid_t
   private let role = NSLock()
   private let socket: Int32
+  private var channel: fh_channel
   /// The read end of the worker's note pipe (-1: none), where the sandbox says why it stopped the
   /// worker, and the worker's private folder (nil: none), removed once it has ended.
   let sandbox: (notes: Int32, scratch: WorkerScratch?)
@@ -35,22 +41,35 @@ final class WorkerConnection: @unchecked Sendable {
   private var listener: pthread_t?
   /// The thread inside `exchange` (0: none), read without `role` to refuse a re-entrant call.
   private let caller = Atomic<UInt>(0)
+  /// Requests answered so far, and sent: with the count the worker says it began, which request
+  /// of a batch brought it down.
+  private var answeredTotal: UInt64 = 0
+
+  /// Each ring's size: frames larger than this stream through it.
+  static let ringCapacity: UInt32 = 256 << 10
+  /// How long a caller spins for its answer, and the listener for more callbacks, before sleeping.
+  static let callSpin = 50_000
+  static let listenerSpin = 20_000
+  /// The worker's end of the channel, in the worker process.
+  static let channelDescriptor: Int32 = 5
 
   private init(
-    feature: String, child: RunningChild, socket: Int32, sandbox: (notes: Int32, scratch: WorkerScratch?),
-    target: any InstanceCallbackTarget, callTimeout: Double
+    feature: String, child: RunningChild, socket: Int32, channel: fh_channel,
+    sandbox: (notes: Int32, scratch: WorkerScratch?), target: any InstanceCallbackTarget, callTimeout: Double
   ) {
     self.feature = feature
     self.child = child
     self.pid = child.pid
     self.socket = socket
+    self.channel = channel
     self.sandbox = sandbox
     self.target = target
     self.callTimeout = callTimeout
   }
 
-  /// Spawns a worker with a socketpair end on its descriptor 3, and the listener thread.
-  /// `environment` is what the worker sees (`settings.environment`, worked out once by the caller).
+  /// Spawns a worker with a socketpair end on its descriptor 3 and the channel's memory on 5,
+  /// and the listener thread. `environment` is what the worker sees (`settings.environment`,
+  /// worked out once by the caller).
   static func start(
     feature: String, target: any InstanceCallbackTarget, settings: WorkerSettings, environment: [String: String]
   ) throws(HostError) -> WorkerConnection {
@@ -59,6 +78,16 @@ final class WorkerConnection: @unchecked Sendable {
       throw HostError(
         "cannot create a socket for a worker process: \(String(cString: strerror(errno)))",
         help: "close some files, or raise the limit on open files (ulimit -n)")
+    }
+    var channel = fh_channel()
+    let memory = fh_channel_create(ringCapacity, &channel)
+    guard memory >= 0 else {
+      let reason = String(cString: strerror(errno))
+      close(ends[0])
+      close(ends[1])
+      throw HostError(
+        "cannot create the memory a worker process shares with the host: \(reason)",
+        help: "free some memory, or run with --isolation none")
     }
     let scratch = settings.sandbox.enabled ? WorkerScratch.make() : nil
     var process = ChildProcess(
@@ -69,42 +98,51 @@ final class WorkerConnection: @unchecked Sendable {
     process.standardError = .inherit
     // A sandboxed worker stopped for a refused call or its memory limit says so on the note pipe.
     let notes = settings.sandbox.enabled ? SandboxNotes.pipe() : nil
-    process.passedDescriptors = [3: ends[1]]
+    process.passedDescriptors = [3: ends[1], channelDescriptor: memory]
     if let notes { process.passedDescriptors[SandboxNotes.descriptor] = notes.write }
     let started = WorkerSpawner.shared.spawn(process)
     close(ends[1])
+    close(memory)
     if let notes { close(notes.write) }
     let child: RunningChild
     switch started {
     case .success(let running): child = running.child
     case .failure(let failure):
       close(ends[0])
+      fh_channel_unmap(&channel)
       if let notes { close(notes.read) }
       scratch?.remove()
       throw HostError(failure)
     }
     _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
     let connection = WorkerConnection(
-      feature: feature, child: child, socket: ends[0], sandbox: (notes?.read ?? -1, scratch), target: target,
-      callTimeout: settings.callTimeout)
+      feature: feature, child: child, socket: ends[0], channel: channel, sandbox: (notes?.read ?? -1, scratch),
+      target: target, callTimeout: settings.callTimeout)
     connection.startListener()
     return connection
   }
 
+  deinit {
+    fh_channel_unmap(&channel)
+  }
+
   // MARK: - Calls
 
-  /// Sends `bytes` (one or more requests) and reads until `replies` answers came, delivering
+  /// Sends `bytes` (`replies` requests) and reads until that many answers came, delivering
   /// callbacks as they arrive; `each` sees every reply, and the last is returned. Each answer
   /// is awaited at most the call timeout.
-  func exchange(_ bytes: [UInt8], call: String, replies: Int, each: (WorkerReply) -> Void)
-    throws(PluginCallError) -> WorkerReply
-  {
+  ///
+  /// When the worker is lost, `blamed` is set to the index of the request it was serving (nil:
+  /// none of them, it died between them) and the error is attributed to that request.
+  func exchange(
+    _ bytes: [UInt8], call: String, replies: Int, blamed: inout Int?, each: (WorkerReply) -> Void
+  ) throws(PluginCallError) -> WorkerReply {
     let me = UInt(pthread_self())
     guard caller.load(ordering: .acquiring) != me else {
       // A batch's result handler calling back in would wait for itself.
       throw PluginCallError(
         call: call, status: fh_status(FH_ERR_LIFECYCLE),
-        message: "\(call) on '\(feature)' from inside a batch of dispatches, before its last answer")
+        message: "\(call) on '\(feature)' from inside a batch of calls, before its last answer")
     }
     role.lock()
     caller.store(me, ordering: .releasing)
@@ -119,58 +157,71 @@ final class WorkerConnection: @unchecked Sendable {
     }
     // Lost between calls (the listener saw it go): this call never reached the worker.
     if let loss { throw error(call, loss).attributed(.notThisCall) }
+    fh_channel_host_wakes(&channel)
+    // Callbacks that came before this call are delivered before its answers.
+    if let broken = readChannel() {
+      throw lost(call, broken, replies: replies, answered: 0, blamed: &blamed).attributed(.notThisCall)
+    }
     var written = 0
     var answered = 0
     var last: WorkerReply?
     var deadline = callTimeout > 0 ? ContinuousClock.now + .milliseconds(Int64(callTimeout * 1000)) : nil
+    var gone = false
     while answered < replies {
-      // Whole frames already read first: a burst's answers often come in one read.
+      var progressed = false
+      if written < bytes.count {
+        let count = bytes.withUnsafeBytes { fh_channel_write(&channel, $0.baseAddress! + written, bytes.count - written) }
+        if count < 0 {
+          throw lost(call, broken("moved its read position past the host's"), replies: replies, answered: answered, blamed: &blamed)
+        }
+        written += count
+        progressed = count > 0
+      }
+      let read = reader.fill { fh_channel_read(&channel, $0, $1) }
+      if read < 0 {
+        throw lost(call, broken("moved its write position past the ring"), replies: replies, answered: answered, blamed: &blamed)
+      }
+      progressed = progressed || read > 0
       while answered < replies, let reply = nextReply() {
         answered += 1
+        answeredTotal += 1
         each(reply)
         last = reply
         if callTimeout > 0 { deadline = ContinuousClock.now + .milliseconds(Int64(callTimeout * 1000)) }
       }
-      if answered == replies { break }
-      var descriptor = pollfd(
-        fd: socket, events: Int16(POLLIN) | (written < bytes.count ? Int16(POLLOUT) : 0), revents: 0)
+      if reader.isOverlong {
+        throw lost(call, broken("sent a frame longer than 1 GiB"), replies: replies, answered: answered, blamed: &blamed)
+      }
+      if answered == replies || progressed { continue }
+      if gone {
+        // Everything it wrote before it went is read: the rest is lost.
+        throw lost(call, reap(), replies: replies, answered: answered, blamed: &blamed)
+      }
+      let room = written < bytes.count ? min(bytes.count - written, Int(Self.ringCapacity)) : 0
+      if fh_channel_spin(&channel, room, Self.callSpin) != 0 { continue }
+      if fh_channel_host_sleeps(&channel, room) != 0 { continue }
+      var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
       let ready = poll(&descriptor, 1, Self.milliseconds(until: deadline))
+      fh_channel_host_wakes(&channel)
       if ready < 0 {
         if errno == EINTR { continue }
-        throw error(call, lose(.exited(-1)))
+        throw lost(call, .exited(-1), replies: replies, answered: answered, blamed: &blamed)
       }
       if ready == 0 {
         if let deadline, ContinuousClock.now < deadline { continue }
         child.signalGroup(SIGKILL)
         _ = child.finish(until: nil)
-        throw error(call, lose(.unresponsive(call: call, seconds: callTimeout)))
+        throw lost(
+          call, .unresponsive(call: call, seconds: callTimeout), replies: replies, answered: answered, blamed: &blamed)
       }
-      if descriptor.revents & Int16(POLLOUT) != 0 && written < bytes.count {
-        let count = bytes.withUnsafeBytes {
-          send(socket, $0.baseAddress.map { $0 + written }, bytes.count - written, Int32(MSG_NOSIGNAL))
-        }
-        if count > 0 {
-          written += count
-        } else if count < 0 && errno != EAGAIN && errno != EINTR {
-          // The worker is gone; its reading end says how. Gone before the first byte: this
-          // call never reached it.
-          let lost = error(call, lose(reap()))
-          throw written == 0 ? lost.attributed(.notThisCall) : lost
-        }
-      }
-      if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-        if !readAvailable() {
-          let lost = error(call, lose(reap()))
-          throw written == 0 ? lost.attributed(.notThisCall) : lost
-        }
-      }
+      gone = !drainDoorbell()
     }
     // Callbacks read after the answers are delivered now, not left for the listener.
     deliverCallbacks()
+    sleepUntilRung()
     guard let last else { throw error(call, lose(.exited(-1))) }
     return last
   }
-
   /// How many of the worker's timer ids are kept for a cancel (tests).
   var timersKept: Int {
     role.lock()
@@ -197,11 +248,14 @@ final class WorkerConnection: @unchecked Sendable {
       var writer = FrameWriter()
       writer.frame(WorkerFrame.Request.destroy.rawValue)
       role.unlock()
-      _ = try? exchange(writer.bytes, call: "destroy", replies: 1) { _ in }
+      var blamed: Int?
+      _ = try? exchange(writer.bytes, call: "destroy", replies: 1, blamed: &blamed) { _ in }
       role.lock()
     }
     closed = true
-    // Wakes the listener; the worker sees end of file and leaves if it has not already.
+    // A worker that did not leave after destroy is asked to; the socket's shutdown wakes the
+    // listener.
+    fh_channel_close(&channel)
     shutdown(socket, Int32(SHUT_RDWR))
     if !child.hasExited || loss == nil {
       _ = child.finish(until: ContinuousClock.now + .seconds(max(1, min(callTimeout, 5))))
@@ -217,15 +271,38 @@ final class WorkerConnection: @unchecked Sendable {
 
   // MARK: - Reading (under `role`)
 
-  /// Reads what is there without blocking and delivers the callbacks among it. False at end of
-  /// file or on an error: the worker is gone.
-  private func readAvailable() -> Bool {
+  /// Reads what the channel holds and delivers the callbacks among it (replies nobody waits for
+  /// are dropped); the loss when the worker broke the channel.
+  private func readChannel() -> InstanceLoss? {
     while true {
-      let count = reader.fill { recv(socket, $0, $1, Int32(MSG_DONTWAIT)) }
+      let read = reader.fill { fh_channel_read(&channel, $0, $1) }
+      if read < 0 { return broken("moved its write position past the ring") }
+      deliverCallbacks()
+      if reader.isOverlong { return broken("sent a frame longer than 1 GiB") }
+      if read == 0 { return nil }
+    }
+  }
+
+  /// Says this side sleeps, so that the worker rings the listener on its next callback; delivers
+  /// what came meanwhile first.
+  private func sleepUntilRung() {
+    while fh_channel_host_sleeps(&channel, 0) != 0 {
+      fh_channel_host_wakes(&channel)
+      if let broken = readChannel() {
+        _ = lose(broken)
+        return
+      }
+    }
+  }
+
+  /// Reads the doorbell's bytes; false at end of file or on an error: the worker is gone.
+  private func drainDoorbell() -> Bool {
+    var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+    while true {
+      let count = withUnsafeMutableBytes(of: &bytes) { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
       if count > 0 { continue }
       if count < 0 && errno == EINTR { continue }
-      if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return true }
-      return false
+      return count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
     }
   }
 
@@ -290,6 +367,31 @@ final class WorkerConnection: @unchecked Sendable {
     return loss ?? how
   }
 
+  /// Kills a worker that wrote what it cannot have meant into the channel: `what` it did.
+  private func broken(_ what: String) -> InstanceLoss {
+    child.signalGroup(SIGKILL)
+    _ = child.finish(until: nil)
+    return .brokeChannel(what)
+  }
+
+  /// The error for a loss during an exchange of `replies` requests of which `answered` were
+  /// answered, with `blamed` set to the request the worker had begun, if any: the requests
+  /// after it never ran.
+  private func lost(
+    _ call: String, _ how: InstanceLoss, replies: Int, answered: Int, blamed: inout Int?
+  ) -> PluginCallError {
+    let error = self.error(call, lose(how))
+    // The worker counts the requests it began; a count past this exchange's is not believed.
+    let base = answeredTotal - UInt64(answered)
+    let begun = fh_channel_begun(&channel)
+    guard begun > answeredTotal, answered < replies else {
+      blamed = nil
+      return error.attributed(.notThisCall)
+    }
+    blamed = begun - base > UInt64(replies) ? replies - 1 : Int(begun - base) - 1
+    return error
+  }
+
   /// Waits for a worker whose socket closed, killing it if it lingers; how it ended.
   private func reap() -> InstanceLoss {
     switch child.finish(until: ContinuousClock.now + .seconds(2)).termination {
@@ -333,8 +435,12 @@ final class WorkerConnection: @unchecked Sendable {
     }
   }
 
-  /// Waits for bytes outside calls and delivers their callbacks, until destroyed or lost.
+  /// Sleeps until the worker rings outside calls (or goes), delivers the callbacks, and rides a
+  /// burst of them for a moment before sleeping again; until destroyed or lost.
   private func listen() {
+    role.lock()
+    sleepUntilRung()
+    role.unlock()
     while true {
       var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
       if poll(&descriptor, 1, -1) < 0 && errno == EINTR { continue }
@@ -343,9 +449,19 @@ final class WorkerConnection: @unchecked Sendable {
         role.unlock()
         return
       }
-      let open = readAvailable()
-      deliverCallbacks()
-      if !open { _ = lose(reap()) }
+      let open = drainDoorbell()
+      fh_channel_host_wakes(&channel)
+      var broke = readChannel()
+      while broke == nil, fh_channel_spin(&channel, 0, Self.listenerSpin) != 0 { broke = readChannel() }
+      if let broke {
+        _ = lose(broke)
+      } else if !open {
+        // Whatever it wrote before it went is delivered.
+        broke = readChannel()
+        _ = lose(broke ?? reap())
+      } else {
+        sleepUntilRung()
+      }
       role.unlock()
     }
   }

@@ -53,6 +53,9 @@ enum WorkerFrame {
     case refused
   }
 
+  /// The longest frame either side takes: a longer length is a broken peer, not a state.
+  static let maxLength = 1 << 30
+
   /// The status a reply to `create` carries when the worker could not load the plugin at all;
   /// its text is the error's message and a second string its help.
   static let loadFailed = Int32.min
@@ -191,11 +194,13 @@ struct FrameReader {
     }
     let live = end - start
     let frameNeeds = frameRoomNeeded
-    if storage.count - end < 16_384 || frameNeeds > storage.count - start {
-      // Room for the whole frame being read at once when its length is known: doubling into it
-      // would hold the old buffer and one up to twice the frame's size together.
-      let size = max(live + 16_384 > storage.count ? storage.count * 2 : storage.count, frameNeeds)
-      resize(to: size)
+    // Room for the whole frame being read at once when its length is known: doubling into it
+    // would hold the old buffer and one up to twice the frame's size together. Past 64 MiB the
+    // room doubles as the bytes come, so a length alone cannot make this side allocate much.
+    let large = frameNeeds > 64 << 20
+    if storage.count - end < 16_384 || (!large && frameNeeds > storage.count - start) {
+      let doubled = live + 16_384 > storage.count ? storage.count * 2 : storage.count
+      resize(to: large ? max(storage.count, min(doubled, frameNeeds)) : max(doubled, frameNeeds))
     }
     let offset = end
     let count = storage.withUnsafeMutableBytes { buffer -> Int in
@@ -235,6 +240,12 @@ struct FrameReader {
     return Int(storage[start]) | Int(storage[start + 1]) << 8 | Int(storage[start + 2]) << 16
       | Int(storage[start + 3]) << 24
   }
+
+  /// Whether any unread byte is held (a whole frame or the start of one).
+  var hasBytes: Bool { end > start }
+
+  /// Whether the frame being read says it is longer than any frame may be.
+  var isOverlong: Bool { (pendingLength ?? 0) > WorkerFrame.maxLength }
 
   /// Whether a whole frame is waiting.
   var hasFrame: Bool {

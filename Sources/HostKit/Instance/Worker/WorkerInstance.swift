@@ -85,7 +85,7 @@ extension InstanceFactory {
 }
 
 /// An instance whose plugin runs in a worker process (the host executable re-run in worker mode),
-/// reached over a socketpair with `WorkerFrame`s.
+/// reached with `WorkerFrame`s through memory the two share (`WorkerConnection`).
 ///
 /// Calls are serialized by the owner, as for every instance. A call that does not answer within
 /// the call timeout kills the worker; a worker that dies makes the call throw with `loss` set, and
@@ -114,7 +114,8 @@ public final class WorkerInstance: InterruptibleInstance {
     writer.end(at: start)
     let reply: WorkerReply
     do throws(PluginCallError) {
-      reply = try connection.exchange(writer.bytes, call: "create", replies: 1) { _ in }
+      var blamed: Int?
+      reply = try connection.exchange(writer.bytes, call: "create", replies: 1, blamed: &blamed) { _ in }
     } catch {
       connection.destroy()
       throw HostError("cannot start a worker process for '\(plugin.id)': \(error)")
@@ -147,32 +148,82 @@ public final class WorkerInstance: InterruptibleInstance {
 
   public func dispatch(_ json: String) throws(PluginCallError) -> Bool { try call(.dispatch, json).changed }
 
-  /// Sends every action at once and reads the answers as they come: one write and a few reads
-  /// for the whole run. `handle` gets each result in order; only for the last may it call this
-  /// instance again (the others are answered while later actions are still in the worker).
+  /// Sends every action ahead of the answers and reads them as they come. `handle` gets each
+  /// result in order; only for the last may it call this instance again (the others are answered
+  /// while later actions are still in the worker).
   public func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void) {
-    guard !actions.isEmpty else { return }
-    var writer = FrameWriter()
-    for action in actions { writer.frame(WorkerFrame.Request.dispatch.rawValue, action) }
     var answered = 0
     var last: Result<Bool, PluginCallError>?
-    do throws(PluginCallError) {
-      _ = try connection.exchange(writer.bytes, call: "dispatch", replies: actions.count) { reply in
-        let result = reply.result(call: "dispatch").map(\.changed)
-        answered += 1
-        if answered == actions.count { last = result } else { handle(result) }
-      }
-    } catch {
-      // With several unanswered, the worker's answers to the first of them may have died in its
-      // buffer: which one it was running is unknown.
-      let error = actions.count - answered > 1 && error.attribution == .thisCall ? error.attributed(.unknown) : error
-      while answered < actions.count {
-        answered += 1
-        handle(.failure(error))
-      }
-      return
+    send(actions.lazy.map { .dispatch($0) }, count: actions.count) { result in
+      answered += 1
+      let changed = result.map(\.changed)
+      if answered == actions.count { last = changed } else { handle(changed) }
     }
     if let last { handle(last) }
+  }
+
+  public func perform(_ calls: [InstanceCall], handle: (Result<InstanceAnswer, PluginCallError>) -> Void) {
+    send(calls.lazy, count: calls.count, handle: handle)
+  }
+
+  /// Sends `calls` in chunks of about half a ring: the worker works through one while the next
+  /// is written and the answers to both are read. A lost worker fails the rest: the call it had
+  /// begun with the loss, the ones after it as never reached (and not sent).
+  private func send<Calls: Sequence<InstanceCall>>(
+    _ calls: Calls, count: Int, handle: (Result<InstanceAnswer, PluginCallError>) -> Void
+  ) {
+    var writer = FrameWriter()
+    var requests: [WorkerFrame.Request] = []
+    var iterator = calls.makeIterator()
+    var lostWith: PluginCallError?
+    var handled = 0
+    while handled < count {
+      writer.bytes.removeAll(keepingCapacity: true)
+      requests.removeAll(keepingCapacity: true)
+      while requests.count < count - handled, writer.bytes.count < Int(WorkerConnection.ringCapacity / 2),
+        let call = iterator.next()
+      {
+        let request: WorkerFrame.Request
+        switch call {
+        case .dispatch(let json):
+          request = .dispatch
+          writer.frame(request.rawValue, json)
+        case .reduce(let json):
+          request = .reduce
+          writer.frame(request.rawValue, json)
+        case .render:
+          request = .render
+          writer.frame(request.rawValue)
+        case .snapshot:
+          request = .snapshot
+          writer.frame(request.rawValue)
+        }
+        requests.append(request)
+      }
+      guard !requests.isEmpty else { return }
+      handled += requests.count
+      if let lostWith {
+        for _ in requests { handle(.failure(lostWith.attributed(.notThisCall))) }
+        continue
+      }
+      var answered = 0
+      var blamed: Int?
+      do throws(PluginCallError) {
+        _ = try connection.exchange(writer.bytes, call: requests[0].name, replies: requests.count, blamed: &blamed) {
+          reply in
+          handle(reply.result(call: requests[answered].name).map { InstanceAnswer(changed: $0.changed, text: $0.text) })
+          answered += 1
+        }
+      } catch {
+        for index in answered..<requests.count {
+          let failure = PluginCallError(
+            call: requests[index].name, status: error.status, message: error.message, loss: error.loss,
+            attribution: error.loss == nil || index == blamed ? error.attribution : .notThisCall)
+          handle(.failure(failure))
+        }
+        if error.loss != nil { lostWith = error }
+      }
+    }
   }
 
   public func reduce(_ json: String) throws(PluginCallError) -> Bool { try call(.reduce, json).changed }
@@ -186,7 +237,8 @@ public final class WorkerInstance: InterruptibleInstance {
     writer.cString(json)
     writer.end(at: start)
     let name = WorkerFrame.Request.restore.name
-    _ = try connection.exchange(writer.bytes, call: name, replies: 1) { _ in }.result(call: name).get()
+    var blamed: Int?
+    _ = try connection.exchange(writer.bytes, call: name, replies: 1, blamed: &blamed) { _ in }.result(call: name).get()
   }
 
   public func render() throws(PluginCallError) -> String { try call(.render).text }
@@ -219,11 +271,17 @@ public final class WorkerInstance: InterruptibleInstance {
   /// What the worker process sees (tests): `{"pid":N,"fds":[...],"env":[NAMES]}`.
   public func probe() throws(PluginCallError) -> String { try call(.probe).text }
 
+  /// Reused from call to call: a call allocates nothing of its own on the way out.
+  private var callWriter = FrameWriter()
+
   private func call(_ request: WorkerFrame.Request, _ text: String? = nil) throws(PluginCallError) -> WorkerReply {
-    var writer = FrameWriter()
-    writer.frame(request.rawValue, text)
-    return try connection.exchange(writer.bytes, call: request.name, replies: 1) { _ in }.result(call: request.name)
-      .get()
+    callWriter.bytes.removeAll(keepingCapacity: true)
+    callWriter.frame(request.rawValue, text)
+    var blamed: Int?
+    let reply = try connection.exchange(callWriter.bytes, call: request.name, replies: 1, blamed: &blamed) { _ in }
+    // Room for the usual small frames is kept; a large action's is not.
+    if callWriter.bytes.capacity > 1 << 16 { callWriter.bytes = [] }
+    return try reply.result(call: request.name).get()
   }
 }
 

@@ -1,3 +1,4 @@
+import CWorkerRing
 import FeatureABI
 import FeatureJSON
 import Foundation
@@ -7,60 +8,75 @@ import Synchronization
   import Glibc
 #endif
 
-/// The worker process's side: serves one instance's calls read from a socket, in order, and
-/// sends the plugin's callbacks back on the same socket, from whatever thread makes them.
+/// The worker process's side: serves one instance's calls read from the channel it shares with
+/// the host, in order, and sends the plugin's callbacks back the same way, from whatever thread
+/// makes them.
 ///
-/// Replies are written when no further request is already waiting, so a burst of dispatches
-/// costs one write each way. A callback made on another thread is written at once.
+/// Each reply is written as soon as its call returns (with the callbacks the call made before
+/// it), so the host reads answers while later requests of a batch are served. Before it serves a
+/// request the worker says so in the shared memory: a crash is blamed on that request.
 public enum WorkerServer {
-  /// Serves the socket on `descriptor` until the host closes it or destroys the instance, then
-  /// leaves the process with `_exit` (the plugin's threads and destructors are not waited for).
+  /// How long the worker spins for the next request before it sleeps on the futex.
+  static let requestSpin = 30_000
+
+  /// Serves the channel on `channelDescriptor` until the host closes it or destroys the
+  /// instance, then leaves the process with `_exit` (the plugin's threads and destructors are not
+  /// waited for). `descriptor` is the socket to the host: its doorbell.
   ///
   /// `parent` is the host's process id: the worker asks the kernel to kill it when its parent
   /// goes (PR_SET_PDEATHSIG), then leaves at once if the parent is already gone.
-  public static func serve(descriptor: Int32, parent: pid_t) -> Never {
+  public static func serve(descriptor: Int32, channelDescriptor: Int32, parent: pid_t) -> Never {
     // A parent that died before the call is caught by getppid.
     guard GNUExtensions.killWhenParentEnds(signal: SIGKILL), getppid() == parent else { _exit(70) }
-    let channel = WorkerOutput(descriptor: descriptor)
-    let target = WorkerTarget(channel)
+    var channel = fh_channel()
+    guard fh_channel_attach(channelDescriptor, descriptor, &channel) == 0 else { _exit(71) }
+    close(channelDescriptor)
+    let output = WorkerOutput(channel: channel)
+    let target = WorkerTarget(output)
     var instance: InProcessInstance?
     var input = FrameReader()
+    var begun: UInt64 = 0
     while true {
-      var count: Int
-      repeat {
-        count = input.fill { Glibc.read(descriptor, $0, $1) }
-      } while count < 0 && errno == EINTR
-      if count <= 0 {
-        // The host closed the socket (or died): nothing more to serve.
+      if fh_channel_worker_wait_readable(&channel, requestSpin) != 0 {
+        // The host closed the channel: nothing more to serve.
         instance?.destroy()
         _exit(0)
       }
-      while let (kind, fields) = input.next() {
+      if input.fill({ fh_channel_read(&channel, $0, $1) }) < 0 { _exit(72) }
+      while input.hasBytes {
+        // Holding bytes of the next request is beginning it: a crash while reading a large one
+        // is its own.
+        begun += 1
+        fh_channel_worker_begins(&channel, begun)
+        guard let (kind, frame) = input.next() else {
+          begun -= 1
+          break
+        }
         guard let request = WorkerFrame.Request(rawValue: kind) else {
-          channel.reply(status: fh_status(FH_ERR_INTERNAL), text: "unknown request kind \(kind)")
+          output.reply(status: fh_status(FH_ERR_INTERNAL), text: "unknown request kind \(kind)")
+          output.flush()
           continue
         }
-        var fields = fields
+        var fields = frame
         if request == .create {
           let path = fields.string()
           let config = fields.string()
           instance = create(
-            path: path, config: config, grant: WorkerGrant.read(&fields), target: target, channel: channel)
+            path: path, config: config, grant: WorkerGrant.read(&fields), target: target, channel: output)
         } else if request == .probe {
-          channel.reply(status: fh_status(FH_OK), text: probe())
+          output.reply(status: fh_status(FH_OK), text: probe())
         } else if let instance {
-          serve(request, fields: &fields, instance: instance, channel: channel)
+          serve(request, fields: &fields, instance: instance, channel: output)
           if request == .destroy {
-            channel.flush()
+            output.flush()
             _exit(0)
           }
         } else {
-          channel.reply(
+          output.reply(
             status: fh_status(FH_ERR_LIFECYCLE), text: "\(request.name) before the worker created an instance")
         }
+        output.flush()
       }
-      // Everything read is answered: the replies go out together.
-      channel.flush()
     }
   }
 
@@ -166,18 +182,22 @@ public enum WorkerServer {
   }
 }
 
-/// The worker's end of the socket: frames from any thread, written in order under one lock.
+/// The worker's end of the channel's ring to the host: frames from any thread, written in order
+/// under one lock. A full ring makes the writer wait for the host (backpressure on a fast sender).
 final class WorkerOutput: Sendable {
   private struct Pending {
     var writer = FrameWriter()
+    /// The channel's writing half: only its outgoing position is used here.
+    var channel: fh_channel
   }
 
-  private let descriptor: Int32
-  private let pending = Locked(Pending())
+  private let pending: Locked<Pending>
   /// The thread serving requests: its frames wait for the reply's flush; other threads' go at once.
   private let server = pthread_self()
+  /// How long a writer spins for room before it sleeps.
+  private static let roomSpin = 30_000
 
-  init(descriptor: Int32) { self.descriptor = descriptor }
+  init(channel: fh_channel) { pending = Locked(Pending(channel: channel)) }
 
   func reply(status: fh_status, changed: Bool = false, text: String, extra: String? = nil) {
     pending.withLock { pending in
@@ -206,28 +226,35 @@ final class WorkerOutput: Sendable {
     let immediate = pthread_equal(server, pthread_self()) == 0
     pending.withLock { pending in
       build(&pending.writer)
-      if immediate { write(&pending.writer) }
+      if immediate { Self.write(&pending) }
     }
   }
 
   func flush() {
-    pending.withLock { write(&$0.writer) }
+    pending.withLock { Self.write(&$0) }
   }
 
-  /// Writes everything queued. A host that is gone ends this process (SIGPIPE, or the exit below).
-  private func write(_ writer: inout FrameWriter) {
+  /// Writes everything queued into the ring, waiting for room as the host reads. A host that
+  /// closed the channel ends this process.
+  private static func write(_ pending: inout Pending) {
     var offset = 0
-    let count = writer.bytes.count
+    let count = pending.writer.bytes.count
     while offset < count {
-      let written = writer.bytes.withUnsafeBytes {
-        Glibc.write(descriptor, $0.baseAddress.map { $0 + offset }, count - offset)
+      let written = pending.writer.bytes.withUnsafeBytes {
+        fh_channel_write(&pending.channel, $0.baseAddress.map { $0 + offset }, count - offset)
       }
-      if written < 0 && errno == EINTR { continue }
-      guard written > 0 else { _exit(0) }
+      if written < 0 { _exit(72) }
       offset += written
+      if offset < count && fh_channel_worker_wait_writable(&pending.channel, count - offset, roomSpin) != 0 {
+        _exit(0)
+      }
     }
     // Room for the usual small frames is kept; a state's (megabytes) is not.
-    if writer.bytes.capacity > 1 << 20 { writer.bytes = [] } else { writer.bytes.removeAll(keepingCapacity: true) }
+    if pending.writer.bytes.capacity > 1 << 20 {
+      pending.writer.bytes = []
+    } else {
+      pending.writer.bytes.removeAll(keepingCapacity: true)
+    }
   }
 }
 

@@ -1,0 +1,71 @@
+#ifndef FH_CHANNEL_H
+#define FH_CHANNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+// The channel between the host and one worker: two byte rings in a memfd both map, one each way.
+// A side spins briefly while it waits for its peer, then sleeps: the worker on a futex in the
+// shared memory, the host in poll on the socket, which the worker rings with one byte
+// (a doorbell) only when the host said it sleeps. The host trusts nothing the worker can write:
+// it keeps its own positions and checks the worker's against them.
+
+typedef struct fh_channel_shared fh_channel_shared;
+
+typedef struct fh_channel {
+    fh_channel_shared *shared;
+    size_t mapped;
+    uint32_t capacity;
+    // 1: the host's end; 0: the worker's.
+    int host;
+    // The worker's end: the socket it rings the host's doorbell on.
+    int doorbell;
+    // This side's own positions: the tail of the ring it writes, the head of the one it reads.
+    uint32_t out_tail;
+    uint32_t in_head;
+} fh_channel;
+
+// Host: a memfd of two rings of `capacity` bytes each (a power of two), mapped. Returns its
+// descriptor (close-on-exec), or -1 with errno set.
+int fh_channel_create(uint32_t capacity, fh_channel *channel);
+// Worker: maps the channel on `descriptor`; `doorbell` is the socket to the host. 0 or -1.
+int fh_channel_attach(int descriptor, int doorbell, fh_channel *channel);
+void fh_channel_unmap(fh_channel *channel);
+
+// Copies up to `count` bytes into the outgoing ring; the count copied (0 when full), or -1
+// when the peer's position is impossible (the worker scribbled over the ring).
+long fh_channel_write(fh_channel *channel, const void *bytes, size_t count);
+// Copies up to `count` bytes out of the incoming ring; the count copied (0 when empty), or -1
+// as for write.
+long fh_channel_read(fh_channel *channel, void *buffer, size_t count);
+// Bytes waiting in the incoming ring (-1: impossible), and room in the outgoing one.
+long fh_channel_readable(const fh_channel *channel);
+long fh_channel_writable(const fh_channel *channel);
+
+// Spins at most `nanoseconds` until bytes are waiting to be read or, when `room` > 0, the
+// outgoing ring has that much room (or any, when less than its size); 1 when so, 0 when not.
+int fh_channel_spin(const fh_channel *channel, long room, long nanoseconds);
+
+// Host: says it is about to sleep (the worker then rings the doorbell on its next progress), then
+// checks once more; 1 when there is already something to do (the flag is cleared again).
+int fh_channel_host_sleeps(fh_channel *channel, long room);
+// Host: reading actively: no doorbell needed.
+void fh_channel_host_wakes(fh_channel *channel);
+// Host: asks the worker to leave and wakes it.
+void fh_channel_close(fh_channel *channel);
+
+// Worker: waits (spinning `spin_nanoseconds` first, then on a futex) until a request is waiting
+// or the host closed the channel; 1 when closed.
+int fh_channel_worker_wait_readable(fh_channel *channel, long spin_nanoseconds);
+// Worker: waits until the outgoing ring has room for `room` bytes (or any, if larger than the
+// ring); 1 when the host closed the channel.
+int fh_channel_worker_wait_writable(fh_channel *channel, long room, long spin_nanoseconds);
+// Worker: records that it begins its `count`-th request (for blame after a crash).
+void fh_channel_worker_begins(fh_channel *channel, uint64_t count);
+// Host: how many requests the worker said it began (untrusted: a crash's blame only).
+uint64_t fh_channel_begun(const fh_channel *channel);
+// Host: how many bytes the worker has read of what the host wrote, as far as it says.
+uint32_t fh_channel_peer_head(const fh_channel *channel);
+
+#endif
