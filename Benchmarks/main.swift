@@ -295,3 +295,13 @@ if wanted("reload.counter") {
   report("reload.counter.inprocess", try reloadCounter(reloads: 20, workers: false), "ms")
 }
 if wanted("image") { try imageBenchmarks(rounds: rounds) }
+if wanted("ipc.floor") {
+  // The floors and the worker's own round trip alternate within each round; the ratio is the
+  // worker's round trip over the futex floor (issue 25's target: at most 3).
+  let floors = try (0..<rounds + 2).map { _ in
+    (ipcFloorFutex(roundTrips: 20_000), ipcFloorSocket(roundTrips: 20_000), try isolatedRoundtrip(actions: 20_000))
+  }
+  report("ipc.floor.futex", median(floors.map(\.0)), "ns/roundtrip")
+  report("ipc.floor.socket", median(floors.map(\.1)), "ns/roundtrip")
+  report("isolated.roundtrip.floor.ratio", median(floors.map { $0.2 / $0.0 }), "x")
+}
