@@ -1,5 +1,6 @@
 import CounterFeature
 import FeatureJSON
+import Foundation
 import HostKit
 
 // Prints one line per measurement, `name: value unit`, each the median of several rounds.
@@ -307,4 +308,17 @@ if wanted("ipc.floor") {
   report("ipc.floor.futex", median(floors.map(\.0)), "ns/roundtrip")
   report("ipc.floor.socket", median(floors.map(\.1)), "ns/roundtrip")
   report("isolated.roundtrip.floor.ratio", median(floors.map { $0.2 / $0.0 }), "x")
+}
+if wanted("replay.") {
+  let session = try recordCounterSession(actions: 100_000)
+  defer { try? FileManager.default.removeItem(atPath: session.stateHome) }
+  let pairs = try (0..<3).map { _ in
+    (
+      try hostReplay(journal: session.journal, isolation: "none"),
+      try hostReplay(journal: session.journal, isolation: "process")
+    )
+  }
+  report("replay.inprocess", median(pairs.map(\.0)) * 1000, "ms")
+  report("replay.isolated", median(pairs.map(\.1)) * 1000, "ms")
+  report("replay.isolated.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
 }
