@@ -150,6 +150,9 @@ func timedProcess(_ template: ChildProcess) throws -> Double {
 if CommandLine.arguments.dropFirst().first == childPeakArgument {
   measureChildPeak(Array(CommandLine.arguments.dropFirst(2)))
 }
+if CommandLine.arguments.dropFirst().first == sprayArgument {
+  sprayChild(Array(CommandLine.arguments.dropFirst(2)))
+}
 
 let rounds = 5
 /// Actions a round; `BENCHMARK_ACTIONS` lowers it for a run under valgrind.
@@ -321,4 +324,21 @@ if wanted("replay.") {
   report("replay.inprocess", median(pairs.map(\.0)) * 1000, "ms")
   report("replay.isolated", median(pairs.map(\.1)) * 1000, "ms")
   report("replay.isolated.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
+}
+if wanted("spray.") {
+  // 8 threads of the plugin emitting 100,000 actions each, in process and isolated alternately.
+  let fixture = try buildFixturePlugin()
+  defer { try? FileManager.default.removeItem(atPath: fixture.folder) }
+  let pairs = try (0..<3).map { _ in
+    (
+      try spray(library: fixture.library, isolated: false, threads: 8, per: 100_000),
+      try spray(library: fixture.library, isolated: true, threads: 8, per: 100_000)
+    )
+  }
+  report("spray.inprocess", median(pairs.map(\.0.seconds)), "s")
+  report("spray.isolated", median(pairs.map(\.1.seconds)), "s")
+  report("spray.isolated.ratio", median(pairs.map { $0.1.seconds / $0.0.seconds }), "x")
+  report("spray.inprocess.rss", median(pairs.map(\.0.megabytes)), "MB")
+  report("spray.isolated.rss", median(pairs.map(\.1.megabytes)), "MB")
+  report("spray.isolated.rss.ratio", median(pairs.map { $0.1.megabytes / $0.0.megabytes }), "x")
 }
