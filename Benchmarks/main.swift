@@ -342,3 +342,10 @@ if wanted("spray.") {
   report("spray.isolated.rss", median(pairs.map(\.1.megabytes)), "MB")
   report("spray.isolated.rss.ratio", median(pairs.map { $0.1.megabytes / $0.0.megabytes }), "x")
 }
+if wanted("idle.isolated.cpu") {
+  report("idle.isolated.cpu", try idleCPU(feature: "counter"), "ms/10s")
+}
+if wanted("idle.levels.cpu") {
+  // Levels regulating from far apart: a step every 50 ms for far longer than the window.
+  report("idle.levels.cpu", try idleCPU(feature: "levels", input: "set left=-1000000 right=1000000\n"), "ms/10s")
+}
