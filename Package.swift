@@ -91,9 +91,10 @@ let package = Package(
 
     .executableTarget(
       name: "Benchmarks",
-      dependencies: ["HostKit", "FeatureJSON", "CounterFeature", "KittensFeature", "LevelsFeature"],
-      path: "Benchmarks"
+      dependencies: ["HostKit", "FeatureJSON", "CounterFeature", "KittensFeature", "LevelsFeature", "CIPCFloor"],
+      path: "Benchmarks", exclude: ["CIPCFloor"]
     ),
+    .target(name: "CIPCFloor", path: "Benchmarks/CIPCFloor"),
 
     .testTarget(name: "FeatureJSONTests", dependencies: ["FeatureJSON"], path: "Tests/FeatureJSONTests"),
     .testTarget(

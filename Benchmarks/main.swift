@@ -1,5 +1,6 @@
 import CounterFeature
 import FeatureJSON
+import Foundation
 import HostKit
 
 // Prints one line per measurement, `name: value unit`, each the median of several rounds.
@@ -149,6 +150,9 @@ func timedProcess(_ template: ChildProcess) throws -> Double {
 if CommandLine.arguments.dropFirst().first == childPeakArgument {
   measureChildPeak(Array(CommandLine.arguments.dropFirst(2)))
 }
+if CommandLine.arguments.dropFirst().first == sprayArgument {
+  sprayChild(Array(CommandLine.arguments.dropFirst(2)))
+}
 
 let rounds = 5
 /// Actions a round; `BENCHMARK_ACTIONS` lowers it for a run under valgrind.
@@ -219,9 +223,12 @@ if wanted("session.restore") {
   report("session.restore", median((0..<3).map { _ in sessionRestore(actions: 1_000_000) }), "ms")
 }
 if wanted("counter.dispatch.isolated") {
-  report(
-    "counter.dispatch.isolated", median(try (0..<rounds).map { _ in try counterDispatchIsolated(actions: actions) }),
-    "ns/action")
+  // In process and isolated alternate within each round, so both see the same machine load.
+  let pairs = try (0..<rounds).map { _ in
+    (try counterDispatch(actions: actions), try counterDispatchIsolated(actions: actions))
+  }
+  report("counter.dispatch.isolated", median(pairs.map(\.1)), "ns/action")
+  report("counter.dispatch.isolated.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
 }
 if wanted("isolated.roundtrip") {
   report("isolated.roundtrip", median(try (0..<rounds).map { _ in try isolatedRoundtrip(actions: 20_000) }), "ns/call")
@@ -295,3 +302,50 @@ if wanted("reload.counter") {
   report("reload.counter.inprocess", try reloadCounter(reloads: 20, workers: false), "ms")
 }
 if wanted("image") { try imageBenchmarks(rounds: rounds) }
+if wanted("ipc.floor") {
+  // The floors and the worker's own round trip alternate within each round; the ratio is the
+  // worker's round trip over the futex floor (issue 25's target: at most 3).
+  let floors = try (0..<rounds + 2).map { _ in
+    (ipcFloorFutex(roundTrips: 20_000), ipcFloorSocket(roundTrips: 20_000), try isolatedRoundtrip(actions: 20_000))
+  }
+  report("ipc.floor.futex", median(floors.map(\.0)), "ns/roundtrip")
+  report("ipc.floor.socket", median(floors.map(\.1)), "ns/roundtrip")
+  report("isolated.roundtrip.floor.ratio", median(floors.map { $0.2 / $0.0 }), "x")
+}
+if wanted("replay.") {
+  let session = try recordCounterSession(actions: 100_000)
+  defer { try? FileManager.default.removeItem(atPath: session.stateHome) }
+  let pairs = try (0..<3).map { _ in
+    (
+      try hostReplay(journal: session.journal, isolation: "none"),
+      try hostReplay(journal: session.journal, isolation: "process")
+    )
+  }
+  report("replay.inprocess", median(pairs.map(\.0)) * 1000, "ms")
+  report("replay.isolated", median(pairs.map(\.1)) * 1000, "ms")
+  report("replay.isolated.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
+}
+if wanted("spray.") {
+  // 8 threads of the plugin emitting 100,000 actions each, in process and isolated alternately.
+  let fixture = try buildFixturePlugin()
+  defer { try? FileManager.default.removeItem(atPath: fixture.folder) }
+  let pairs = try (0..<3).map { _ in
+    (
+      try spray(library: fixture.library, isolated: false, threads: 8, per: 100_000),
+      try spray(library: fixture.library, isolated: true, threads: 8, per: 100_000)
+    )
+  }
+  report("spray.inprocess", median(pairs.map(\.0.seconds)), "s")
+  report("spray.isolated", median(pairs.map(\.1.seconds)), "s")
+  report("spray.isolated.ratio", median(pairs.map { $0.1.seconds / $0.0.seconds }), "x")
+  report("spray.inprocess.rss", median(pairs.map(\.0.megabytes)), "MB")
+  report("spray.isolated.rss", median(pairs.map(\.1.megabytes)), "MB")
+  report("spray.isolated.rss.ratio", median(pairs.map { $0.1.megabytes / $0.0.megabytes }), "x")
+}
+if wanted("idle.isolated.cpu") {
+  report("idle.isolated.cpu", try idleCPU(feature: "counter"), "ms/10s")
+}
+if wanted("idle.levels.cpu") {
+  // Levels regulating from far apart: a step every 50 ms for far longer than the window.
+  report("idle.levels.cpu", try idleCPU(feature: "levels", input: "set left=-1000000 right=1000000\n"), "ms/10s")
+}

@@ -1,0 +1,21 @@
+// The cheapest round trip two processes can make on this machine, for the benchmarks to compare
+// the worker's with: a child is forked and answers each ping with a pong, touching nothing but
+// the shared word or the socket and ending with _exit, so forking a threaded process is safe.
+#pragma once
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Nanoseconds per round trip through a futex word in memory shared with a forked child; each
+/// side spins up to `spin_ns` nanoseconds, then sleeps in FUTEX_WAIT and is woken only when it
+/// said it sleeps. Returns a negative value when the child cannot be started.
+double fh_ipc_floor_futex(long round_trips, double spin_ns);
+
+/// Nanoseconds per round trip of one byte each way over a socketpair with a forked child,
+/// blocking reads and writes. Returns a negative value when the child cannot be started.
+double fh_ipc_floor_socket(long round_trips);
+
+#ifdef __cplusplus
+}
+#endif
