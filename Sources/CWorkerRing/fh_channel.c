@@ -2,6 +2,7 @@
 #include "fh_channel.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -225,7 +226,10 @@ int fh_channel_spin(const fh_channel *channel, long room, long nanoseconds) {
     for (unsigned spins = 1;; spins++) {
         relax();
         if (ready(channel, room)) return 1;
-        // The clock is read every 64 turns: a turn is a few nanoseconds.
+        // The clock is read every 64 turns (a turn is a few tens of nanoseconds). Past the first
+        // 256 the peer is likely waiting for a CPU this side holds (two cores, a busy machine):
+        // each turn then yields it.
+        if (spins >= 256) sched_yield();
         if ((spins & 63) == 0 && now_ns() >= deadline) return 0;
     }
 }

@@ -289,6 +289,41 @@ struct HostileSandboxCLITests {
     try scene.expectReplays()
   }
 
+  @Test(arguments: ["dispatch", "effect"])
+  func aPluginThatScribblesOverTheSharedMemoryCostsItsWorkerOnly(from: String) throws {
+    // given a running session whose state holds an outcome
+    let scene = try HostileScene()
+    let host = try scene.liveHost()
+    host.send("attempt op=read target=\(scene.plugins)/libhostile.so\n")
+    let before = try HostileScene.state(of: host)
+    // when the plugin fills the memory its worker shares with the host with garbage
+    host.send("attempt op=scribble from=\(from)\n")
+    // then the host names what the worker broke and restarts it, with the state as before
+    let errors = try host.waitForErrors(containing: "note: hostile restarted at seq ")
+    #expect(errors.contains("hostile broke the channel to the host"), "\(errors)")
+    #expect(try HostileScene.state(of: host) == before)
+    // and the restarted worker serves as before, the host alive
+    host.send("attempt op=read target=\(scene.plugins)/libhostile.so\n")
+    let after = try HostileScene.state(of: host)
+    #expect(after != before && after.hasPrefix(String(before.dropLast(2))), "\(after)")
+    #expect(host.isRunning)
+    #expect(host.quit() == 0)
+  }
+
+  @Test func garbageInTheRingsBytesCostsTheHostNothing() throws {
+    // given a running session
+    let scene = try HostileScene()
+    let host = try scene.liveHost()
+    // when the plugin fills the rings' bytes (not their positions) with garbage, and is called on
+    host.send("attempt op=scribble_data\n")
+    host.send("attempt op=read target=\(scene.plugins)/libhostile.so\n")
+    // then the host still answers and quits normally, whatever the worker made of it
+    let state = try HostileScene.state(of: host)
+    #expect(state.hasPrefix(#"{"log":"#))
+    #expect(host.isRunning)
+    #expect(host.quit() == 0)
+  }
+
   // MARK: - Declared needs
 
   @Test func aDeclaredWritePathThatDoesNotExistIsNotGrantedAndSaid() throws {

@@ -22,4 +22,5 @@ final class CallbackRelay: InstanceCallbackTarget {
   func instanceCancelledTimer(_ id: UInt64) { store?.instanceCancelledTimer(id) }
   func instanceTimerPending(_ id: UInt64) -> Bool { store?.instanceTimerPending(id) ?? false }
   func instanceRefused(_ refusal: SandboxRefusal) { store?.instanceRefused(refusal) }
+  func instanceLostBetweenCalls() { store?.instanceLostBetweenCalls() }
 }

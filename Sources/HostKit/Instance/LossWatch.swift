@@ -21,6 +21,23 @@ final class LossWatch: PluginInstance {
   func dispatch(_ json: String) throws(PluginCallError) -> Bool {
     try watch { () throws(PluginCallError) in try base.dispatch(json) }
   }
+  func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void) {
+    base.dispatch(actions) { result in
+      note(result)
+      handle(result)
+    }
+  }
+  func perform(_ calls: [InstanceCall], handle: (Result<InstanceAnswer, PluginCallError>) -> Void) {
+    base.perform(calls) { result in
+      note(result)
+      handle(result)
+    }
+  }
+
+  private func note<T>(_ result: Result<T, PluginCallError>) {
+    if lost == nil, case .failure(let error) = result, error.loss != nil { lost = error }
+  }
+
   func reduce(_ json: String) throws(PluginCallError) -> Bool {
     try watch { () throws(PluginCallError) in try base.reduce(json) }
   }

@@ -170,6 +170,9 @@ public protocol InstanceCallbackTarget: AnyObject, Sendable {
   func instanceTimerPending(_ id: UInt64) -> Bool
   /// The sandbox refused the plugin something it did not declare (a worker's plugin only).
   func instanceRefused(_ refusal: SandboxRefusal)
+  /// The instance's process was lost while no call was made (a worker's only): the next call
+  /// throws the loss, so the owner may make one now rather than wait for one.
+  func instanceLostBetweenCalls()
 }
 
 extension InstanceCallbackTarget {
@@ -182,4 +185,6 @@ extension InstanceCallbackTarget {
   public func instanceTimerPending(_ id: UInt64) -> Bool { false }
   /// Targets that do not report refusals ignore them.
   public func instanceRefused(_ refusal: SandboxRefusal) {}
+  /// Targets that do not recover learn of a loss at their next call.
+  public func instanceLostBetweenCalls() {}
 }

@@ -252,6 +252,12 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
 
   public func instanceEmittedStep(_ json: String) { external.enqueue(.step(json)) }
 
+  /// A worker lost between calls is recovered now, not at the next action: a call from a job
+  /// meets the loss and the store handles it as any.
+  public func instanceLostBetweenCalls() {
+    _ = external.enqueueJob { instance in _ = try? instance.render() }
+  }
+
   public func instanceScheduled(after nanoseconds: UInt64, actions: String, origin: EmitOrigin) -> UInt64 {
     // One action object, or an array of them delivered together.
     guard let value = try? JSONValue.parse(actions) else { return 0 }

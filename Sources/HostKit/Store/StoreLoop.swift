@@ -218,7 +218,8 @@ final class StoreLoop: @unchecked Sendable {
     let watched = LossWatch(instance)
     body(watched)
     guard let lost = watched.lost, let loss = lost.loss else { return .next }
-    return recovery.instanceLost(loss, call: lost.call, action: nil, loop: self)
+    // A call that found the instance already gone did not lose it.
+    return recovery.instanceLost(loss, call: lost.attribution == .notThisCall ? "" : lost.call, action: nil, loop: self)
   }
 
   /// Commits the journal. A failure is reported once and marks the views unsaved; every later

@@ -26,6 +26,8 @@
  *   fds         open /dev/null up to 100,000 times until one fails, then close them all
  *   local       connect to the unix socket at the target path
  *   exhaust     allocate and touch 16 MiB blocks until one fails, then abort() (a runaway leak)
+ *   scribble    fill the memory the worker shares with the host with 0xA5 (positions and rings);
+ *   scribble_data  the same past its first page (the rings' bytes only)
  * An outcome is "OP [T]: ok ..." or "OP [T]: ENAME" (errno by name): "create /x: EACCES",
  * "alloc: ENOMEM", "fds: EMFILE after 4093".
  *
@@ -423,7 +425,8 @@ static const char *errno_name(int number) {
 
 typedef enum {
     OP_READ, OP_CREATE, OP_WRITE, OP_RENAME, OP_DELETE, OP_MKDIR, OP_CONNECT, OP_BIND, OP_EXEC, OP_FORK,
-    OP_PTRACE, OP_VM_READ, OP_KILL, OP_ALLOC, OP_FDS, OP_LOCAL, OP_EXHAUST, OP_COUNT
+    OP_PTRACE, OP_VM_READ, OP_KILL, OP_ALLOC, OP_FDS, OP_LOCAL, OP_EXHAUST,
+    OP_SCRIBBLE, OP_SCRIBBLE_DATA, OP_COUNT
 } op_code;
 
 typedef enum { TARGET_NONE, TARGET_PATH, TARGET_PORT, TARGET_PID } target_kind;
@@ -437,10 +440,11 @@ static const struct { const char *name; target_kind target; } ops[OP_COUNT] = {
     [OP_PTRACE] = {"ptrace", TARGET_PID},  [OP_VM_READ] = {"vm_read", TARGET_PID},
     [OP_KILL] = {"kill", TARGET_PID},      [OP_ALLOC] = {"alloc", TARGET_NONE},
     [OP_FDS] = {"fds", TARGET_NONE},       [OP_LOCAL] = {"local", TARGET_PATH},
-    [OP_EXHAUST] = {"exhaust", TARGET_NONE},
+    [OP_EXHAUST] = {"exhaust", TARGET_NONE}, [OP_SCRIBBLE] = {"scribble", TARGET_NONE},
+    [OP_SCRIBBLE_DATA] = {"scribble_data", TARGET_NONE},
 };
 
-#define OP_NAMES "read, create, write, rename, delete, mkdir, connect, bind, exec, fork, ptrace, vm_read, kill, alloc, fds, local, exhaust"
+#define OP_NAMES "read, create, write, rename, delete, mkdir, connect, bind, exec, fork, ptrace, vm_read, kill, alloc, fds, local, exhaust, scribble, scribble_data"
 
 /* One operation to run: what attempt asked for, checked. */
 typedef struct {
@@ -626,6 +630,25 @@ static void run_limit_op(const attempt_request *request, text_buffer *outcome) {
     text_add(outcome, line);
 }
 
+/* Finds the memory the worker shares with the host (the memfd "featurehost-channel") in
+ * /proc/self/maps and fills it with 0xA5: all of it (scribble), or past its first page, the
+ * positions' page, so only the rings' bytes (scribble_data). In process there is none. */
+static void run_scribble_op(const attempt_request *request, text_buffer *outcome) {
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (maps == NULL) { add_errno(outcome, NULL, errno); return; }
+    char line[512];
+    int found = 0;
+    while (fgets(line, sizeof line, maps)) {
+        unsigned long start, end;
+        if (strstr(line, "featurehost-channel") == NULL || sscanf(line, "%lx-%lx", &start, &end) != 2) continue;
+        unsigned long from = request->op == OP_SCRIBBLE_DATA ? start + 4096 : start;
+        if (from < end) memset((void *)from, 0xA5, end - from);
+        found = 1;
+    }
+    fclose(maps);
+    text_add(outcome, found ? ": ok" : ": no channel");
+}
+
 /* Runs the operation and returns its outcome (owned by the caller), or NULL without memory. */
 static char *run_attempt(const attempt_request *request) {
     text_buffer outcome = {0};
@@ -642,6 +665,7 @@ static char *run_attempt(const attempt_request *request) {
     case OP_EXEC: case OP_FORK: case OP_PTRACE: case OP_VM_READ: case OP_KILL: run_process_op(request, &outcome); break;
     case OP_ALLOC: case OP_FDS: case OP_EXHAUST: run_limit_op(request, &outcome); break;
     case OP_LOCAL: run_local_op(request, &outcome); break;
+    case OP_SCRIBBLE: case OP_SCRIBBLE_DATA: run_scribble_op(request, &outcome); break;
     case OP_COUNT: break;
     }
     if (outcome.failed || outcome.length >= MAX_ENTRY) {

@@ -48,7 +48,7 @@ final class WorkerConnection: @unchecked Sendable {
   /// Each ring's size: frames larger than this stream through it.
   static let ringCapacity: UInt32 = 256 << 10
   /// How long a caller spins for its answer, and the listener for more callbacks, before sleeping.
-  static let callSpin = 50_000
+  static let callSpin = 200_000
   static let listenerSpin = 20_000
   /// The worker's end of the channel, in the worker process.
   static let channelDescriptor: Int32 = 5
@@ -170,16 +170,21 @@ final class WorkerConnection: @unchecked Sendable {
     while answered < replies {
       var progressed = false
       if written < bytes.count {
-        let count = bytes.withUnsafeBytes { fh_channel_write(&channel, $0.baseAddress! + written, bytes.count - written) }
+        let count = bytes.withUnsafeBytes {
+          fh_channel_write(&channel, $0.baseAddress! + written, bytes.count - written)
+        }
         if count < 0 {
-          throw lost(call, broken("moved its read position past the host's"), replies: replies, answered: answered, blamed: &blamed)
+          throw lost(
+            call, broken("moved its read position past the host's"), replies: replies, answered: answered,
+            blamed: &blamed)
         }
         written += count
         progressed = count > 0
       }
       let read = reader.fill { fh_channel_read(&channel, $0, $1) }
       if read < 0 {
-        throw lost(call, broken("moved its write position past the ring"), replies: replies, answered: answered, blamed: &blamed)
+        throw lost(
+          call, broken("moved its write position past the ring"), replies: replies, answered: answered, blamed: &blamed)
       }
       progressed = progressed || read > 0
       while answered < replies, let reply = nextReply() {
@@ -190,7 +195,8 @@ final class WorkerConnection: @unchecked Sendable {
         if callTimeout > 0 { deadline = ContinuousClock.now + .milliseconds(Int64(callTimeout * 1000)) }
       }
       if reader.isOverlong {
-        throw lost(call, broken("sent a frame longer than 1 GiB"), replies: replies, answered: answered, blamed: &blamed)
+        throw lost(
+          call, broken("sent a frame longer than 1 GiB"), replies: replies, answered: answered, blamed: &blamed)
       }
       if answered == replies || progressed { continue }
       if gone {
@@ -450,6 +456,7 @@ final class WorkerConnection: @unchecked Sendable {
         return
       }
       let open = drainDoorbell()
+      let lostBefore = loss != nil
       fh_channel_host_wakes(&channel)
       var broke = readChannel()
       while broke == nil, fh_channel_spin(&channel, 0, Self.listenerSpin) != 0 { broke = readChannel() }
@@ -462,7 +469,9 @@ final class WorkerConnection: @unchecked Sendable {
       } else {
         sleepUntilRung()
       }
+      let lostNow = !lostBefore && loss != nil
       role.unlock()
+      if lostNow { target?.instanceLostBetweenCalls() }
     }
   }
 }

@@ -17,7 +17,7 @@ import Synchronization
 /// request the worker says so in the shared memory: a crash is blamed on that request.
 public enum WorkerServer {
   /// How long the worker spins for the next request before it sleeps on the futex.
-  static let requestSpin = 30_000
+  static let requestSpin = 50_000
 
   /// Serves the channel on `channelDescriptor` until the host closes it or destroys the
   /// instance, then leaves the process with `_exit` (the plugin's threads and destructors are not
