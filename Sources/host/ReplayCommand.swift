@@ -85,38 +85,56 @@ struct ReplayCommand {
     var lastView: String?
     var applied = 0
     var checked = 0
-    func show(after seq: Int? = nil) throws(HostError) {
-      let view: String
-      do {
-        view = try instance.render()
-      } catch {
-        throw HostError("journal '\(file)'\(seq.map { " seq \($0)" } ?? ""): \(plugin.id) could not render: \(error)")
-      }
+    func renderFailed(after seq: Int?, _ error: PluginCallError) -> HostError {
+      HostError("journal '\(file)'\(seq.map { " seq \($0)" } ?? ""): \(plugin.id) could not render: \(error)")
+    }
+    func shown(_ view: String) {
       if printsViews && view != lastView { console.out(view) }
       lastView = view
+    }
+    func show() throws(HostError) {
+      do {
+        shown(try instance.render())
+      } catch {
+        throw renderFailed(after: nil, error)
+      }
+    }
+    // The actions since the last other record, each reduced then drawn, in batches: an instance
+    // in another process gets them without a round trip each. Answered in order, as one by one.
+    var run: [JournalAction] = []
+    func applyRun() throws(HostError) {
+      defer { run.removeAll(keepingCapacity: true) }
+      let failure = instance.performInBatches(
+        run, calls: { [.reduce($0.json), .render] },
+        answered: { _, call, answer in
+          if case .render = call { shown(answer.text) } else { applied += 1 }
+        })
+      guard let failure else { return }
+      let (action, error) = (failure.item, failure.error)
+      if failure.call == .render { throw renderFailed(after: action.seq, error) }
+      if let loss = error.loss {
+        throw HostError(
+          "journal '\(file)' seq \(action.seq): \(plugin.id) \(loss) while replaying \(action.json)",
+          help:
+            "replay with a build of \(plugin.id) that does not crash, or with --to \(action.seq - 1) for the state before"
+        )
+      }
+      throw HostError(
+        "journal '\(file)' seq \(action.seq): \(plugin.id) refused \(action.json): \(error)",
+        help: "the journal may come from another version of the feature")
     }
     // A line whose JSON does not parse ends the replay there, named; the rest cannot be trusted.
     let (records, damage) = try journal.records(stoppingAtDamage: true)
     for record in records {
       if let stop, record.seq > stop { break }
+      if case .action(let action) = record {
+        run.append(action)
+        continue
+      }
+      try applyRun()
       switch record {
-      case .action(let action):
-        do {
-          _ = try instance.reduce(action.json)
-        } catch {
-          if let loss = error.loss {
-            throw HostError(
-              "journal '\(file)' seq \(action.seq): \(plugin.id) \(loss) while replaying \(action.json)",
-              help:
-                "replay with a build of \(plugin.id) that does not crash, or with --to \(action.seq - 1) for the state before"
-            )
-          }
-          throw HostError(
-            "journal '\(file)' seq \(action.seq): \(plugin.id) refused \(action.json): \(error)",
-            help: "the journal may come from another version of the feature")
-        }
-        applied += 1
-        try show(after: action.seq)
+      case .action:
+        break  // gathered into the run above
       case .snapshot(let seq, let state):
         let actual: String
         do {
@@ -150,6 +168,7 @@ struct ReplayCommand {
             + "\(reload.to.version), build \(reload.to.hash))")
       }
     }
+    try applyRun()
     if lastView == nil { try show() }
     let reachedDamage = damage != nil && (stop.map { $0 > (records.last?.seq ?? 0) } ?? true)
     if let damage, reachedDamage {

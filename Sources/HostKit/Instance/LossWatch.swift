@@ -48,6 +48,19 @@ final class LossWatch: PluginInstance {
   func restore(_ json: String) throws(PluginCallError) {
     try watch { () throws(PluginCallError) in try base.restore(json) }
   }
+  /// Forwarded whole, so a batch stays one. Only a batch's first failure is watched: its caller
+  /// stops there, as it would have one call at a time, and a loss in a call made after it is
+  /// not what failed.
+  func perform(_ calls: [InstanceCall], handle: (Result<InstanceAnswer, PluginCallError>) -> Void) {
+    var failed = false
+    base.perform(calls) { result in
+      if case .failure(let error) = result, !failed {
+        failed = true
+        if lost == nil, error.loss != nil { lost = error }
+      }
+      handle(result)
+    }
+  }
   func render() throws(PluginCallError) -> String { try watch { () throws(PluginCallError) in try base.render() } }
   func render(_ hints: RenderHints) throws(PluginCallError) -> String {
     try watch { () throws(PluginCallError) in try base.render(hints) }

@@ -341,7 +341,11 @@ final class StoreLoop: @unchecked Sendable {
           observer(.log(level: .warning, message: "stop failed: \(error)"))
         }
       }
-      retired = RetiredInstance(plugin: plugin, state: try? instance.snapshot(), view: try? instance.render())
+      // Both asked in one batch; each answer stands alone, as with one call each.
+      var answers: [String?] = []
+      instance.perform([.snapshot, .render]) { result in answers.append(try? result.get().text) }
+      let (state, view) = answers.count == 2 ? (answers[0], answers[1]) : (nil, nil)
+      retired = RetiredInstance(plugin: plugin, state: state, view: view)
     }
     instance.destroy()
     // Jobs already waiting still get their answer (snapshot and render work after stop).

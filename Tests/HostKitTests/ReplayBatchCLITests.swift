@@ -1,0 +1,106 @@
+import FeatureTesting
+import Foundation
+import HostKit
+import Testing
+
+/// `host replay` sends the actions between a journal's other records in batches: its views,
+/// snapshot checks, `--to` and the action it blames are those of a replay one action at a time.
+@Suite("Replay in batches, through the CLI")
+struct ReplayBatchCLITests {
+  /// A plugin folder holding the faults fixture as `tally`, and a journal of it.
+  struct Setup {
+    let plugins: String
+    let folder: String
+    var journal: String { "\(folder)/tally.jsonl" }
+
+    /// A journal of `actions` from a fresh tally (its state recorded at seq 0), with a snapshot
+    /// after every `snapshotEvery` actions and the run's `config`.
+    init(_ actions: [JournalAction], snapshotEvery: Int = 0, config: String? = nil) throws {
+      plugins = try FixturePlugin.temporaryFolder()
+      try FileManager.default.copyItem(atPath: try TallyRun.plugin, toPath: "\(plugins)/libtally.so")
+      folder = try FixturePlugin.temporaryFolder()
+      let plugin = try PluginLoader.load("\(plugins)/libtally.so")
+      let writer = try JournalWriter.create(
+        at: "\(folder)/tally.jsonl", header: JournalHeader(plugin: plugin, config: config), limits: .init(syncs: false))
+      try writer.append(snapshot: TallyRun.state(total: 0))
+      for action in actions {
+        try writer.append(action: action.json, source: action.source)
+        if snapshotEvery > 0, action.seq % snapshotEvery == 0 {
+          try writer.append(snapshot: TallyRun.state(total: TallyRun.total(after: action.seq)))
+        }
+      }
+      try writer.commit()
+      try writer.close()
+    }
+
+    func replay(_ arguments: [String] = []) throws -> HostProcess.Output {
+      try HostProcess.run(
+        ["--plugins", plugins, "replay", journal] + arguments,
+        environment: ["XDG_STATE_HOME": "\(folder)/state", "XDG_CACHE_HOME": "\(folder)/cache"])
+    }
+  }
+
+  /// What a replay prints of a run with nothing replaced, up to `seq`: the view after each
+  /// action (each changes it).
+  static func views(to seq: Int) -> String {
+    (1...seq).map { TallyRun.view(total: TallyRun.total(after: $0)) }.joined(separator: "\n") + "\n"
+  }
+
+  @Test("a journal of 2,500 actions replays every view and snapshot, in a worker and in process")
+  func aLongJournalReplaysWhole() throws {
+    let setup = try Setup(TallyRun.actions(2_500), snapshotEvery: 1_000)
+    for isolation in ["process", "none"] {
+      let result = try setup.replay(["--isolation", isolation])
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(result.stdout == Self.views(to: 2_500))
+      #expect(
+        result.stderr == "note: replayed 2500 action(s) of \(setup.journal); 3 snapshot(s) matched byte for byte\n")
+    }
+  }
+
+  @Test func toStopsInTheMiddleOfABatch() throws {
+    let setup = try Setup(TallyRun.actions(2_500))
+    let result = try setup.replay(["--to", "1500"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout == Self.views(to: 1_500))
+    #expect(result.stderr == "note: replayed 1500 action(s) of \(setup.journal); 1 snapshot(s) matched byte for byte\n")
+  }
+
+  @Test func aWorkerCrashInTheMiddleOfABatchNamesTheActionsSeq() throws {
+    let setup = try Setup(
+      TallyRun.actions(2_500, replacing: [1_500: TallyRun.toThirteen]), config: #"{"fault_in":"reduce"}"#)
+    let result = try setup.replay()
+    #expect(result.status == 1)
+    #expect(result.stdout == Self.views(to: 1_499))
+    #expect(
+      result.stderr
+        == "error: journal '\(setup.journal)' seq 1500: tally crashed (signal 11, Segmentation fault) while replaying "
+        + #"{"type":"add","amount":9}"# + "\n"
+        + "help: replay with a build of tally that does not crash, or with --to 1499 for the state before\n")
+  }
+
+  @Test func aRenderCrashInTheMiddleOfABatchNamesTheActionsSeq() throws {
+    let setup = try Setup(
+      TallyRun.actions(2_500, replacing: [1_500: TallyRun.toThirteen]), config: #"{"fault_in":"render"}"#)
+    let result = try setup.replay()
+    #expect(result.status == 1)
+    #expect(result.stdout == Self.views(to: 1_499))
+    #expect(result.stderr.hasPrefix("error: journal '\(setup.journal)' seq 1500: tally could not render: "))
+    #expect(result.stderr.contains("crashed (signal 11, Segmentation fault)"))
+  }
+
+  @Test("a refused action in the middle of a batch is named, in a worker and in process")
+  func aRefusalInTheMiddleOfABatchIsNamed() throws {
+    let setup = try Setup(TallyRun.actions(2_500, replacing: [1_500: TallyRun.refused]))
+    for isolation in ["process", "none"] {
+      let result = try setup.replay(["--isolation", isolation])
+      #expect(result.status == 1)
+      #expect(result.stdout == Self.views(to: 1_499))
+      #expect(
+        result.stderr
+          == "error: journal '\(setup.journal)' seq 1500: tally refused "
+          + #"{"type":"add","amount":0}: tally: add needs amount=<integer from 1 to 9>"# + "\n"
+          + "help: the journal may come from another version of the feature\n")
+    }
+  }
+}
