@@ -33,8 +33,11 @@ struct fh_channel_shared {
     uint32_t magic;
     uint32_t capacity;
     _Atomic uint32_t closed;
-    // The host sleeps in poll: the worker rings the doorbell on its next progress.
-    _Alignas(64) _Atomic uint32_t host_sleeps;
+    // The host sleeps in poll and wants the doorbell rung: a caller waiting for its answer or
+    // for room (on any progress), the listener between calls (on a callback made outside a
+    // call). Both stay untouched while calls are answered at once.
+    _Alignas(64) _Atomic uint32_t caller_sleeps;
+    _Atomic uint32_t listener_sleeps;
     _Alignas(64) _Atomic uint64_t begun;
     struct fh_ring to_worker;
     struct fh_ring to_host;
@@ -131,6 +134,7 @@ int fh_channel_attach(int descriptor, int doorbell, fh_channel *channel) {
     channel->host = 0;
     channel->doorbell = doorbell;
     channel->out_tail = atomic_load(&channel->shared->to_host.tail);
+    channel->out_head_seen = atomic_load(&channel->shared->to_host.head);
     channel->in_head = atomic_load(&channel->shared->to_worker.head);
     return 0;
 }
@@ -141,10 +145,12 @@ void fh_channel_unmap(fh_channel *channel) {
 }
 
 // The worker has made progress the host may be sleeping on: ring once.
-static void ring_doorbell(fh_channel *channel) {
+static void ring_doorbell(fh_channel *channel, int listener) {
     if (channel->host || channel->doorbell < 0) return;
-    if (atomic_load(&channel->shared->host_sleeps) == 0) return;
-    if (atomic_exchange(&channel->shared->host_sleeps, 0) == 0) return;
+    fh_channel_shared *shared = channel->shared;
+    int ring = atomic_load(&shared->caller_sleeps) && atomic_exchange(&shared->caller_sleeps, 0);
+    if (listener && atomic_load(&shared->listener_sleeps) && atomic_exchange(&shared->listener_sleeps, 0)) ring = 1;
+    if (!ring) return;
     char byte = 1;
     // A full socket already holds a ring the host has not read.
     (void)send(channel->doorbell, &byte, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -157,6 +163,17 @@ long fh_channel_writable(const fh_channel *channel) {
     return (long)(channel->capacity - used);
 }
 
+// Room by the peer's position last read: its line is read again only when that is not enough.
+static long room_for(fh_channel *channel, size_t count) {
+    uint32_t used = channel->out_tail - channel->out_head_seen;
+    if (used <= channel->capacity && channel->capacity - used >= count) return (long)(channel->capacity - used);
+    uint32_t head = atomic_load_explicit(&out_ring(channel)->head, memory_order_acquire);
+    used = channel->out_tail - head;
+    if (used > channel->capacity) return -1;
+    channel->out_head_seen = head;
+    return (long)(channel->capacity - used);
+}
+
 long fh_channel_readable(const fh_channel *channel) {
     uint32_t tail = atomic_load_explicit(&in_ring(channel)->tail, memory_order_acquire);
     uint32_t used = tail - channel->in_head;
@@ -164,8 +181,8 @@ long fh_channel_readable(const fh_channel *channel) {
     return (long)used;
 }
 
-long fh_channel_write(fh_channel *channel, const void *bytes, size_t count) {
-    long room = fh_channel_writable(channel);
+long fh_channel_write(fh_channel *channel, const void *bytes, size_t count, int listener) {
+    long room = room_for(channel, count);
     if (room < 0) return -1;
     size_t n = count < (size_t)room ? count : (size_t)room;
     if (n == 0) return 0;
@@ -181,9 +198,12 @@ long fh_channel_write(fh_channel *channel, const void *bytes, size_t count) {
     // its flag.
     atomic_store(&ring->tail, channel->out_tail);
     if (channel->host) {
-        if (atomic_load(&ring->reader_sleeps) && atomic_exchange(&ring->reader_sleeps, 0)) wake(&ring->reader_wake);
+        if (atomic_load(&ring->reader_sleeps) && atomic_exchange(&ring->reader_sleeps, 0)) {
+            wake(&ring->reader_wake);
+            channel->woke_peer = 1;
+        }
     } else {
-        ring_doorbell(channel);
+        ring_doorbell(channel, listener);
     }
     return (long)n;
 }
@@ -205,7 +225,7 @@ long fh_channel_read(fh_channel *channel, void *buffer, size_t count) {
     if (channel->host) {
         if (atomic_load(&ring->writer_sleeps) && atomic_exchange(&ring->writer_sleeps, 0)) wake(&ring->writer_wake);
     } else {
-        ring_doorbell(channel);
+        ring_doorbell(channel, 0);
     }
     return (long)n;
 }
@@ -234,18 +254,23 @@ int fh_channel_spin(const fh_channel *channel, long room, long nanoseconds) {
     }
 }
 
-int fh_channel_host_sleeps(fh_channel *channel, long room) {
-    atomic_store(&channel->shared->host_sleeps, 1);
+int fh_channel_caller_sleeps(fh_channel *channel, long room) {
+    atomic_store(&channel->shared->caller_sleeps, 1);
     if (ready(channel, room)) {
-        atomic_store(&channel->shared->host_sleeps, 0);
+        atomic_store(&channel->shared->caller_sleeps, 0);
         return 1;
     }
     return 0;
 }
 
-void fh_channel_host_wakes(fh_channel *channel) {
-    if (atomic_load_explicit(&channel->shared->host_sleeps, memory_order_relaxed))
-        atomic_store(&channel->shared->host_sleeps, 0);
+void fh_channel_caller_wakes(fh_channel *channel) {
+    if (atomic_load_explicit(&channel->shared->caller_sleeps, memory_order_relaxed))
+        atomic_store(&channel->shared->caller_sleeps, 0);
+}
+
+int fh_channel_listener_sleeps(fh_channel *channel) {
+    atomic_store(&channel->shared->listener_sleeps, 1);
+    return fh_channel_readable(channel) != 0;
 }
 
 void fh_channel_close(fh_channel *channel) {

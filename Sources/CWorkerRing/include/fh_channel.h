@@ -24,6 +24,11 @@ typedef struct fh_channel {
     // This side's own positions: the tail of the ring it writes, the head of the one it reads.
     uint32_t out_tail;
     uint32_t in_head;
+    // The peer's read position as last seen: room is known without reading its line each time.
+    uint32_t out_head_seen;
+    // The host's end: set when a write woke the worker from its futex (it answers after a wake-up,
+    // not at once: not worth spinning for), cleared by the caller.
+    int woke_peer;
 } fh_channel;
 
 // Host: a memfd of two rings of `capacity` bytes each (a power of two), mapped. Returns its
@@ -34,8 +39,10 @@ int fh_channel_attach(int descriptor, int doorbell, fh_channel *channel);
 void fh_channel_unmap(fh_channel *channel);
 
 // Copies up to `count` bytes into the outgoing ring; the count copied (0 when full), or -1
-// when the peer's position is impossible (the worker scribbled over the ring).
-long fh_channel_write(fh_channel *channel, const void *bytes, size_t count);
+// when the peer's position is impossible (the worker scribbled over the ring). The worker's
+// `listener`: the bytes are callbacks made outside a call, for the host's listener to wake for
+// (a reply and what a call made wake only a caller that sleeps).
+long fh_channel_write(fh_channel *channel, const void *bytes, size_t count, int listener);
 // Copies up to `count` bytes out of the incoming ring; the count copied (0 when empty), or -1
 // as for write.
 long fh_channel_read(fh_channel *channel, void *buffer, size_t count);
@@ -47,11 +54,15 @@ long fh_channel_writable(const fh_channel *channel);
 // outgoing ring has that much room (or any, when less than its size); 1 when so, 0 when not.
 int fh_channel_spin(const fh_channel *channel, long room, long nanoseconds);
 
-// Host: says it is about to sleep (the worker then rings the doorbell on its next progress), then
-// checks once more; 1 when there is already something to do (the flag is cleared again).
-int fh_channel_host_sleeps(fh_channel *channel, long room);
-// Host: reading actively: no doorbell needed.
-void fh_channel_host_wakes(fh_channel *channel);
+// Host, a caller: says it is about to sleep waiting for its answer (or room), so the worker rings
+// the doorbell on its next progress, then checks once more; 1 when there is already something to
+// do (the flag is cleared again).
+int fh_channel_caller_sleeps(fh_channel *channel, long room);
+// Host, a caller: awake again.
+void fh_channel_caller_wakes(fh_channel *channel);
+// Host, the listener: says it sleeps until a callback made outside a call comes (the worker
+// clears the flag as it rings), then checks once more; 1 when bytes are already waiting.
+int fh_channel_listener_sleeps(fh_channel *channel);
 // Host: asks the worker to leave and wakes it.
 void fh_channel_close(fh_channel *channel);
 

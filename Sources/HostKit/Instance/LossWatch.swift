@@ -27,13 +27,6 @@ final class LossWatch: PluginInstance {
       handle(result)
     }
   }
-  func perform(_ calls: [InstanceCall], handle: (Result<InstanceAnswer, PluginCallError>) -> Void) {
-    base.perform(calls) { result in
-      note(result)
-      handle(result)
-    }
-  }
-
   private func note<T>(_ result: Result<T, PluginCallError>) {
     if lost == nil, case .failure(let error) = result, error.loss != nil { lost = error }
   }

@@ -16,9 +16,10 @@ public protocol PluginInstance: AnyObject {
   func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void)
   /// Makes `calls` in order, as one by one, handing each answer to `handle` in order. An
   /// instance in another process sends them ahead of their answers (replay, restore, `:goto`).
-  /// Every call is made whatever the ones before answered; a lost instance fails the rest, the
-  /// call that brought it down attributed `.thisCall`, the later ones `.notThisCall`. `handle`
-  /// may not call this instance.
+  /// After a failure the rest fail too, as not made: in this process they are not; in another
+  /// they may have been made already, so the state after a failed batch is the caller's to
+  /// discard or restore. A lost instance fails the call that brought it down with `.thisCall`,
+  /// the later ones `.notThisCall`. `handle` may not call this instance.
   func perform(_ calls: [InstanceCall], handle: (Result<InstanceAnswer, PluginCallError>) -> Void)
   /// Reduces one action without effects or feedbacks (replay, time travel); returns whether the
   /// state changed.
@@ -53,9 +54,14 @@ extension PluginInstance {
     return state.withUTF8(body)
   }
 
-  /// One call after the other.
+  /// One call after the other, none after a failure.
   public func perform(_ calls: [InstanceCall], handle: (Result<InstanceAnswer, PluginCallError>) -> Void) {
+    var failed: PluginCallError?
     for call in calls {
+      if let failed {
+        handle(.failure(failed.attributed(.notThisCall)))
+        continue
+      }
       do throws(PluginCallError) {
         switch call {
         case .dispatch(let json): handle(.success(InstanceAnswer(changed: try dispatch(json))))
@@ -64,6 +70,8 @@ extension PluginInstance {
         case .snapshot: handle(.success(InstanceAnswer(text: try snapshot())))
         }
       } catch {
+        failed = PluginCallError(
+          call: error.call, status: error.status, message: "not made: an earlier call of its batch failed (\(error))")
         handle(.failure(error))
       }
     }

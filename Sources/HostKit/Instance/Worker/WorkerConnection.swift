@@ -22,14 +22,20 @@ final class WorkerConnection: @unchecked Sendable {
   let pid: pid_t
   private let role = NSLock()
   private let socket: Int32
-  private var channel: fh_channel
+  /// The channel and the frames read from it, behind pointers: used on every call, under
+  /// `role`, without the runtime's exclusivity checks on a class's stored properties.
+  private let channel: UnsafeMutablePointer<fh_channel>
   /// The read end of the worker's note pipe (-1: none), where the sandbox says why it stopped the
   /// worker, and the worker's private folder (nil: none), removed once it has ended.
   let sandbox: (notes: Int32, scratch: WorkerScratch?)
   private let child: RunningChild
   private weak var target: (any InstanceCallbackTarget)?
   private let callTimeout: Double
-  private var reader = FrameReader()
+  private let readerStorage: UnsafeMutablePointer<FrameReader>
+  private var reader: FrameReader {
+    _read { yield readerStorage.pointee }
+    _modify { yield &readerStorage.pointee }
+  }
   /// Set once the worker is gone; every later call throws it.
   private var loss: InstanceLoss?
   /// The worker's timer ids to the target's.
@@ -50,6 +56,7 @@ final class WorkerConnection: @unchecked Sendable {
   /// How long a caller spins for its answer, and the listener for more callbacks, before sleeping.
   static let callSpin = 200_000
   static let listenerSpin = 20_000
+  static let wokenSpin = 5_000
   /// The worker's end of the channel, in the worker process.
   static let channelDescriptor: Int32 = 5
 
@@ -61,7 +68,10 @@ final class WorkerConnection: @unchecked Sendable {
     self.child = child
     self.pid = child.pid
     self.socket = socket
-    self.channel = channel
+    self.channel = .allocate(capacity: 1)
+    self.channel.initialize(to: channel)
+    readerStorage = .allocate(capacity: 1)
+    readerStorage.initialize(to: FrameReader())
     self.sandbox = sandbox
     self.target = target
     self.callTimeout = callTimeout
@@ -123,7 +133,10 @@ final class WorkerConnection: @unchecked Sendable {
   }
 
   deinit {
-    fh_channel_unmap(&channel)
+    fh_channel_unmap(channel)
+    channel.deallocate()
+    readerStorage.deinitialize(count: 1)
+    readerStorage.deallocate()
   }
 
   // MARK: - Calls
@@ -157,7 +170,6 @@ final class WorkerConnection: @unchecked Sendable {
     }
     // Lost between calls (the listener saw it go): this call never reached the worker.
     if let loss { throw error(call, loss).attributed(.notThisCall) }
-    fh_channel_host_wakes(&channel)
     // Callbacks that came before this call are delivered before its answers.
     if let broken = readChannel() {
       throw lost(call, broken, replies: replies, answered: 0, blamed: &blamed).attributed(.notThisCall)
@@ -165,13 +177,15 @@ final class WorkerConnection: @unchecked Sendable {
     var written = 0
     var answered = 0
     var last: WorkerReply?
-    var deadline = callTimeout > 0 ? ContinuousClock.now + .milliseconds(Int64(callTimeout * 1000)) : nil
+    // Set when this side first sleeps, and again after each answer: no clock is read while the
+    // answers come at once.
+    var deadline: ContinuousClock.Instant?
     var gone = false
     while answered < replies {
       var progressed = false
       if written < bytes.count {
         let count = bytes.withUnsafeBytes {
-          fh_channel_write(&channel, $0.baseAddress! + written, bytes.count - written)
+          fh_channel_write(channel, $0.baseAddress! + written, bytes.count - written, 0)
         }
         if count < 0 {
           throw lost(
@@ -181,7 +195,7 @@ final class WorkerConnection: @unchecked Sendable {
         written += count
         progressed = count > 0
       }
-      let read = reader.fill { fh_channel_read(&channel, $0, $1) }
+      let read = reader.fill { fh_channel_read(channel, $0, $1) }
       if read < 0 {
         throw lost(
           call, broken("moved its write position past the ring"), replies: replies, answered: answered, blamed: &blamed)
@@ -192,7 +206,7 @@ final class WorkerConnection: @unchecked Sendable {
         answeredTotal += 1
         each(reply)
         last = reply
-        if callTimeout > 0 { deadline = ContinuousClock.now + .milliseconds(Int64(callTimeout * 1000)) }
+        deadline = nil
       }
       if reader.isOverlong {
         throw lost(
@@ -204,11 +218,16 @@ final class WorkerConnection: @unchecked Sendable {
         throw lost(call, reap(), replies: replies, answered: answered, blamed: &blamed)
       }
       let room = written < bytes.count ? min(bytes.count - written, Int(Self.ringCapacity)) : 0
-      if fh_channel_spin(&channel, room, Self.callSpin) != 0 { continue }
-      if fh_channel_host_sleeps(&channel, room) != 0 { continue }
+      // A worker just woken from its sleep answers after the kernel runs it: sleeping costs this
+      // side less than spinning that long, and keeps an idle feature's wake-ups cheap.
+      let spin = channel.pointee.woke_peer != 0 ? Self.wokenSpin : Self.callSpin
+      channel.pointee.woke_peer = 0
+      if fh_channel_spin(channel, room, spin) != 0 { continue }
+      if fh_channel_caller_sleeps(channel, room) != 0 { continue }
+      if deadline == nil, callTimeout > 0 { deadline = ContinuousClock.now + .milliseconds(Int64(callTimeout * 1000)) }
       var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
       let ready = poll(&descriptor, 1, Self.milliseconds(until: deadline))
-      fh_channel_host_wakes(&channel)
+      fh_channel_caller_wakes(channel)
       if ready < 0 {
         if errno == EINTR { continue }
         throw lost(call, .exited(-1), replies: replies, answered: answered, blamed: &blamed)
@@ -224,7 +243,6 @@ final class WorkerConnection: @unchecked Sendable {
     }
     // Callbacks read after the answers are delivered now, not left for the listener.
     deliverCallbacks()
-    sleepUntilRung()
     guard let last else { throw error(call, lose(.exited(-1))) }
     return last
   }
@@ -261,7 +279,7 @@ final class WorkerConnection: @unchecked Sendable {
     closed = true
     // A worker that did not leave after destroy is asked to; the socket's shutdown wakes the
     // listener.
-    fh_channel_close(&channel)
+    fh_channel_close(channel)
     shutdown(socket, Int32(SHUT_RDWR))
     if !child.hasExited || loss == nil {
       _ = child.finish(until: ContinuousClock.now + .seconds(max(1, min(callTimeout, 5))))
@@ -281,7 +299,7 @@ final class WorkerConnection: @unchecked Sendable {
   /// are dropped); the loss when the worker broke the channel.
   private func readChannel() -> InstanceLoss? {
     while true {
-      let read = reader.fill { fh_channel_read(&channel, $0, $1) }
+      let read = reader.fill { fh_channel_read(channel, $0, $1) }
       if read < 0 { return broken("moved its write position past the ring") }
       deliverCallbacks()
       if reader.isOverlong { return broken("sent a frame longer than 1 GiB") }
@@ -289,11 +307,10 @@ final class WorkerConnection: @unchecked Sendable {
     }
   }
 
-  /// Says this side sleeps, so that the worker rings the listener on its next callback; delivers
-  /// what came meanwhile first.
+  /// Says the listener sleeps, so that the worker rings it on its next callback made outside a
+  /// call; delivers what came meanwhile first.
   private func sleepUntilRung() {
-    while fh_channel_host_sleeps(&channel, 0) != 0 {
-      fh_channel_host_wakes(&channel)
+    while fh_channel_listener_sleeps(channel) != 0 {
       if let broken = readChannel() {
         _ = lose(broken)
         return
@@ -389,7 +406,7 @@ final class WorkerConnection: @unchecked Sendable {
     let error = self.error(call, lose(how))
     // The worker counts the requests it began; a count past this exchange's is not believed.
     let base = answeredTotal - UInt64(answered)
-    let begun = fh_channel_begun(&channel)
+    let begun = fh_channel_begun(channel)
     guard begun > answeredTotal, answered < replies else {
       blamed = nil
       return error.attributed(.notThisCall)
@@ -457,9 +474,8 @@ final class WorkerConnection: @unchecked Sendable {
       }
       let open = drainDoorbell()
       let lostBefore = loss != nil
-      fh_channel_host_wakes(&channel)
       var broke = readChannel()
-      while broke == nil, fh_channel_spin(&channel, 0, Self.listenerSpin) != 0 { broke = readChannel() }
+      while broke == nil, fh_channel_spin(channel, 0, Self.listenerSpin) != 0 { broke = readChannel() }
       if let broke {
         _ = lose(broke)
       } else if !open {
