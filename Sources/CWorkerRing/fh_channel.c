@@ -90,7 +90,15 @@ int fh_channel_create(uint32_t capacity, fh_channel *channel) {
     int descriptor = memfd_create(FH_CHANNEL_NAME, MFD_CLOEXEC);
     if (descriptor < 0) return -1;
     size_t size = FH_HEADER_SIZE + 2 * (size_t)capacity;
-    if (ftruncate(descriptor, (off_t)size) != 0) {
+    int sized = ftruncate(descriptor, (off_t)size);
+    // A limit on file sizes (ulimit -f, meant for journals) counts the memfd too: smaller rings
+    // then, down to 1 KiB each (frames stream through any size).
+    while (sized != 0 && errno == EFBIG && capacity > 1024) {
+        capacity /= 2;
+        size = FH_HEADER_SIZE + 2 * (size_t)capacity;
+        sized = ftruncate(descriptor, (off_t)size);
+    }
+    if (sized != 0) {
         int saved = errno;
         close(descriptor);
         errno = saved;
@@ -324,6 +332,13 @@ void fh_channel_worker_begins(fh_channel *channel, uint64_t count) {
 
 uint64_t fh_channel_begun(const fh_channel *channel) {
     return atomic_load_explicit(&channel->shared->begun, memory_order_relaxed);
+}
+
+int fh_channel_intact(const fh_channel *channel) {
+    const fh_channel_shared *shared = channel->shared;
+    if (shared->magic != FH_CHANNEL_MAGIC || shared->capacity != channel->capacity) return 0;
+    if (channel->host && atomic_load(&shared->closed) != 0) return 0;
+    return fh_channel_readable(channel) >= 0 && fh_channel_writable(channel) >= 0;
 }
 
 uint32_t fh_channel_peer_head(const fh_channel *channel) {

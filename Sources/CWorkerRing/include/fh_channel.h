@@ -76,6 +76,9 @@ int fh_channel_worker_wait_writable(fh_channel *channel, long room, long spin_na
 void fh_channel_worker_begins(fh_channel *channel, uint64_t count);
 // Host: how many requests the worker said it began (untrusted: a crash's blame only).
 uint64_t fh_channel_begun(const fh_channel *channel);
+// Host: whether the header and the worker's positions are as the host left them (else the worker
+// wrote over them). Asked after a worker is gone, before it is said how.
+int fh_channel_intact(const fh_channel *channel);
 // Host: how many bytes the worker has read of what the host wrote, as far as it says.
 uint32_t fh_channel_peer_head(const fh_channel *channel);
 

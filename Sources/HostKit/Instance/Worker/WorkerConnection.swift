@@ -415,14 +415,17 @@ final class WorkerConnection: @unchecked Sendable {
     return error
   }
 
-  /// Waits for a worker whose socket closed, killing it if it lingers; how it ended.
+  /// Waits for a worker whose socket closed, killing it if it lingers; how it ended. A worker that
+  /// wrote over the channel's header or positions broke it, whatever it died of.
   private func reap() -> InstanceLoss {
-    switch child.finish(until: ContinuousClock.now + .seconds(2)).termination {
-    case .exited(let status): .exited(status)
+    let termination = child.finish(until: ContinuousClock.now + .seconds(2)).termination
+    guard fh_channel_intact(channel) != 0 else { return .brokeChannel("wrote over the memory it shares with the host") }
+    switch termination {
+    case .exited(let status): return .exited(status)
     // The sandbox's handlers write their note before the signal ends the worker.
     case .signalled(let signal):
-      (sandbox.notes >= 0 ? SandboxNotes.loss(readingFrom: sandbox.notes) : nil) ?? .signalled(signal)
-    case .timedOut: .signalled(SIGKILL)
+      return (sandbox.notes >= 0 ? SandboxNotes.loss(readingFrom: sandbox.notes) : nil) ?? .signalled(signal)
+    case .timedOut: return .signalled(SIGKILL)
     }
   }
 

@@ -12,10 +12,9 @@ import Synchronization
 /// the host, in order, and sends the plugin's callbacks back the same way, from whatever thread
 /// makes them.
 ///
-/// Replies are written as their calls return (with the callbacks each call made before it), a
-/// few kilobytes at a time during a burst, so the host reads answers while later requests of a
-/// batch are served. Before it serves a request the worker says so in the shared memory: a crash
-/// is blamed on that request.
+/// Each reply is written as soon as its call returns (with the callbacks the call made before
+/// it), so the host reads answers while later requests of a batch are served. Before it serves a
+/// request the worker says so in the shared memory: a crash is blamed on that request.
 public enum WorkerServer {
   /// How long the worker spins for the next request before it sleeps on the futex.
   static let requestSpin = 30_000
@@ -76,10 +75,9 @@ public enum WorkerServer {
           output.reply(
             status: fh_status(FH_ERR_LIFECYCLE), text: "\(request.name) before the worker created an instance")
         }
-        // Replies to a burst go out a few kilobytes at a time: the host reads them while the next
-        // are made, without a write to the shared line per reply. Those not out when a request
-        // crashes are lost with it, and the host sends their requests again.
-        if !input.hasFrame || output.pendingBytes >= 4_096 { output.flush() }
+        // Every answer is out before the next request begins: a crash loses none, so the one
+        // that was begun is the next due and takes the blame.
+        output.flush()
       }
     }
   }
@@ -237,9 +235,6 @@ final class WorkerOutput: Sendable {
   func flush() {
     pending.withLock { Self.write(&$0, listener: false) }
   }
-
-  /// Bytes queued and not written yet.
-  var pendingBytes: Int { pending.withLock { $0.writer.bytes.count } }
 
   /// Writes everything queued into the ring, waiting for room as the host reads. A host that
   /// closed the channel ends this process. `listener`: callbacks made outside a call, which wake
