@@ -255,9 +255,9 @@ int fh_channel_spin(const fh_channel *channel, long room, long nanoseconds) {
         relax();
         if (ready(channel, room)) return 1;
         // The clock is read every 64 turns (a turn is a few tens of nanoseconds). Past the first
-        // 256 the peer is likely waiting for a CPU this side holds (two cores, a busy machine):
+        // 64 the peer is likely waiting for a CPU this side holds (two cores, a busy machine):
         // each turn then yields it.
-        if (spins >= 256) sched_yield();
+        if (spins >= 64) sched_yield();
         if ((spins & 63) == 0 && now_ns() >= deadline) return 0;
     }
 }
