@@ -11,14 +11,23 @@ import Testing
 /// restart from the journal, nothing typed is lost, and the session goes on and replays.
 @Suite("A worker's crash through the CLI")
 struct WorkerCrashCLITests {
-  @Test func aKilledWorkerIsOneErrorLineAndTheSessionGoesOnAndReplays() throws {
-    // given a counter session at 2, its instance in a worker
+  /// A running `host run counter --session s` in a worker, incremented `clicks` times: its state
+  /// folder, the host, and its workers (one expected).
+  static func counterSession(clicks: Int) throws -> (state: String, host: LiveHost, workers: [pid_t]) {
     let state = try FixturePlugin.temporaryFolder()
     let host = try LiveHost(
       ["run", "counter", "--session", "s", "--isolation", "process"], environment: ["XDG_STATE_HOME": state])
-    try host.send("increment\nincrement\n:state\n", thenReadThrough: #"{"clicks":2,"count":2}"#)
+    try host.send(
+      String(repeating: "increment\n", count: clicks) + ":state\n",
+      thenReadThrough: #"{"clicks":\#(clicks),"count":\#(clicks)}"#)
     let workers = ProcessTree.children(of: host.child.pid)
     #expect(workers.count == 1)
+    return (state, host, workers)
+  }
+
+  @Test func aKilledWorkerIsOneErrorLineAndTheSessionGoesOnAndReplays() throws {
+    // given a counter session at 2, its instance in a worker
+    let (state, host, workers) = try Self.counterSession(clicks: 2)
     // when the worker dies between calls (and is gone: a zombie has closed its files)
     for worker in workers {
       kill(worker, SIGKILL)
@@ -40,6 +49,22 @@ struct WorkerCrashCLITests {
     #expect(try String(contentsOfFile: journal, encoding: .utf8).contains(#""crash":"signal 9""#))
     let replay = try HostProcess.run(["replay", journal])
     #expect(replay.status == 0, "\(replay.stderr)")
+  }
+
+  @Test func aWorkerKilledBetweenCallsIsFoundWithoutWaitingForTheNextAction() throws {
+    // given a counter session at 1, its instance in a worker, and nothing typed after
+    let (_, host, workers) = try Self.counterSession(clicks: 1)
+    // when the worker dies
+    for worker in workers { kill(worker, SIGKILL) }
+    // then the host reports it and starts a new worker by itself: the socket beside the rings
+    // closes with the worker, and the listener sees it
+    let errors = try host.waitForErrors(containing: "note: counter restarted at seq 2")
+    #expect(errors.contains("error: counter crashed (signal 9, Killed) between calls"), "\(errors)")
+    let restarted = ProcessTree.children(of: host.child.pid)
+    #expect(restarted.count == 1 && restarted != workers, "\(restarted)")
+    // and the state is as it was
+    try host.send(":state\n", thenReadThrough: #"{"clicks":1,"count":1}"#)
+    #expect(host.quit() == 0)
   }
 
   @Test func isolatedTheHostNeverLoadsThePluginItRuns() throws {

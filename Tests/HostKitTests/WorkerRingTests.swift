@@ -1,0 +1,143 @@
+import CWorkerRing
+import FeatureJSON
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The rings a worker and the host share (CWorkerRing), both ends in this process: what one end
+/// writes the other reads, in order, whatever its size; a sleeping worker wakes for a request and
+/// for a close; and the host's end refuses positions the worker cannot have reached.
+@Suite("The shared-memory channel")
+struct WorkerRingTests {
+  /// A host end and a worker end of one channel, mapped twice as the two processes map it.
+  final class Ends {
+    var host = fh_channel()
+    var worker = fh_channel()
+    let sockets: [Int32]
+    let capacity: UInt32
+
+    init(capacity: UInt32 = 4096) throws {
+      var pair: [Int32] = [-1, -1]
+      #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+      sockets = pair
+      let descriptor = fh_channel_create(capacity, &host)
+      try #require(descriptor >= 0)
+      try #require(fh_channel_attach(descriptor, pair[1], &worker) == 0)
+      close(descriptor)
+      self.capacity = host.capacity
+    }
+
+    deinit {
+      fh_channel_unmap(&host)
+      fh_channel_unmap(&worker)
+      for socket in sockets { close(socket) }
+    }
+  }
+
+  /// Moves `message` from the host's end to the worker's, a ring's worth at a time.
+  static func pass(_ message: [UInt8], through ends: Ends) -> [UInt8] {
+    var received: [UInt8] = []
+    var sent = 0
+    var buffer = [UInt8](repeating: 0, count: 1000)
+    while received.count < message.count {
+      let written = message.withUnsafeBytes {
+        fh_channel_write(&ends.host, $0.baseAddress! + sent, message.count - sent, 0)
+      }
+      if written < 0 { return received }
+      sent += written
+      let read = buffer.withUnsafeMutableBytes { fh_channel_read(&ends.worker, $0.baseAddress, $0.count) }
+      if read < 0 { return received }
+      received += buffer[0..<read]
+    }
+    return received
+  }
+
+  @Test func bytesComeOutInOrderAcrossTheRingsEndAndLargerThanTheRing() throws {
+    // given a channel of 4 KiB rings
+    let ends = try Ends()
+    #expect(ends.capacity == 4096)
+    // when messages of odd sizes go through it, the last 25 times the ring's size
+    for size in [1, 999, 4095, 4096, 4097, 102_400] {
+      let message = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ size) }
+      // then each comes out whole and in order
+      #expect(Self.pass(message, through: ends) == message, "\(size) bytes")
+    }
+    // and nothing is left over
+    #expect(fh_channel_readable(&ends.worker) == 0)
+    #expect(fh_channel_writable(&ends.host) == 4096)
+  }
+
+  @Test func aSleepingWorkerWakesForARequestAndForAClose() throws {
+    let ends = try Ends()
+    let woke = DispatchSemaphore(value: 0)
+    // What the worker saw: (closed, bytes read, the byte), then whether the second wait said closed.
+    let seen = Locked<[Int]>([])
+    // given a worker that waits without spinning, so it sleeps on its futex
+    nonisolated(unsafe) let worker = ends
+    let waiter = Thread {
+      let closed = fh_channel_worker_wait_readable(&worker.worker, 0)
+      var byte: UInt8 = 0
+      let read = fh_channel_read(&worker.worker, &byte, 1)
+      seen.withLock { $0 += [Int(closed), read, Int(byte)] }
+      woke.signal()
+      // and then waits again until the host closes the channel
+      let closedNow = fh_channel_worker_wait_readable(&worker.worker, 0)
+      seen.withLock { $0.append(Int(closedNow)) }
+      woke.signal()
+    }
+    waiter.start()
+    // when the host writes a request, whenever the worker went to sleep
+    var byte: UInt8 = 42
+    #expect(fh_channel_write(&ends.host, &byte, 1, 0) == 1)
+    // then the worker wakes and reads it
+    #expect(woke.wait(timeout: .now() + 10) == .success)
+    #expect(seen.withLock { $0 } == [0, 1, 42])
+    // and a close wakes it again, saying closed
+    fh_channel_close(&ends.host)
+    #expect(woke.wait(timeout: .now() + 10) == .success)
+    #expect(seen.withLock { $0 } == [0, 1, 42, 1])
+  }
+
+  @Test func aHostThatSaysItSleepsIsRungOnceAndOnlyThen() throws {
+    let ends = try Ends()
+    var byte: UInt8 = 7
+    var ring = [UInt8](repeating: 0, count: 8)
+    func rings() -> Int { recv(ends.sockets[0], &ring, ring.count, Int32(MSG_DONTWAIT)) }
+    // given a caller awake: an answer rings nothing
+    #expect(fh_channel_write(&ends.worker, &byte, 1, 0) == 1)
+    #expect(rings() < 0)
+    #expect(fh_channel_read(&ends.host, &byte, 1) == 1)
+    // when the caller says it sleeps, the next answer rings the doorbell once
+    #expect(fh_channel_caller_sleeps(&ends.host, 0) == 0)
+    #expect(fh_channel_write(&ends.worker, &byte, 1, 0) == 1)
+    #expect(fh_channel_write(&ends.worker, &byte, 1, 0) == 1)
+    #expect(rings() == 1)
+    // and a sleeping listener is rung by a callback made outside a call, not by an answer
+    var two = [UInt8](repeating: 0, count: 2)
+    #expect(fh_channel_read(&ends.host, &two, 2) == 2)
+    #expect(fh_channel_listener_sleeps(&ends.host) == 0)
+    #expect(fh_channel_write(&ends.worker, &byte, 1, 0) == 1)
+    #expect(rings() < 0)
+    #expect(fh_channel_write(&ends.worker, &byte, 1, 1) == 1)
+    #expect(rings() == 1)
+  }
+
+  @Test func positionsTheWorkerCannotHaveReachedAreRefusedByTheHost() throws {
+    // given a channel in use
+    let ends = try Ends()
+    let message = [UInt8](repeating: 1, count: 100)
+    #expect(Self.pass(message, through: ends) == message)
+    #expect(fh_channel_intact(&ends.host) == 1)
+    // when the worker fills the shared memory with garbage, as a hostile plugin could
+    memset(UnsafeMutableRawPointer(try #require(ends.worker.shared)), 0xA5, ends.worker.mapped)
+    // then the host's end reads and writes nothing and says so, and the channel is not intact
+    var buffer = [UInt8](repeating: 0, count: 16)
+    #expect(fh_channel_read(&ends.host, &buffer, 16) == -1)
+    #expect(fh_channel_readable(&ends.host) == -1)
+    #expect(fh_channel_writable(&ends.host) == -1)
+    #expect(fh_channel_intact(&ends.host) == 0)
+  }
+}
