@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import FeatureJSON
 
 #if canImport(Glibc)
   import Glibc
@@ -127,7 +127,9 @@ public struct PluginRegistry: Sendable {
   /// Runs the scanner on each path, a few at a time.
   private func scan(_ paths: [String]) -> [PluginScan] {
     guard paths.count > 1 else { return paths.map(scanner) }
-    let results = Mutex<[PluginScan?]>(Array(repeating: nil, count: paths.count))
+    // Locked (a pthread mutex), not Mutex: ThreadSanitizer sees its ordering, and took the
+    // Mutex's writes from dispatch_apply's threads for a race.
+    let results = Locked<[PluginScan?]>(Array(repeating: nil, count: paths.count))
     let scanner = self.scanner
     DispatchQueue.concurrentPerform(iterations: paths.count) { index in
       let scan = scanner(paths[index])
