@@ -1,0 +1,57 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Starts worker processes from one thread that lives as long as the host: a worker asks to be
+/// killed when the thread that started it ends (PR_SET_PDEATHSIG follows the thread, not the
+/// process), so a worker started from a short-lived thread would die with that thread.
+final class WorkerSpawner: Sendable {
+  static let shared = WorkerSpawner()
+
+  /// A started child, handed from the spawner thread to the caller.
+  // @unchecked: made on the spawner thread and used only by the caller after the handoff.
+  struct Started: @unchecked Sendable {
+    let child: RunningChild
+  }
+
+  private let jobs = Mutex<[@Sendable () -> Void]>([])
+  private let waiting = DispatchSemaphore(value: 0)
+
+  private init() {
+    let thread = Thread { [self] in
+      while true {
+        waiting.wait()
+        let job = jobs.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        job?()
+      }
+    }
+    thread.name = "featurehost.worker-spawner"
+    thread.start()
+  }
+
+  /// Starts `process` on the spawner thread and waits for it.
+  func spawn(_ process: ChildProcess) -> Result<Started, ChildProcessFailure> {
+    let done = DispatchSemaphore(value: 0)
+    final class Slot: Sendable { let result = Mutex<Result<Started, ChildProcessFailure>?>(nil) }
+    let slot = Slot()
+    jobs.withLock {
+      $0.append {
+        let started: Result<Started, ChildProcessFailure>
+        do throws(ChildProcessFailure) {
+          started = .success(Started(child: try process.start()))
+        } catch {
+          started = .failure(error)
+        }
+        slot.result.withLock { $0 = started }
+        done.signal()
+      }
+    }
+    waiting.signal()
+    done.wait()
+    return slot.result.withLock { $0 }
+      ?? .failure(.cannotStart(executable: process.executable, reason: "the spawner did not answer"))
+  }
+}
