@@ -5,21 +5,11 @@ import Testing
 @testable import HostKit
 
 /// Forwards to an instance and keeps every batch it was sent.
-final class BatchRecorder: PluginInstance {
+final class BatchRecorder: ForwardingInstance {
   let base: any PluginInstance
   private(set) var batches: [[InstanceCall]] = []
 
   init(_ base: any PluginInstance) { self.base = base }
-
-  var plugin: LoadedPlugin { base.plugin }
-  func start() throws(PluginCallError) { try base.start() }
-  func dispatch(_ json: String) throws(PluginCallError) -> Bool { try base.dispatch(json) }
-  func reduce(_ json: String) throws(PluginCallError) -> Bool { try base.reduce(json) }
-  func snapshot() throws(PluginCallError) -> String { try base.snapshot() }
-  func restore(_ json: String) throws(PluginCallError) { try base.restore(json) }
-  func render() throws(PluginCallError) -> String { try base.render() }
-  func stop() throws(PluginCallError) { try base.stop() }
-  func destroy() { base.destroy() }
 
   func perform(_ calls: [InstanceCall], handle: (Result<InstanceAnswer, PluginCallError>) -> Void) {
     batches.append(calls)

@@ -45,8 +45,8 @@ struct FeedbackHoldTests {
 }
 
 /// Forwards to an in-process instance, letting `gate` hold a dispatch.
-private final class GatedInstance: PluginInstance {
-  private let base: any PluginInstance
+private final class GatedInstance: ForwardingInstance {
+  let base: any PluginInstance
   private let gate: FeedbackHoldTests.StepGate
 
   init(base: any PluginInstance, gate: FeedbackHoldTests.StepGate) {
@@ -54,16 +54,8 @@ private final class GatedInstance: PluginInstance {
     self.gate = gate
   }
 
-  var plugin: LoadedPlugin { base.plugin }
-  func start() throws(PluginCallError) { try base.start() }
   func dispatch(_ json: String) throws(PluginCallError) -> Bool {
     gate.pass(json)
     return try base.dispatch(json)
   }
-  func reduce(_ json: String) throws(PluginCallError) -> Bool { try base.reduce(json) }
-  func snapshot() throws(PluginCallError) -> String { try base.snapshot() }
-  func restore(_ json: String) throws(PluginCallError) { try base.restore(json) }
-  func render() throws(PluginCallError) -> String { try base.render() }
-  func stop() throws(PluginCallError) { try base.stop() }
-  func destroy() { base.destroy() }
 }

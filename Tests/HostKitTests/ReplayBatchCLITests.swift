@@ -71,12 +71,19 @@ struct ReplayBatchCLITests {
     #expect(result.stderr == "note: replayed 1500 action(s) of \(setup.journal); 1 snapshot(s) matched byte for byte\n")
   }
 
-  @Test func aWorkerCrashInTheMiddleOfABatchNamesTheActionsSeq() throws {
+  /// A replay of 2,500 actions whose plugin crashes in `call` on the action at seq 1500: it
+  /// failed there, having printed the views before it.
+  static func replayCrashing(in call: String) throws -> (setup: Setup, result: HostProcess.Output) {
     let setup = try Setup(
-      TallyRun.actions(2_500, replacing: [1_500: TallyRun.toThirteen]), config: #"{"fault_in":"reduce"}"#)
+      TallyRun.actions(2_500, replacing: [1_500: TallyRun.toThirteen]), config: #"{"fault_in":"\#(call)"}"#)
     let result = try setup.replay()
     #expect(result.status == 1)
     #expect(result.stdout == Self.views(to: 1_499))
+    return (setup, result)
+  }
+
+  @Test func aWorkerCrashInTheMiddleOfABatchNamesTheActionsSeq() throws {
+    let (setup, result) = try Self.replayCrashing(in: "reduce")
     #expect(
       result.stderr
         == "error: journal '\(setup.journal)' seq 1500: tally crashed (signal 11, Segmentation fault) while replaying "
@@ -85,11 +92,7 @@ struct ReplayBatchCLITests {
   }
 
   @Test func aRenderCrashInTheMiddleOfABatchNamesTheActionsSeq() throws {
-    let setup = try Setup(
-      TallyRun.actions(2_500, replacing: [1_500: TallyRun.toThirteen]), config: #"{"fault_in":"render"}"#)
-    let result = try setup.replay()
-    #expect(result.status == 1)
-    #expect(result.stdout == Self.views(to: 1_499))
+    let (setup, result) = try Self.replayCrashing(in: "render")
     #expect(result.stderr.hasPrefix("error: journal '\(setup.journal)' seq 1500: tally could not render: "))
     #expect(result.stderr.contains("crashed (signal 11, Segmentation fault)"))
   }
