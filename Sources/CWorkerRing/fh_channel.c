@@ -340,7 +340,3 @@ int fh_channel_intact(const fh_channel *channel) {
     if (channel->host && atomic_load(&shared->closed) != 0) return 0;
     return fh_channel_readable(channel) >= 0 && fh_channel_writable(channel) >= 0;
 }
-
-uint32_t fh_channel_peer_head(const fh_channel *channel) {
-    return atomic_load_explicit(&out_ring(channel)->head, memory_order_relaxed);
-}

@@ -79,7 +79,5 @@ uint64_t fh_channel_begun(const fh_channel *channel);
 // Host: whether the header and the worker's positions are as the host left them (else the worker
 // wrote over them). Asked after a worker is gone, before it is said how.
 int fh_channel_intact(const fh_channel *channel);
-// Host: how many bytes the worker has read of what the host wrote, as far as it says.
-uint32_t fh_channel_peer_head(const fh_channel *channel);
 
 #endif

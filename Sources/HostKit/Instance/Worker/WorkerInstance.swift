@@ -183,21 +183,14 @@ public final class WorkerInstance: InterruptibleInstance {
       while requests.count < count - handled, writer.bytes.count < Int(WorkerConnection.ringCapacity / 2),
         let call = iterator.next()
       {
-        let request: WorkerFrame.Request
-        switch call {
-        case .dispatch(let json):
-          request = .dispatch
-          writer.frame(request.rawValue, json)
-        case .reduce(let json):
-          request = .reduce
-          writer.frame(request.rawValue, json)
-        case .render:
-          request = .render
-          writer.frame(request.rawValue)
-        case .snapshot:
-          request = .snapshot
-          writer.frame(request.rawValue)
-        }
+        let (request, text): (WorkerFrame.Request, String?) =
+          switch call {
+          case .dispatch(let json): (.dispatch, json)
+          case .reduce(let json): (.reduce, json)
+          case .render: (.render, nil)
+          case .snapshot: (.snapshot, nil)
+          }
+        writer.frame(request.rawValue, text)
         requests.append(request)
       }
       guard !requests.isEmpty else { return }
