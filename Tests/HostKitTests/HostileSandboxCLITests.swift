@@ -298,10 +298,15 @@ struct HostileSandboxCLITests {
     let before = try HostileScene.state(of: host)
     // when the plugin fills the memory its worker shares with the host with garbage
     host.send("attempt op=scribble from=\(from)\n")
-    // then the host names what the worker broke and restarts it, with the state as before
+    // then the host names what the worker broke and restarts it, with the state as before, or with
+    // the outcome when it reached the host before the worker went (the worker rewrites a valid
+    // position over the garbage as it writes): the new worker then applies it, as any action
+    // that came before a crash
     let errors = try host.waitForErrors(containing: "note: hostile restarted at seq ")
     #expect(errors.contains("hostile broke the channel to the host"), "\(errors)")
-    #expect(try HostileScene.state(of: host) == before)
+    let applied = String(before.dropLast(2)) + #","scribble: ok"]}"#
+    let restored = try HostileScene.state(of: host)
+    #expect(restored == before || restored == applied, "\(restored)")
     // and the restarted worker serves as before, the host alive
     host.send("attempt op=read target=\(scene.plugins)/libhostile.so\n")
     let after = try HostileScene.state(of: host)
