@@ -20,6 +20,7 @@
 #include "fh_sandbox_internal.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
@@ -52,7 +53,20 @@ static struct {
     void (*notice)(void *context, int kind, const char *subject);
     void *context;
     sem_t ready;
+    /* The thread whose call is being refused, while `notice` runs (only the supervisor writes it). */
+    _Atomic int noticed_thread;
 } supervisor = {.listener = -1, .mem_fd = -1};
+
+/* Calls the notice callback for `request`'s thread. */
+static void notify(const struct seccomp_notif *request, int kind, const char *subject) {
+    atomic_store(&supervisor.noticed_thread, (int)request->pid);
+    supervisor.notice(supervisor.context, kind, subject);
+    atomic_store(&supervisor.noticed_thread, 0);
+}
+
+int fh_sandbox_noticed_thread(void) { return atomic_load(&supervisor.noticed_thread); }
+
+int fh_sandbox_this_thread(void) { return (int)syscall(__NR_gettid); }
 
 static int reply(const struct seccomp_notif *request, long long value, int error, unsigned int flags) {
     struct seccomp_notif_resp response = {.id = request->id, .val = value, .error = error, .flags = flags};
@@ -147,7 +161,7 @@ static void answer_socket(const struct seccomp_notif *request) {
     if (!still_waiting(request)) return;
     char subject[8];
     snprintf(subject, sizeof subject, "%u", port);
-    supervisor.notice(supervisor.context, kind, subject);
+    notify(request, kind, subject);
     reply(request, 0, -EACCES, 0);
 }
 
@@ -266,7 +280,7 @@ static void answer_file(const struct seccomp_notif *request) {
             used = strlen(subject);
             absolute_path(folder_of(data, call.dirfd[1]), paths[1], subject + used, sizeof subject - used);
         }
-        supervisor.notice(supervisor.context, call.writes ? FH_SANDBOX_NOTICE_WRITE : FH_SANDBOX_NOTICE_READ, subject);
+        notify(request, call.writes ? FH_SANDBOX_NOTICE_WRITE : FH_SANDBOX_NOTICE_READ, subject);
     }
     if (reply(request, result < 0 ? 0 : result, -error, 0) != 0 && call.opens && result >= 0) {
         /* The caller went away (a signal ended its call): nobody will close what was opened for it. */
@@ -282,7 +296,7 @@ static void answer_socket_creation(const struct seccomp_notif *request) {
         return;
     }
     if (!still_waiting(request)) return;
-    supervisor.notice(supervisor.context, FH_SANDBOX_NOTICE_SOCKET, domain == AF_UNIX ? "local" : "network");
+    notify(request, FH_SANDBOX_NOTICE_SOCKET, domain == AF_UNIX ? "local" : "network");
     reply(request, 0, -EACCES, 0);
 }
 

@@ -15,9 +15,9 @@
 #define FH_CHANNEL_MAGIC 0x6668636eu  // "fhcn"
 #define FH_CHANNEL_NAME "featurehost-channel"
 
-// One direction. Positions count bytes written and read, wrapping at 2^32. Only the worker
-// sleeps on a futex (the host sleeps in poll): on a `wake` word, read before it says it sleeps
-// and bumped by whoever wakes it, so a wake between its last look and its sleep is not lost.
+// One direction. Positions count bytes written and read, wrapping at 2^32. A sleeper waits on a
+// `wake` word, read before it says it sleeps and bumped by whoever wakes it, so a wake between
+// its last look and its sleep is not lost.
 struct fh_ring {
     _Alignas(64) _Atomic uint32_t tail;
     // The reader sleeps waiting for `tail` to move.
@@ -33,21 +33,27 @@ struct fh_channel_shared {
     uint32_t magic;
     uint32_t capacity;
     _Atomic uint32_t closed;
-    // The host sleeps in poll and wants the doorbell rung: a caller waiting for its answer or
-    // for room (on any progress), the listener between calls (on a callback made outside a
-    // call). Both stay untouched while calls are answered at once.
+    // A host caller sleeps on `caller_wake` waiting for its answer or for room (woken on any
+    // progress); the listener sleeps in poll and wants the doorbell rung for callbacks. Both
+    // stay untouched while calls are answered at once.
     _Alignas(64) _Atomic uint32_t caller_sleeps;
+    _Atomic uint32_t caller_wake;
     _Atomic uint32_t listener_sleeps;
     _Alignas(64) _Atomic uint64_t begun;
     struct fh_ring to_worker;
+    // Replies, with the callbacks made on the serving thread during the call.
     struct fh_ring to_host;
+    // Callbacks made on the plugin's other threads.
+    struct fh_ring callbacks;
 };
 
 #define FH_HEADER_SIZE 4096
+#define FH_RINGS 3
 
-static unsigned char *ring_data(const fh_channel *channel, int to_worker) {
-    unsigned char *base = (unsigned char *)channel->shared + FH_HEADER_SIZE;
-    return to_worker ? base : base + channel->capacity;
+enum { TO_WORKER = 0, TO_HOST = 1, CALLBACKS = 2 };
+
+static unsigned char *ring_data(const fh_channel *channel, int which) {
+    return (unsigned char *)channel->shared + FH_HEADER_SIZE + (size_t)which * channel->capacity;
 }
 
 static struct fh_ring *out_ring(const fh_channel *channel) {
@@ -58,10 +64,12 @@ static struct fh_ring *in_ring(const fh_channel *channel) {
     return channel->host ? &channel->shared->to_host : &channel->shared->to_worker;
 }
 
-static long futex(_Atomic uint32_t *word, int op, uint32_t value) {
+static long futex_timed(_Atomic uint32_t *word, int op, uint32_t value, const struct timespec *timeout) {
     // Shared between processes: not FUTEX_PRIVATE_FLAG.
-    return syscall(SYS_futex, (uint32_t *)word, op, value, NULL, NULL, 0);
+    return syscall(SYS_futex, (uint32_t *)word, op, value, timeout, NULL, 0);
 }
+
+static long futex(_Atomic uint32_t *word, int op, uint32_t value) { return futex_timed(word, op, value, NULL); }
 
 static void wake(_Atomic uint32_t *word) {
     atomic_fetch_add(word, 1);
@@ -89,13 +97,13 @@ int fh_channel_create(uint32_t capacity, fh_channel *channel) {
     }
     int descriptor = memfd_create(FH_CHANNEL_NAME, MFD_CLOEXEC);
     if (descriptor < 0) return -1;
-    size_t size = FH_HEADER_SIZE + 2 * (size_t)capacity;
+    size_t size = FH_HEADER_SIZE + FH_RINGS * (size_t)capacity;
     int sized = ftruncate(descriptor, (off_t)size);
     // A limit on file sizes (ulimit -f, meant for journals) counts the memfd too: smaller rings
     // then, down to 1 KiB each (frames stream through any size).
     while (sized != 0 && errno == EFBIG && capacity > 1024) {
         capacity /= 2;
-        size = FH_HEADER_SIZE + 2 * (size_t)capacity;
+        size = FH_HEADER_SIZE + FH_RINGS * (size_t)capacity;
         sized = ftruncate(descriptor, (off_t)size);
     }
     if (sized != 0) {
@@ -132,7 +140,7 @@ int fh_channel_attach(int descriptor, int doorbell, fh_channel *channel) {
         errno = EINVAL;
         return -1;
     }
-    size_t size = FH_HEADER_SIZE + 2 * (size_t)capacity;
+    size_t size = FH_HEADER_SIZE + FH_RINGS * (size_t)capacity;
     void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0);
     if (base == MAP_FAILED) return -1;
     memset(channel, 0, sizeof *channel);
@@ -144,6 +152,8 @@ int fh_channel_attach(int descriptor, int doorbell, fh_channel *channel) {
     channel->out_tail = atomic_load(&channel->shared->to_host.tail);
     channel->out_head_seen = atomic_load(&channel->shared->to_host.head);
     channel->in_head = atomic_load(&channel->shared->to_worker.head);
+    channel->callbacks_tail = atomic_load(&channel->shared->callbacks.tail);
+    channel->callbacks_head_seen = atomic_load(&channel->shared->callbacks.head);
     return 0;
 }
 
@@ -152,90 +162,135 @@ void fh_channel_unmap(fh_channel *channel) {
     channel->shared = NULL;
 }
 
-// The worker has made progress the host may be sleeping on: ring once.
-static void ring_doorbell(fh_channel *channel, int listener) {
-    if (channel->host || channel->doorbell < 0) return;
+// The worker has made progress a host caller may be sleeping on: wake it once.
+static void wake_caller(fh_channel *channel) {
     fh_channel_shared *shared = channel->shared;
-    int ring = atomic_load(&shared->caller_sleeps) && atomic_exchange(&shared->caller_sleeps, 0);
-    if (listener && atomic_load(&shared->listener_sleeps) && atomic_exchange(&shared->listener_sleeps, 0)) ring = 1;
-    if (!ring) return;
+    if (atomic_load(&shared->caller_sleeps) && atomic_exchange(&shared->caller_sleeps, 0)) wake(&shared->caller_wake);
+}
+
+// The worker wrote callbacks the host's listener may be sleeping on: ring once.
+static void ring_doorbell(fh_channel *channel) {
+    fh_channel_shared *shared = channel->shared;
+    if (channel->doorbell < 0 || !atomic_load(&shared->listener_sleeps)) return;
+    if (!atomic_exchange(&shared->listener_sleeps, 0)) return;
     char byte = 1;
     // A full socket already holds a ring the host has not read.
     (void)send(channel->doorbell, &byte, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-long fh_channel_writable(const fh_channel *channel) {
-    uint32_t head = atomic_load_explicit(&out_ring(channel)->head, memory_order_acquire);
-    uint32_t used = channel->out_tail - head;
+// What one side keeps of one ring it writes: its tail and the reader's head as last seen.
+struct lane_out {
+    struct fh_ring *ring;
+    unsigned char *data;
+    uint32_t *tail;
+    uint32_t *head_seen;
+};
+
+static struct lane_out out_lane(fh_channel *channel, int callbacks) {
+    if (channel->host) {
+        return (struct lane_out){&channel->shared->to_worker, ring_data(channel, TO_WORKER), &channel->out_tail,
+                                 &channel->out_head_seen};
+    }
+    if (callbacks) {
+        return (struct lane_out){&channel->shared->callbacks, ring_data(channel, CALLBACKS), &channel->callbacks_tail,
+                                 &channel->callbacks_head_seen};
+    }
+    return (struct lane_out){&channel->shared->to_host, ring_data(channel, TO_HOST), &channel->out_tail,
+                             &channel->out_head_seen};
+}
+
+static long writable_in(const fh_channel *channel, const struct fh_ring *ring, uint32_t tail) {
+    uint32_t head = atomic_load_explicit(&ring->head, memory_order_acquire);
+    uint32_t used = tail - head;
     if (used > channel->capacity) return -1;
     return (long)(channel->capacity - used);
 }
+
+long fh_channel_writable(const fh_channel *channel) { return writable_in(channel, out_ring(channel), channel->out_tail); }
 
 // Room by the peer's position last read: its line is read again only when that is not enough.
-static long room_for(fh_channel *channel, size_t count) {
-    uint32_t used = channel->out_tail - channel->out_head_seen;
+static long room_for(const fh_channel *channel, struct lane_out lane, size_t count) {
+    uint32_t used = *lane.tail - *lane.head_seen;
     if (used <= channel->capacity && channel->capacity - used >= count) return (long)(channel->capacity - used);
-    uint32_t head = atomic_load_explicit(&out_ring(channel)->head, memory_order_acquire);
-    used = channel->out_tail - head;
+    uint32_t head = atomic_load_explicit(&lane.ring->head, memory_order_acquire);
+    used = *lane.tail - head;
     if (used > channel->capacity) return -1;
-    channel->out_head_seen = head;
+    *lane.head_seen = head;
     return (long)(channel->capacity - used);
 }
 
-long fh_channel_readable(const fh_channel *channel) {
-    uint32_t tail = atomic_load_explicit(&in_ring(channel)->tail, memory_order_acquire);
-    uint32_t used = tail - channel->in_head;
+static long readable_in(const fh_channel *channel, const struct fh_ring *ring, uint32_t head) {
+    uint32_t tail = atomic_load_explicit(&ring->tail, memory_order_acquire);
+    uint32_t used = tail - head;
     if (used > channel->capacity) return -1;
     return (long)used;
 }
 
+long fh_channel_readable(const fh_channel *channel) { return readable_in(channel, in_ring(channel), channel->in_head); }
+
+long fh_channel_callbacks_readable(const fh_channel *channel) {
+    return readable_in(channel, &channel->shared->callbacks, channel->callbacks_head);
+}
+
 long fh_channel_write(fh_channel *channel, const void *bytes, size_t count, int listener) {
-    long room = room_for(channel, count);
+    struct lane_out lane = out_lane(channel, listener);
+    long room = room_for(channel, lane, count);
     if (room < 0) return -1;
     size_t n = count < (size_t)room ? count : (size_t)room;
     if (n == 0) return 0;
     uint32_t mask = channel->capacity - 1;
-    uint32_t at = channel->out_tail & mask;
-    unsigned char *data = ring_data(channel, channel->host);
+    uint32_t at = *lane.tail & mask;
     size_t first = channel->capacity - at < n ? channel->capacity - at : n;
-    memcpy(data + at, bytes, first);
-    if (n > first) memcpy(data, (const unsigned char *)bytes + first, n - first);
-    channel->out_tail += (uint32_t)n;
-    struct fh_ring *ring = out_ring(channel);
+    memcpy(lane.data + at, bytes, first);
+    if (n > first) memcpy(lane.data, (const unsigned char *)bytes + first, n - first);
+    *lane.tail += (uint32_t)n;
+    struct fh_ring *ring = lane.ring;
     // Sequentially consistent with the sleeper's flag: either it sees the new tail or this sees
     // its flag.
-    atomic_store(&ring->tail, channel->out_tail);
+    atomic_store(&ring->tail, *lane.tail);
     if (channel->host) {
         if (atomic_load(&ring->reader_sleeps) && atomic_exchange(&ring->reader_sleeps, 0)) {
             wake(&ring->reader_wake);
             channel->woke_peer = 1;
         }
+    } else if (listener) {
+        ring_doorbell(channel);
     } else {
-        ring_doorbell(channel, listener);
+        wake_caller(channel);
+    }
+    return (long)n;
+}
+
+static long read_from(fh_channel *channel, struct fh_ring *ring, const unsigned char *data, uint32_t *head,
+                      void *buffer, size_t count) {
+    long waiting = readable_in(channel, ring, *head);
+    if (waiting < 0) return -1;
+    size_t n = count < (size_t)waiting ? count : (size_t)waiting;
+    if (n == 0) return 0;
+    uint32_t mask = channel->capacity - 1;
+    uint32_t at = *head & mask;
+    size_t first = channel->capacity - at < n ? channel->capacity - at : n;
+    memcpy(buffer, data + at, first);
+    if (n > first) memcpy((unsigned char *)buffer + first, data, n - first);
+    *head += (uint32_t)n;
+    atomic_store(&ring->head, *head);
+    if (channel->host) {
+        if (atomic_load(&ring->writer_sleeps) && atomic_exchange(&ring->writer_sleeps, 0)) wake(&ring->writer_wake);
+    } else {
+        wake_caller(channel);
     }
     return (long)n;
 }
 
 long fh_channel_read(fh_channel *channel, void *buffer, size_t count) {
-    long waiting = fh_channel_readable(channel);
-    if (waiting < 0) return -1;
-    size_t n = count < (size_t)waiting ? count : (size_t)waiting;
-    if (n == 0) return 0;
-    uint32_t mask = channel->capacity - 1;
-    uint32_t at = channel->in_head & mask;
-    const unsigned char *data = ring_data(channel, !channel->host);
-    size_t first = channel->capacity - at < n ? channel->capacity - at : n;
-    memcpy(buffer, data + at, first);
-    if (n > first) memcpy((unsigned char *)buffer + first, data, n - first);
-    channel->in_head += (uint32_t)n;
-    struct fh_ring *ring = in_ring(channel);
-    atomic_store(&ring->head, channel->in_head);
-    if (channel->host) {
-        if (atomic_load(&ring->writer_sleeps) && atomic_exchange(&ring->writer_sleeps, 0)) wake(&ring->writer_wake);
-    } else {
-        ring_doorbell(channel, 0);
-    }
-    return (long)n;
+    const unsigned char *data = ring_data(channel, channel->host ? TO_HOST : TO_WORKER);
+    return read_from(channel, in_ring(channel), data, &channel->in_head, buffer, count);
+}
+
+long fh_channel_read_callbacks(fh_channel *channel, void *buffer, size_t count) {
+    if (!channel->host) return -1;
+    return read_from(channel, &channel->shared->callbacks, ring_data(channel, CALLBACKS), &channel->callbacks_head,
+                     buffer, count);
 }
 
 static int ready(const fh_channel *channel, long room) {
@@ -262,23 +317,40 @@ int fh_channel_spin(const fh_channel *channel, long room, long nanoseconds) {
     }
 }
 
-int fh_channel_caller_sleeps(fh_channel *channel, long room) {
-    atomic_store(&channel->shared->caller_sleeps, 1);
+int fh_channel_callbacks_spin(const fh_channel *channel, long nanoseconds) {
+    long long deadline = now_ns() + nanoseconds;
+    for (unsigned spins = 1;; spins++) {
+        if (fh_channel_callbacks_readable(channel) != 0) return 1;
+        if (nanoseconds <= 0) return 0;
+        relax();
+        if (spins >= 64) sched_yield();
+        if ((spins & 63) == 0 && now_ns() >= deadline) return 0;
+    }
+}
+
+uint32_t fh_channel_caller_wake_count(const fh_channel *channel) {
+    return atomic_load(&channel->shared->caller_wake);
+}
+
+int fh_channel_caller_sleep(fh_channel *channel, long room, uint32_t seen, long timeout_nanoseconds) {
+    fh_channel_shared *shared = channel->shared;
+    atomic_store(&shared->caller_sleeps, 1);
     if (ready(channel, room)) {
-        atomic_store(&channel->shared->caller_sleeps, 0);
+        atomic_store(&shared->caller_sleeps, 0);
         return 1;
     }
+    struct timespec timeout = {timeout_nanoseconds / 1000000000L, timeout_nanoseconds % 1000000000L};
+    // Returns at once when woken since `seen` was read.
+    futex_timed(&shared->caller_wake, FUTEX_WAIT, seen, timeout_nanoseconds >= 0 ? &timeout : NULL);
+    if (atomic_load_explicit(&shared->caller_sleeps, memory_order_relaxed)) atomic_store(&shared->caller_sleeps, 0);
     return 0;
 }
 
-void fh_channel_caller_wakes(fh_channel *channel) {
-    if (atomic_load_explicit(&channel->shared->caller_sleeps, memory_order_relaxed))
-        atomic_store(&channel->shared->caller_sleeps, 0);
-}
+void fh_channel_wake_caller(fh_channel *channel) { wake(&channel->shared->caller_wake); }
 
 int fh_channel_listener_sleeps(fh_channel *channel) {
     atomic_store(&channel->shared->listener_sleeps, 1);
-    return fh_channel_readable(channel) != 0;
+    return fh_channel_callbacks_readable(channel) != 0;
 }
 
 void fh_channel_close(fh_channel *channel) {
@@ -286,6 +358,7 @@ void fh_channel_close(fh_channel *channel) {
     // Whether or not it sleeps now: it sees `closed` before it sleeps again.
     wake(&channel->shared->to_worker.reader_wake);
     wake(&channel->shared->to_host.writer_wake);
+    wake(&channel->shared->callbacks.writer_wake);
 }
 
 static int closed(const fh_channel *channel) { return atomic_load(&channel->shared->closed) != 0; }
@@ -307,17 +380,24 @@ int fh_channel_worker_wait_readable(fh_channel *channel, long spin_nanoseconds) 
     }
 }
 
-int fh_channel_worker_wait_writable(fh_channel *channel, long room, long spin_nanoseconds) {
-    struct fh_ring *ring = out_ring(channel);
+int fh_channel_worker_wait_writable(fh_channel *channel, long room, long spin_nanoseconds, int listener) {
+    struct lane_out lane = out_lane(channel, listener);
+    struct fh_ring *ring = lane.ring;
     long wanted = room < (long)channel->capacity ? room : (long)channel->capacity;
-    for (;;) {
+    long long deadline = now_ns() + spin_nanoseconds;
+    for (unsigned spins = 1;; spins++) {
         if (closed(channel)) return 1;
-        long writable = fh_channel_writable(channel);
-        if (writable >= wanted) return 0;
-        if (fh_channel_spin(channel, wanted, spin_nanoseconds) && fh_channel_writable(channel) >= wanted) return 0;
+        long writable = writable_in(channel, ring, *lane.tail);
+        if (writable < 0 || writable >= wanted) return 0;
+        if (now_ns() < deadline) {
+            relax();
+            if (spins >= 64) sched_yield();
+            continue;
+        }
         uint32_t seen = atomic_load(&ring->writer_wake);
         atomic_store(&ring->writer_sleeps, 1);
-        if (fh_channel_writable(channel) >= wanted || closed(channel)) {
+        writable = writable_in(channel, ring, *lane.tail);
+        if (writable < 0 || writable >= wanted || closed(channel)) {
             atomic_store(&ring->writer_sleeps, 0);
             continue;
         }
@@ -338,5 +418,6 @@ int fh_channel_intact(const fh_channel *channel) {
     const fh_channel_shared *shared = channel->shared;
     if (shared->magic != FH_CHANNEL_MAGIC || shared->capacity != channel->capacity) return 0;
     if (channel->host && atomic_load(&shared->closed) != 0) return 0;
-    return fh_channel_readable(channel) >= 0 && fh_channel_writable(channel) >= 0;
+    if (fh_channel_readable(channel) < 0 || fh_channel_writable(channel) < 0) return 0;
+    return !channel->host || fh_channel_callbacks_readable(channel) >= 0;
 }

@@ -101,28 +101,67 @@ struct WorkerRingTests {
     #expect(seen.withLock { $0 } == [0, 1, 42, 1])
   }
 
-  @Test func aHostThatSaysItSleepsIsRungOnceAndOnlyThen() throws {
+  @Test func aCallerThatSaysItSleepsIsWokenOnceAndOnlyThen() throws {
     let ends = try Ends()
     var byte: UInt8 = 7
+    // given a caller awake: an answer wakes nothing
+    let before = fh_channel_caller_wake_count(&ends.host)
+    #expect(fh_channel_write(&ends.worker, &byte, 1, 0) == 1)
+    #expect(fh_channel_caller_wake_count(&ends.host) == before)
+    // and a caller about to sleep with an answer waiting does not sleep
+    #expect(fh_channel_caller_sleep(&ends.host, 0, before, -1) == 1)
+    #expect(fh_channel_read(&ends.host, &byte, 1) == 1)
+    // when a caller sleeps with no limit, the worker's next answer wakes it, once
+    let woke = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) let shared = ends
+    let seen = fh_channel_caller_wake_count(&ends.host)
+    let sleeper = Thread {
+      _ = fh_channel_caller_sleep(&shared.host, 0, seen, -1)
+      woke.signal()
+    }
+    sleeper.start()
+    // (whether it sleeps yet or not: the wake count moves, so it cannot sleep past the answer)
+    #expect(fh_channel_write(&ends.worker, &byte, 1, 0) == 1)
+    #expect(woke.wait(timeout: .now() + 10) == .success)
+    #expect(fh_channel_readable(&ends.host) == 1)
+    // and the host itself can wake a sleeping caller (the listener does when the worker goes)
+    let again = fh_channel_caller_wake_count(&ends.host)
+    let second = Thread {
+      _ = fh_channel_caller_sleep(&shared.host, 0, again, -1)
+      woke.signal()
+    }
+    #expect(fh_channel_read(&ends.host, &byte, 1) == 1)
+    second.start()
+    fh_channel_wake_caller(&ends.host)
+    #expect(woke.wait(timeout: .now() + 10) == .success)
+    #expect(fh_channel_caller_wake_count(&ends.host) != again)
+  }
+
+  @Test func callbacksOfOtherThreadsTakeTheirOwnRingAndRingTheListenerOnlyWhenItSleeps() throws {
+    let ends = try Ends()
+    var byte: UInt8 = 9
     var ring = [UInt8](repeating: 0, count: 8)
     func rings() -> Int { recv(ends.sockets[0], &ring, ring.count, Int32(MSG_DONTWAIT)) }
-    // given a caller awake: an answer rings nothing
-    #expect(fh_channel_write(&ends.worker, &byte, 1, 0) == 1)
+    // given a listener awake: a callback goes to the callbacks ring, not among the replies, and
+    // rings nothing
+    #expect(fh_channel_write(&ends.worker, &byte, 1, 1) == 1)
+    #expect(fh_channel_readable(&ends.host) == 0)
+    #expect(fh_channel_callbacks_readable(&ends.host) == 1)
     #expect(rings() < 0)
-    #expect(fh_channel_read(&ends.host, &byte, 1) == 1)
-    // when the caller says it sleeps, the next answer rings the doorbell once
-    #expect(fh_channel_caller_sleeps(&ends.host, 0) == 0)
-    #expect(fh_channel_write(&ends.worker, &byte, 1, 0) == 1)
-    #expect(fh_channel_write(&ends.worker, &byte, 1, 0) == 1)
-    #expect(rings() == 1)
-    // and a sleeping listener is rung by a callback made outside a call, not by an answer
+    // when the listener says it sleeps with a callback waiting, it is told so
+    #expect(fh_channel_listener_sleeps(&ends.host) == 1)
     var two = [UInt8](repeating: 0, count: 2)
-    #expect(fh_channel_read(&ends.host, &two, 2) == 2)
+    #expect(fh_channel_read_callbacks(&ends.host, &two, 2) == 1)
+    #expect(two[0] == 9)
+    // and once it sleeps, a reply does not ring it, the next callback rings once
     #expect(fh_channel_listener_sleeps(&ends.host) == 0)
     #expect(fh_channel_write(&ends.worker, &byte, 1, 0) == 1)
     #expect(rings() < 0)
     #expect(fh_channel_write(&ends.worker, &byte, 1, 1) == 1)
+    #expect(fh_channel_write(&ends.worker, &byte, 1, 1) == 1)
     #expect(rings() == 1)
+    #expect(fh_channel_callbacks_readable(&ends.host) == 2)
+    #expect(fh_channel_readable(&ends.host) == 1)
   }
 
   @Test func positionsTheWorkerCannotHaveReachedAreRefusedByTheHost() throws {
@@ -138,6 +177,7 @@ struct WorkerRingTests {
     #expect(fh_channel_read(&ends.host, &buffer, 16) == -1)
     #expect(fh_channel_readable(&ends.host) == -1)
     #expect(fh_channel_writable(&ends.host) == -1)
+    #expect(fh_channel_read_callbacks(&ends.host, &buffer, 16) == -1)
     #expect(fh_channel_intact(&ends.host) == 0)
   }
 }

@@ -85,6 +85,11 @@ int fh_sandbox_apply(const fh_sandbox_policy *policy, fh_sandbox_report *report,
 
 /* The running kernel's Landlock ABI version, 0 when it has none. [any-thread] */
 int fh_sandbox_landlock_abi(void);
+/* During a notice, on the supervisor's thread: the kernel id of the thread whose call is refused
+ * (0 otherwise), so that a notice can be told apart by who caused it. */
+int fh_sandbox_noticed_thread(void);
+/* The kernel id of the calling thread. */
+int fh_sandbox_this_thread(void);
 /* 0: no seccomp filters; 1: filters; 2: filters and user notification (refusal notices). */
 int fh_sandbox_seccomp_support(void);
 

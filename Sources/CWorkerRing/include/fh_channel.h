@@ -5,11 +5,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-// The channel between the host and one worker: two byte rings in a memfd both map, one each way.
-// A side spins briefly while it waits for its peer, then sleeps: the worker on a futex in the
-// shared memory, the host in poll on the socket, which the worker rings with one byte
-// (a doorbell) only when the host said it sleeps. The host trusts nothing the worker can write:
-// it keeps its own positions and checks the worker's against them.
+// The channel between the host and one worker: three byte rings in a memfd both map: requests to
+// the worker, replies to the host (with the callbacks the serving thread made during the call),
+// and the callbacks the plugin's other threads make, read by the host's listener thread alone so
+// that it can hold them back. A side spins briefly while it waits for its peer, then sleeps on a
+// futex in the shared memory; the listener sleeps in poll on the socket, which the worker rings
+// with one byte (a doorbell) only when the listener said it sleeps. The host trusts nothing the
+// worker can write: it keeps its own positions and checks the worker's against them.
 
 typedef struct fh_channel_shared fh_channel_shared;
 
@@ -26,12 +28,17 @@ typedef struct fh_channel {
     uint32_t in_head;
     // The peer's read position as last seen: room is known without reading its line each time.
     uint32_t out_head_seen;
+    // The callbacks ring: the worker's tail and the host's head as last seen (the worker's other
+    // threads), the host's head (its listener).
+    uint32_t callbacks_tail;
+    uint32_t callbacks_head_seen;
+    uint32_t callbacks_head;
     // The host's end: set when a write woke the worker from its futex (it answers after a wake-up,
     // not at once: not worth spinning for), cleared by the caller.
     int woke_peer;
 } fh_channel;
 
-// Host: a memfd of two rings of `capacity` bytes each (a power of two), mapped. Returns its
+// Host: a memfd of three rings of `capacity` bytes each (a power of two), mapped. Returns its
 // descriptor (close-on-exec), or -1 with errno set.
 int fh_channel_create(uint32_t capacity, fh_channel *channel);
 // Worker: maps the channel on `descriptor`; `doorbell` is the socket to the host. 0 or -1.
@@ -40,28 +47,38 @@ void fh_channel_unmap(fh_channel *channel);
 
 // Copies up to `count` bytes into the outgoing ring; the count copied (0 when full), or -1
 // when the peer's position is impossible (the worker scribbled over the ring). The worker's
-// `listener`: the bytes are callbacks made outside a call, for the host's listener to wake for
-// (a reply and what a call made wake only a caller that sleeps).
+// `listener`: the bytes are callbacks from a thread other than the serving one, written to the
+// callbacks ring (which rings the listener); otherwise to the replies ring (which wakes a caller
+// that sleeps). One thread at a time writes each ring.
 long fh_channel_write(fh_channel *channel, const void *bytes, size_t count, int listener);
-// Copies up to `count` bytes out of the incoming ring; the count copied (0 when empty), or -1
-// as for write.
+// Copies up to `count` bytes out of the incoming ring (the host's: replies); the count copied
+// (0 when empty), or -1 as for write.
 long fh_channel_read(fh_channel *channel, void *buffer, size_t count);
+// Host, the listener: the same from the callbacks ring.
+long fh_channel_read_callbacks(fh_channel *channel, void *buffer, size_t count);
 // Bytes waiting in the incoming ring (-1: impossible), and room in the outgoing one.
 long fh_channel_readable(const fh_channel *channel);
+long fh_channel_callbacks_readable(const fh_channel *channel);
 long fh_channel_writable(const fh_channel *channel);
 
 // Spins at most `nanoseconds` until bytes are waiting to be read or, when `room` > 0, the
 // outgoing ring has that much room (or any, when less than its size); 1 when so, 0 when not.
 int fh_channel_spin(const fh_channel *channel, long room, long nanoseconds);
 
-// Host, a caller: says it is about to sleep waiting for its answer (or room), so the worker rings
-// the doorbell on its next progress, then checks once more; 1 when there is already something to
-// do (the flag is cleared again).
-int fh_channel_caller_sleeps(fh_channel *channel, long room);
-// Host, a caller: awake again.
-void fh_channel_caller_wakes(fh_channel *channel);
-// Host, the listener: says it sleeps until a callback made outside a call comes (the worker
-// clears the flag as it rings), then checks once more; 1 when bytes are already waiting.
+// Host, the listener: spins at most `nanoseconds` until callbacks are waiting; 1 when so.
+int fh_channel_callbacks_spin(const fh_channel *channel, long nanoseconds);
+
+// Host, a caller: the wake count to sleep against, read before it last looks for work (a wake
+// after it, from the worker or from `fh_channel_wake_caller`, is then not lost).
+uint32_t fh_channel_caller_wake_count(const fh_channel *channel);
+// Host, a caller: says it sleeps waiting for its answer (or room), so the worker wakes it on its
+// next progress, checks once more, then sleeps at most `timeout_nanoseconds` (-1: no limit)
+// unless woken since `seen`. 1 when there was already something to do; 0 after the sleep.
+int fh_channel_caller_sleep(fh_channel *channel, long room, uint32_t seen, long timeout_nanoseconds);
+// Host: wakes a caller sleeping in `fh_channel_caller_sleep` (the worker is gone).
+void fh_channel_wake_caller(fh_channel *channel);
+// Host, the listener: says it sleeps until callbacks come (the worker clears the flag as it
+// rings), then checks once more; 1 when bytes are already waiting.
 int fh_channel_listener_sleeps(fh_channel *channel);
 // Host: asks the worker to leave and wakes it.
 void fh_channel_close(fh_channel *channel);
@@ -69,9 +86,9 @@ void fh_channel_close(fh_channel *channel);
 // Worker: waits (spinning `spin_nanoseconds` first, then on a futex) until a request is waiting
 // or the host closed the channel; 1 when closed.
 int fh_channel_worker_wait_readable(fh_channel *channel, long spin_nanoseconds);
-// Worker: waits until the outgoing ring has room for `room` bytes (or any, if larger than the
-// ring); 1 when the host closed the channel.
-int fh_channel_worker_wait_writable(fh_channel *channel, long room, long spin_nanoseconds);
+// Worker: waits until the outgoing ring (the callbacks ring for `listener`) has room for `room`
+// bytes (or any, if larger than the ring); 1 when the host closed the channel.
+int fh_channel_worker_wait_writable(fh_channel *channel, long room, long spin_nanoseconds, int listener);
 // Worker: records that it begins its `count`-th request (for blame after a crash).
 void fh_channel_worker_begins(fh_channel *channel, uint64_t count);
 // Host: how many requests the worker said it began (untrusted: a crash's blame only).

@@ -23,4 +23,5 @@ final class CallbackRelay: InstanceCallbackTarget {
   func instanceTimerPending(_ id: UInt64) -> Bool { store?.instanceTimerPending(id) ?? false }
   func instanceRefused(_ refusal: SandboxRefusal) { store?.instanceRefused(refusal) }
   func instanceLostBetweenCalls() { store?.instanceLostBetweenCalls() }
+  func instanceWaitForRoom(atMost: Duration) -> Bool { store?.instanceWaitForRoom(atMost: atMost) ?? true }
 }

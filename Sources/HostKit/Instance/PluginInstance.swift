@@ -181,6 +181,10 @@ public protocol InstanceCallbackTarget: AnyObject, Sendable {
   /// The instance's process was lost while no call was made (a worker's only): the next call
   /// throws the loss, so the owner may make one now rather than wait for one.
   func instanceLostBetweenCalls()
+  /// Asked before more callbacks of the plugin's own threads are delivered (a worker's only):
+  /// waits at most `atMost` while the target holds as many emitted actions as it wants queued.
+  /// True when more may come; false when it still holds that many.
+  func instanceWaitForRoom(atMost: Duration) -> Bool
 }
 
 extension InstanceCallbackTarget {
@@ -195,4 +199,6 @@ extension InstanceCallbackTarget {
   public func instanceRefused(_ refusal: SandboxRefusal) {}
   /// Targets that do not recover learn of a loss at their next call.
   public func instanceLostBetweenCalls() {}
+  /// Targets without an inbox take everything at once.
+  public func instanceWaitForRoom(atMost: Duration) -> Bool { true }
 }

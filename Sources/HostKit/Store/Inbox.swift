@@ -32,6 +32,8 @@ struct Inbox {
   /// User actions queued at most before a sender waits.
   let capacity: Int
   private(set) var items: [InboxItem] = []
+  /// The most items ever queued at once (tests: what backpressure bounds).
+  private(set) var peak = 0
   /// What `stop` reports: actions never applied, emits refused, actions sent after the end.
   private(set) var report = StopReport(unapplied: 0, late: 0)
 
@@ -59,6 +61,7 @@ struct Inbox {
     switch life {
     case .starting, .running:
       items.append(item)
+      if items.count > peak { peak = items.count }
       return true
     case .closing:
       if item.isAction { report.unapplied += 1 }

@@ -240,6 +240,9 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     external.enqueue(.action(json, origin == .feedback ? .feedback : .effect))
   }
 
+  /// The most items the inbox held at once (tests).
+  var inboxPeak: Int { external.inboxPeak }
+
   /// Emits refused so far because they were not actions.
   public var refusedEmits: Int { external.refusedEmits }
 
@@ -257,6 +260,10 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   public func instanceLostBetweenCalls() {
     _ = external.enqueueJob { instance in _ = try? instance.render() }
   }
+
+  /// A worker's listener holds the plugin's emits back while the inbox is full: its threads then
+  /// wait for the store rather than fill the host's memory.
+  public func instanceWaitForRoom(atMost: Duration) -> Bool { external.waitForEmitRoom(atMost: atMost) }
 
   public func instanceScheduled(after nanoseconds: UInt64, actions: String, origin: EmitOrigin) -> UInt64 {
     // One action object, or an array of them delivered together.

@@ -26,6 +26,8 @@ final class StoreExternalState: @unchecked Sendable {
   private var interruptible: (any InterruptibleInstance)?
   /// The store thread while it runs.
   private var storeThread: pthread_t?
+  /// Whether a worker's listener waits for the store thread to take a batch.
+  private var emitterWaits = false
 
   init(capacity: Int, clock: StoreClock) {
     inbox = Inbox(capacity: capacity)
@@ -52,6 +54,21 @@ final class StoreExternalState: @unchecked Sendable {
       while inbox.isFull, case .open = gate, !life.isEnding { condition.wait() }
     }
     if inbox.accept(item, life: life) { condition.signal() }
+  }
+
+  /// Waits at most `atMost` while the inbox is full; true when there is room, or the store
+  /// does not take from it now (gated or ending: holding back would only wait), false when
+  /// it is still full.
+  func waitForEmitRoom(atMost: Duration) -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    let deadline = Date() + Double(atMost.components.attoseconds) / 1e18 + Double(atMost.components.seconds)
+    while inbox.isFull {
+      guard case .open = gate, !life.isEnding, !isStoreThreadLocked else { return true }
+      emitterWaits = true
+      if !condition.wait(until: deadline) { return !inbox.isFull }
+    }
+    return true
   }
 
   /// `isOnStoreThread`, with the lock held.
@@ -117,6 +134,8 @@ final class StoreExternalState: @unchecked Sendable {
   var effectsRunning: Int { locked { effectsInFlight } }
   var effectsAwaited: Int { locked { max(0, effectsInFlight - timers.feedbackCount) } }
   var refusedEmits: Int { locked { inbox.report.refused } }
+  var inboxPeak: Int { locked { inbox.peak } }
+  var hasEmitterWaiting: Bool { locked { emitterWaits } }
   var pendingTimers: Int { locked { timers.count } }
   var unsavedError: HostError? { locked { unsaved } }
 
@@ -218,7 +237,10 @@ final class StoreExternalState: @unchecked Sendable {
     inbox.take(under: gate, into: &batch)
     activity = .applying(withFeedback: batch.contains(where: \.isFeedbackAction))
     // Senders held back by a full inbox may go on.
-    if batch.count >= inbox.capacity { condition.broadcast() }
+    if batch.count >= inbox.capacity || emitterWaits {
+      emitterWaits = false
+      condition.broadcast()
+    }
     return true
   }
 

@@ -8,45 +8,53 @@ import Synchronization
 #endif
 
 /// The host's end of one worker: its process, the memory the two share for calls and callbacks
-/// (`fh_channel`: a ring each way), and the socket that says the worker is gone and rings when
-/// the host sleeps.
+/// (`fh_channel`: requests, replies, and the callbacks of the plugin's other threads), and the
+/// socket that says the worker is gone and rings the listener.
 ///
-/// Whoever reads the channel holds `role`: a caller for the length of its exchange (it delivers
-/// the callbacks that arrive meanwhile itself, so a reply costs no thread hop), otherwise the
-/// listener thread, which wakes when the worker rings outside a call (an effect's emit, a timer).
-/// A caller spins a little while its answer is due, then sleeps in poll; nothing on the way is a
-/// system call while both sides are awake.
-// @unchecked: every mutable field is used under `role`, by a caller or the listener thread.
+/// A caller holds `role` for the length of its exchange: it reads the replies ring, delivering
+/// the callbacks the serving thread made during its call itself (so a reply costs no thread
+/// hop); it spins a little while its answer is due, then sleeps on a futex the worker wakes.
+/// Nothing on the way is a system call while both sides are awake. The listener thread alone
+/// reads the callbacks ring (an effect's emits, timers, logs), and holds it back while the store
+/// has a full inbox, so a plugin flooding the host waits instead of filling the host's memory;
+/// it also sees the worker go (the socket closes) and wakes a caller that sleeps.
+// @unchecked: the replies side is used under `role`, the callbacks side by the listener thread
+// alone; what both touch is in `book` (a Mutex) or atomic.
 final class WorkerConnection: @unchecked Sendable {
   let feature: String
   let pid: pid_t
-  private let role = NSLock()
-  private let socket: Int32
+  let role = NSLock()
+  let socket: Int32
   /// The channel and the frames read from it, behind pointers: used on every call, under
-  /// `role`, without the runtime's exclusivity checks on a class's stored properties.
-  private let channel: UnsafeMutablePointer<fh_channel>
+  /// `role`, without the runtime's exclusivity checks on a class's stored properties. The
+  /// listener uses only the callbacks ring's fields.
+  let channel: UnsafeMutablePointer<fh_channel>
   /// The read end of the worker's note pipe (-1: none), where the sandbox says why it stopped the
   /// worker, and the worker's private folder (nil: none), removed once it has ended.
   let sandbox: (notes: Int32, scratch: WorkerScratch?)
-  private let child: RunningChild
-  private weak var target: (any InstanceCallbackTarget)?
+  let child: RunningChild
+  weak var target: (any InstanceCallbackTarget)?
   private let callTimeout: Double
   private let readerStorage: UnsafeMutablePointer<FrameReader>
   private var reader: FrameReader {
     _read { yield readerStorage.pointee }
     _modify { yield &readerStorage.pointee }
   }
-  /// Set once the worker is gone; every later call throws it.
-  private var loss: InstanceLoss?
-  /// The worker's timer ids to the target's.
-  private var timers: [UInt64: UInt64] = [:]
-  /// The size of `timers` at which the fired ones are dropped.
-  private var timersToPruneAt = 64
-  /// Set by `destroy`: the listener leaves, calls are refused.
-  private var closed = false
-  private var listener: pthread_t?
+  /// What callers and the listener both keep: how the worker was lost, its timers, its effects.
+  let book = Mutex(WorkerBook())
+  /// Set by the listener when the socket closed (the worker is gone): a sleeping caller is woken
+  /// to read what is left and reap it.
+  let gone = Atomic<Bool>(false)
+  /// Set by `destroy` (under `role`): calls are refused.
+  var closed = false
+  /// Set by `destroy` first: the worker's going is no loss; the listener delivers what it wrote
+  /// until then without holding it back, then leaves.
+  let closing = Atomic<Bool>(false)
+  var listener: pthread_t?
   /// The thread inside `exchange` (0: none), read without `role` to refuse a re-entrant call.
-  private let caller = Atomic<UInt>(0)
+  let caller = Atomic<UInt>(0)
+  /// Replies read so far (the listener's sign that calls are answered).
+  let answers = Atomic<UInt64>(0)
   /// Requests answered so far, and sent: with the count the worker says it began, which request
   /// of a batch brought it down.
   private var answeredTotal: UInt64 = 0
@@ -128,7 +136,13 @@ final class WorkerConnection: @unchecked Sendable {
     let connection = WorkerConnection(
       feature: feature, child: child, socket: ends[0], channel: channel, sandbox: (notes?.read ?? -1, scratch),
       target: target, callTimeout: settings.callTimeout)
-    connection.startListener()
+    guard connection.startListener() else {
+      // Without it nothing would see the worker go while a caller sleeps.
+      connection.destroy()
+      throw HostError(
+        "cannot start a thread for feature '\(feature)''s worker process: \(String(cString: strerror(errno)))",
+        help: "end some programs or threads, or run with --isolation none")
+    }
     return connection
   }
 
@@ -169,7 +183,7 @@ final class WorkerConnection: @unchecked Sendable {
         call: call, status: fh_status(FH_ERR_LIFECYCLE), message: "\(call) on an instance that was destroyed")
     }
     // Lost between calls (the listener saw it go): this call never reached the worker.
-    if let loss { throw error(call, loss).attributed(.notThisCall) }
+    if let loss = book.withLock({ $0.loss }) { throw error(call, loss).attributed(.notThisCall) }
     // Callbacks that came before this call are delivered before its answers.
     if let broken = readChannel() {
       throw lost(call, broken, replies: replies, answered: 0, blamed: &blamed).attributed(.notThisCall)
@@ -180,7 +194,6 @@ final class WorkerConnection: @unchecked Sendable {
     // Set when this side first sleeps, and again after each answer: no clock is read while the
     // answers come at once.
     var deadline: ContinuousClock.Instant?
-    var gone = false
     while answered < replies {
       var progressed = false
       if written < bytes.count {
@@ -204,6 +217,7 @@ final class WorkerConnection: @unchecked Sendable {
       while answered < replies, let reply = nextReply() {
         answered += 1
         answeredTotal += 1
+        answers.store(answeredTotal, ordering: .relaxed)
         each(reply)
         last = reply
         deadline = nil
@@ -213,33 +227,27 @@ final class WorkerConnection: @unchecked Sendable {
           call, broken("sent a frame longer than 1 GiB"), replies: replies, answered: answered, blamed: &blamed)
       }
       if answered == replies || progressed { continue }
-      if gone {
-        // Everything it wrote before it went is read: the rest is lost.
-        throw lost(call, reap(), replies: replies, answered: answered, blamed: &blamed)
-      }
       let room = written < bytes.count ? min(bytes.count - written, Int(Self.ringCapacity)) : 0
       // A worker just woken from its sleep answers after the kernel runs it: sleeping costs this
       // side less than spinning that long, and keeps an idle feature's wake-ups cheap.
       let spin = channel.pointee.woke_peer != 0 ? Self.wokenSpin : Self.callSpin
       channel.pointee.woke_peer = 0
       if fh_channel_spin(channel, room, spin) != 0 { continue }
-      if fh_channel_caller_sleeps(channel, room) != 0 { continue }
-      if deadline == nil, callTimeout > 0 { deadline = ContinuousClock.now + .milliseconds(Int64(callTimeout * 1000)) }
-      var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-      let ready = poll(&descriptor, 1, Self.milliseconds(until: deadline))
-      fh_channel_caller_wakes(channel)
-      if ready < 0 {
-        if errno == EINTR { continue }
-        throw lost(call, .exited(-1), replies: replies, answered: answered, blamed: &blamed)
+      // Read before `gone`: the listener sets it, then wakes this side.
+      let seen = fh_channel_caller_wake_count(channel)
+      if gone.load(ordering: .acquiring) {
+        // Everything it wrote before it went is read (this turn read nothing): the rest is lost.
+        throw lost(call, reap(), replies: replies, answered: answered, blamed: &blamed)
       }
-      if ready == 0 {
-        if let deadline, ContinuousClock.now < deadline { continue }
+      if deadline == nil, callTimeout > 0 { deadline = ContinuousClock.now + .milliseconds(Int64(callTimeout * 1000)) }
+      let left = Self.nanoseconds(until: deadline)
+      if left == 0 {
         child.signalGroup(SIGKILL)
         _ = child.finish(until: nil)
         throw lost(
           call, .unresponsive(call: call, seconds: callTimeout), replies: replies, answered: answered, blamed: &blamed)
       }
-      gone = !drainDoorbell()
+      _ = fh_channel_caller_sleep(channel, room, seen, left)
     }
     // Callbacks read after the answers are delivered now, not left for the listener.
     deliverCallbacks()
@@ -247,11 +255,7 @@ final class WorkerConnection: @unchecked Sendable {
     return last
   }
   /// How many of the worker's timer ids are kept for a cancel (tests).
-  var timersKept: Int {
-    role.lock()
-    defer { role.unlock() }
-    return timers.count
-  }
+  var timersKept: Int { book.withLock { $0.timers.count } }
 
   /// Kills the worker when a call is waiting on it (any thread): the call then throws the loss,
   /// as for a crash. Does nothing between calls.
@@ -268,7 +272,9 @@ final class WorkerConnection: @unchecked Sendable {
       role.unlock()
       return
     }
-    if loss == nil {
+    // From here the worker's going is no loss; the listener delivers what it wrote until then.
+    closing.store(true, ordering: .releasing)
+    if book.withLock({ $0.loss }) == nil, listener != nil {
       var writer = FrameWriter()
       writer.frame(WorkerFrame.Request.destroy.rawValue)
       role.unlock()
@@ -281,7 +287,7 @@ final class WorkerConnection: @unchecked Sendable {
     // listener.
     fh_channel_close(channel)
     shutdown(socket, Int32(SHUT_RDWR))
-    if !child.hasExited || loss == nil {
+    if !child.hasExited || book.withLock({ $0.loss }) == nil {
       _ = child.finish(until: ContinuousClock.now + .seconds(max(1, min(callTimeout, 5))))
     }
     let listener = self.listener
@@ -307,19 +313,8 @@ final class WorkerConnection: @unchecked Sendable {
     }
   }
 
-  /// Says the listener sleeps, so that the worker rings it on its next callback made outside a
-  /// call; delivers what came meanwhile first.
-  private func sleepUntilRung() {
-    while fh_channel_listener_sleeps(channel) != 0 {
-      if let broken = readChannel() {
-        _ = lose(broken)
-        return
-      }
-    }
-  }
-
   /// Reads the doorbell's bytes; false at end of file or on an error: the worker is gone.
-  private func drainDoorbell() -> Bool {
+  func drainDoorbell() -> Bool {
     var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
     while true {
       let count = withUnsafeMutableBytes(of: &bytes) { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
@@ -351,46 +346,15 @@ final class WorkerConnection: @unchecked Sendable {
     }
   }
 
-  private func deliver(_ kind: UInt8, _ fields: inout FrameFields) {
-    guard let message = WorkerFrame.Message(rawValue: kind), let target else { return }
-    switch message {
-    case .reply: break
-    case .emit:
-      let origin: EmitOrigin = fields.byte() == 1 ? .feedback : .effect
-      target.instanceEmitted(fields.string(), origin: origin)
-    case .log:
-      let level = LogLevel(rawValue: Int(fields.byte())) ?? .error
-      target.instanceLogged(level: level, message: fields.string())
-    case .effectBegan: target.instanceEffectBegan()
-    case .effectEnded: target.instanceEffectEnded()
-    case .step: target.instanceEmittedStep(fields.string())
-    case .schedule:
-      let id = fields.uint64()
-      let delay = fields.uint64()
-      let origin: EmitOrigin = fields.byte() == 1 ? .feedback : .effect
-      let hostID = target.instanceScheduled(after: delay, actions: fields.string(), origin: origin)
-      if hostID != 0 { timers[id] = hostID }
-      // Fired timers are not reported back: let them go now and then, so the map stays as
-      // small as the timers pending.
-      if timers.count > timersToPruneAt {
-        timers = timers.filter { target.instanceTimerPending($0.value) }
-        timersToPruneAt = max(64, timers.count * 2)
-      }
-    case .cancel:
-      if let hostID = timers.removeValue(forKey: fields.uint64()) { target.instanceCancelledTimer(hostID) }
-    case .refused:
-      guard let kind = SandboxRefusal.Kind(frameByte: fields.byte()) else { return }
-      target.instanceRefused(SandboxRefusal(kind: kind, subject: fields.string()))
+  /// Records how the worker was lost (the first account stands) and returns it.
+  func lose(_ how: InstanceLoss) -> InstanceLoss {
+    book.withLock { book in
+      if book.loss == nil { book.loss = how }
+      return book.loss ?? how
     }
   }
 
-  /// Records how the worker was lost (the first account stands) and returns it.
-  private func lose(_ how: InstanceLoss) -> InstanceLoss {
-    if loss == nil { loss = how }
-    return loss ?? how
-  }
-
-  /// Kills a worker that wrote what it cannot have meant into the channel: `what` it did.
+  /// Kills a worker that wrote what it cannot have meant into the replies ring: `what` it did.
   private func broken(_ what: String) -> InstanceLoss {
     child.signalGroup(SIGKILL)
     _ = child.finish(until: nil)
@@ -417,8 +381,10 @@ final class WorkerConnection: @unchecked Sendable {
 
   /// Waits for a worker whose socket closed, killing it if it lingers; how it ended. A worker that
   /// wrote over the channel's header or positions broke it, whatever it died of.
-  private func reap() -> InstanceLoss {
+  func reap() -> InstanceLoss {
     let termination = child.finish(until: ContinuousClock.now + .seconds(2)).termination
+    // The listener found the callbacks ring broken and killed it.
+    if let what = book.withLock({ $0.brokenBy }) { return .brokeChannel(what) }
     guard fh_channel_intact(channel) != 0 else { return .brokeChannel("wrote over the memory it shares with the host") }
     switch termination {
     case .exited(let status): return .exited(status)
@@ -433,64 +399,12 @@ final class WorkerConnection: @unchecked Sendable {
     PluginCallError(call: call, status: fh_status(FH_ERR_INTERNAL), message: "feature '\(feature)' \(loss)", loss: loss)
   }
 
-  private static func milliseconds(until deadline: ContinuousClock.Instant?) -> Int32 {
+  /// Nanoseconds left until `deadline` (-1: none; 0: passed).
+  private static func nanoseconds(until deadline: ContinuousClock.Instant?) -> Int {
     guard let deadline else { return -1 }
     let left = deadline - ContinuousClock.now
     guard left > .zero else { return 0 }
-    return Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-  }
-
-  // MARK: - The listener thread
-
-  private func startListener() {
-    let retained = Unmanaged.passRetained(self)
-    var thread = pthread_t()
-    let started = pthread_create(
-      &thread, nil,
-      { raw in
-        guard let raw else { return nil }
-        let connection = Unmanaged<WorkerConnection>.fromOpaque(raw).takeRetainedValue()
-        connection.listen()
-        return nil
-      }, retained.toOpaque())
-    if started == 0 {
-      listener = thread
-    } else {
-      // Without a listener, callbacks outside calls wait for the next call.
-      retained.release()
-    }
-  }
-
-  /// Sleeps until the worker rings outside calls (or goes), delivers the callbacks, and rides a
-  /// burst of them for a moment before sleeping again; until destroyed or lost.
-  private func listen() {
-    role.lock()
-    sleepUntilRung()
-    role.unlock()
-    while true {
-      var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-      if poll(&descriptor, 1, -1) < 0 && errno == EINTR { continue }
-      role.lock()
-      if closed || loss != nil {
-        role.unlock()
-        return
-      }
-      let open = drainDoorbell()
-      let lostBefore = loss != nil
-      var broke = readChannel()
-      while broke == nil, fh_channel_spin(channel, 0, Self.listenerSpin) != 0 { broke = readChannel() }
-      if let broke {
-        _ = lose(broke)
-      } else if !open {
-        // Whatever it wrote before it went is delivered.
-        broke = readChannel()
-        _ = lose(broke ?? reap())
-      } else {
-        sleepUntilRung()
-      }
-      let lostNow = !lostBefore && loss != nil
-      role.unlock()
-      if lostNow { target?.instanceLostBetweenCalls() }
-    }
+    return max(
+      1, Int(clamping: left.components.seconds) &* 1_000_000_000 + Int(left.components.attoseconds / 1_000_000_000))
   }
 }

@@ -1,3 +1,4 @@
+import CSandbox
 import CWorkerRing
 import FeatureABI
 import FeatureJSON
@@ -93,7 +94,15 @@ public enum WorkerServer {
       let notes = fcntl(SandboxNotes.descriptor, F_GETFD) >= 0 ? SandboxNotes.descriptor : -1
       do {
         off =
-          try Sandbox.apply(grant.policy(noteDescriptor: notes)) { target.instanceRefused($0) }
+          try Sandbox.apply(grant.policy(noteDescriptor: notes)) { refusal in
+            // A refusal of the serving thread's call is reported with that call's answer, as a
+            // callback it made; another thread's goes at once.
+            if fh_sandbox_noticed_thread() == channel.serverThread {
+              channel.sendWithReply { WorkerTarget.frame(refusal, into: &$0) }
+            } else {
+              target.instanceRefused(refusal)
+            }
+          }
           .off ?? ""
       } catch {
         // Nothing of the plugin may run unsandboxed.
@@ -184,25 +193,37 @@ public enum WorkerServer {
   }
 }
 
-/// The worker's end of the channel's ring to the host: frames from any thread, written in order
-/// under one lock. A full ring makes the writer wait for the host (backpressure on a fast sender).
+/// The worker's end of the channel's two rings to the host: replies, with the callbacks the
+/// serving thread makes during a call (written with the reply, so they come before it), and the
+/// callbacks of the plugin's other threads, written at once, in order, under a lock of their own.
+/// A full ring makes the writer wait for the host (backpressure on a fast sender): a thread that
+/// floods the host with emits waits for its listener, never the serving thread.
 final class WorkerOutput: Sendable {
   private struct Pending {
     var writer = FrameWriter()
-    /// The channel's writing half: only its outgoing position is used here.
+    /// The channel's writing half: only the outgoing position of this ring is used here.
     var channel: fh_channel
+    /// The callbacks ring (other threads), or the replies ring (the serving thread).
+    let listener: Bool
   }
 
-  private let pending: Locked<Pending>
+  /// The serving thread's; locked only to be Sendable (it is never contended).
+  private let replies: Locked<Pending>
+  private let callbacks: Locked<Pending>
   /// The thread serving requests: its frames wait for the reply's flush; other threads' go at once.
   private let server = pthread_self()
+  /// Its kernel id (what the sandbox's notices name).
+  let serverThread = fh_sandbox_this_thread()
   /// How long a writer spins for room before it sleeps.
   private static let roomSpin = 30_000
 
-  init(channel: fh_channel) { pending = Locked(Pending(channel: channel)) }
+  init(channel: fh_channel) {
+    replies = Locked(Pending(channel: channel, listener: false))
+    callbacks = Locked(Pending(channel: channel, listener: true))
+  }
 
   func reply(status: fh_status, changed: Bool = false, text: String, extra: String? = nil) {
-    pending.withLock { pending in
+    replies.withLock { pending in
       let start = pending.writer.begin(WorkerFrame.Message.reply.rawValue)
       pending.writer.int32(status)
       pending.writer.byte(changed ? 1 : 0)
@@ -214,7 +235,7 @@ final class WorkerOutput: Sendable {
 
   /// A reply whose text is `utf8`, copied into the frame.
   func reply(status: fh_status, utf8: UnsafeBufferPointer<UInt8>) {
-    pending.withLock { pending in
+    replies.withLock { pending in
       let start = pending.writer.begin(WorkerFrame.Message.reply.rawValue)
       pending.writer.int32(status)
       pending.writer.byte(0)
@@ -223,32 +244,42 @@ final class WorkerOutput: Sendable {
     }
   }
 
-  /// Queues a callback frame; written at once unless made on the serving thread during a call.
+  /// Queues a callback frame: the serving thread's with its reply, any other thread's at once.
   func send(_ build: (inout FrameWriter) -> Void) {
-    let immediate = pthread_equal(server, pthread_self()) == 0
-    pending.withLock { pending in
+    guard pthread_equal(server, pthread_self()) == 0 else {
+      replies.withLock { build(&$0.writer) }
+      return
+    }
+    callbacks.withLock { pending in
       build(&pending.writer)
-      if immediate { Self.write(&pending, listener: true) }
+      Self.write(&pending)
     }
   }
 
-  func flush() {
-    pending.withLock { Self.write(&$0, listener: false) }
+  /// Queues a callback made on the serving thread's behalf by another thread while the serving
+  /// thread waits for it (the sandbox's supervisor, refusing its call): sent with its reply.
+  func sendWithReply(_ build: (inout FrameWriter) -> Void) {
+    replies.withLock { build(&$0.writer) }
   }
 
-  /// Writes everything queued into the ring, waiting for room as the host reads. A host that
-  /// closed the channel ends this process. `listener`: callbacks made outside a call, which wake
-  /// the host's listener.
-  private static func write(_ pending: inout Pending, listener: Bool) {
+  /// Writes the replies and the serving thread's callbacks queued so far.
+  func flush() {
+    replies.withLock { Self.write(&$0) }
+  }
+
+  /// Writes everything queued into its ring, waiting for room as the host reads. A host that
+  /// closed the channel ends this process.
+  private static func write(_ pending: inout Pending) {
     var offset = 0
     let count = pending.writer.bytes.count
+    let listener: Int32 = pending.listener ? 1 : 0
     while offset < count {
       let written = pending.writer.bytes.withUnsafeBytes {
-        fh_channel_write(&pending.channel, $0.baseAddress.map { $0 + offset }, count - offset, listener ? 1 : 0)
+        fh_channel_write(&pending.channel, $0.baseAddress.map { $0 + offset }, count - offset, listener)
       }
       if written < 0 { _exit(72) }
       offset += written
-      if offset < count && fh_channel_worker_wait_writable(&pending.channel, count - offset, roomSpin) != 0 {
+      if offset < count && fh_channel_worker_wait_writable(&pending.channel, count - offset, roomSpin, listener) != 0 {
         _exit(0)
       }
     }
@@ -315,11 +346,13 @@ final class WorkerTarget: InstanceCallbackTarget {
   }
 
   func instanceRefused(_ refusal: SandboxRefusal) {
-    output.send { writer in
-      let start = writer.begin(WorkerFrame.Message.refused.rawValue)
-      writer.byte(refusal.kind.frameByte)
-      writer.string(refusal.subject)
-      writer.end(at: start)
-    }
+    output.send { Self.frame(refusal, into: &$0) }
+  }
+
+  static func frame(_ refusal: SandboxRefusal, into writer: inout FrameWriter) {
+    let start = writer.begin(WorkerFrame.Message.refused.rawValue)
+    writer.byte(refusal.kind.frameByte)
+    writer.string(refusal.subject)
+    writer.end(at: start)
   }
 }
