@@ -85,15 +85,34 @@ public final class InProcessInstance: PluginInstance {
     try apply("reduce", json, functions.reduce)
   }
 
+  /// `dispatch` and `reduce` of a NUL-terminated text the caller holds (a worker's frame).
+  public func dispatch(cString json: UnsafePointer<CChar>) throws(PluginCallError) -> Bool {
+    try apply("dispatch", cString: json, functions.dispatch)
+  }
+
+  public func reduce(cString json: UnsafePointer<CChar>) throws(PluginCallError) -> Bool {
+    try apply("reduce", cString: json, functions.reduce)
+  }
+
   /// Calls `function` (the plugin's dispatch or reduce) with `json`; returns whether the plugin
   /// reports the state as changed.
   private func apply(
     _ call: String, _ json: String,
     _ function: (OpaquePointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UInt32>?) -> fh_status
   ) throws(PluginCallError) -> Bool {
+    let result = json.withCString { text in
+      Result { () throws(PluginCallError) in try apply(call, cString: text, function) }
+    }
+    return try result.get()
+  }
+
+  private func apply(
+    _ call: String, cString json: UnsafePointer<CChar>,
+    _ function: (OpaquePointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UInt32>?) -> fh_status
+  ) throws(PluginCallError) -> Bool {
     let handle = try live(call)
     var flags: UInt32 = 0
-    let status = json.withCString { function(handle, $0, &flags) }
+    let status = function(handle, json, &flags)
     try check(call, status, handle)
     return flags & UInt32(FH_DISPATCH_STATE_CHANGED) != 0
   }

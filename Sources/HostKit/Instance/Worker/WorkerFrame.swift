@@ -121,6 +121,16 @@ struct FrameWriter {
     if let text { string(text) }
     end(at: start)
   }
+
+  /// A request with its text (or none): an action with its NUL, so that the worker hands the
+  /// plugin the frame's own bytes.
+  mutating func frame(_ request: WorkerFrame.Request, _ text: String?) {
+    let start = begin(request.rawValue)
+    if let text {
+      if request == .dispatch || request == .reduce { cString(text) } else { string(text) }
+    }
+    end(at: start)
+  }
 }
 
 /// Reads the fields of one frame, in order; a frame too short for its fields reads as zeros and

@@ -190,7 +190,7 @@ public final class WorkerInstance: InterruptibleInstance {
           case .render: (.render, nil)
           case .snapshot: (.snapshot, nil)
           }
-        writer.frame(request.rawValue, text)
+        writer.frame(request, text)
         requests.append(request)
       }
       guard !requests.isEmpty else { return }
@@ -269,7 +269,7 @@ public final class WorkerInstance: InterruptibleInstance {
 
   private func call(_ request: WorkerFrame.Request, _ text: String? = nil) throws(PluginCallError) -> WorkerReply {
     callWriter.bytes.removeAll(keepingCapacity: true)
-    callWriter.frame(request.rawValue, text)
+    callWriter.frame(request, text)
     var blamed: Int?
     let reply = try connection.exchange(callWriter.bytes, call: request.name, replies: 1, blamed: &blamed) { _ in }
     // Room for the usual small frames is kept; a large action's is not.

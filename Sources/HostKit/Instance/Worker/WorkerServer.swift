@@ -137,11 +137,20 @@ public enum WorkerServer {
     do throws(PluginCallError) {
       switch request {
       case .start: try instance.start()
-      case .dispatch:
-        let changed = try instance.dispatch(fields.string())
-        return channel.reply(status: fh_status(FH_OK), changed: changed, text: "")
-      case .reduce:
-        let changed = try instance.reduce(fields.string())
+      case .dispatch, .reduce:
+        // The action where it lies in the frame (written with its NUL), not copied.
+        let reduces = request == .reduce
+        let inPlace = fields.withCString { text in
+          Result { () throws(PluginCallError) in
+            try reduces ? instance.reduce(cString: text) : instance.dispatch(cString: text)
+          }
+        }
+        let changed: Bool
+        if let inPlace {
+          changed = try inPlace.get()
+        } else {
+          changed = try reduces ? instance.reduce(fields.string()) : instance.dispatch(fields.string())
+        }
         return channel.reply(status: fh_status(FH_OK), changed: changed, text: "")
       case .snapshot:
         // From the plugin's own buffer into the frame: a state is copied once here, not twice.
