@@ -133,3 +133,12 @@ let package = Package(
     ),
   ]
 )
+
+// `./host` builds what running needs, in one `swift build` so that its modules compile side by
+// side: with FEATUREHOST_BUILD=run the package leaves out the benchmarks, the test support and the
+// tests. Every target left builds exactly as without it, so a later `swift build` reuses them.
+if Context.environment["FEATUREHOST_BUILD"] == "run" {
+  let notForRunning: Set<String> = ["Benchmarks", "CIPCFloor", "FeatureTesting"]
+  package.products.removeAll { notForRunning.contains($0.name) }
+  package.targets.removeAll { $0.type == .test || notForRunning.contains($0.name) }
+}
