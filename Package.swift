@@ -12,14 +12,14 @@ let package = Package(
     .library(name: "FeatureKit", targets: ["FeatureKit"]),
     .library(name: "FeatureTesting", targets: ["FeatureTesting"]),
     .plugin(name: "ActionDecoding", targets: ["ActionDecoding"]),
-    .library(name: "Counter", type: .dynamic, targets: ["CounterPlugin"]),
-    .library(name: "Kittens", type: .dynamic, targets: ["KittensPlugin"]),
+    .library(name: "Counter", type: .dynamic, targets: ["CounterFeature"]),
+    .library(name: "Kittens", type: .dynamic, targets: ["KittensFeature"]),
     // Kittens' http(s) client, opened by the plugin at its first http(s) fetch; plugin discovery
     // skips `*_private.so`.
     .library(name: "KittensHTTP_private", type: .dynamic, targets: ["KittensHTTP"]),
-    .library(name: "Levels", type: .dynamic, targets: ["LevelsPlugin"]),
+    .library(name: "Levels", type: .dynamic, targets: ["LevelsFeature"]),
     .library(name: "CExample", type: .dynamic, targets: ["CExample"]),
-    .library(name: "Home", type: .dynamic, targets: ["HomePlugin"]),
+    .library(name: "Home", type: .dynamic, targets: ["HomeFeature"]),
   ],
   targets: [
     // The C contract between host and plugins.
@@ -43,9 +43,12 @@ let package = Package(
     .target(
       name: "FeatureManifest", dependencies: ["FeatureJSON"], path: "Sources/FeatureManifest",
       swiftSettings: crossModule),
+    // FeatureKit's weak fh_plugin_entry_v1: it calls the export record the build plugin writes
+    // into a feature module, so a feature's module is its plugin.
+    .target(name: "FeatureKitEntry", dependencies: ["FeatureABI"], path: "Sources/FeatureKitEntry"),
     .target(
-      name: "FeatureKit", dependencies: ["FeatureABI", "FeatureJSON", "FeatureManifest"], path: "Sources/FeatureKit",
-      swiftSettings: crossModule),
+      name: "FeatureKit", dependencies: ["FeatureABI", "FeatureKitEntry", "FeatureJSON", "FeatureManifest"],
+      path: "Sources/FeatureKit", swiftSettings: crossModule),
     // JPEG and PNG decoding and image fetching for views with images: libjpeg, libpng and
     // libcurl are loaded with dlopen at first use, so the host builds and runs without them.
     .target(name: "CImageCodecs", path: "Sources/CImageCodecs", linkerSettings: [.linkedLibrary("dl")]),
@@ -61,19 +64,16 @@ let package = Package(
     .executableTarget(name: "host", dependencies: ["HostKit"], path: "Sources/host"),
     .target(name: "FeatureTesting", dependencies: ["HostKit", "FeatureJSON"], path: "Sources/FeatureTesting"),
 
-    // Counter: the feature logic is a plain module (benchmarks call it directly); the plugin
-    // target only exports it.
-    .target(name: "CounterFeature", dependencies: ["FeatureKit"], path: "Plugins/Counter/Feature", swiftSettings: crossModule,
+    // A Swift feature is one module and its plugin library the product of that module alone (the
+    // ActionDecoding build plugin writes its entry); tests and benchmarks link the same module.
+    .target(name: "CounterFeature", dependencies: ["FeatureKit"], path: "Plugins/Counter", swiftSettings: crossModule,
       plugins: ["ActionDecoding"]),
-    .target(name: "CounterPlugin", dependencies: ["CounterFeature", "FeatureKit"], path: "Plugins/Counter/Plugin", swiftSettings: crossModule),
 
     .target(name: "KittensFeature", dependencies: ["FeatureKit", "FeatureJSON"], path: "Plugins/Kittens/Feature", swiftSettings: crossModule,
       plugins: ["ActionDecoding"]),
     .target(name: "KittensHTTP", path: "Plugins/Kittens/HTTP"),
-    .target(name: "KittensPlugin", dependencies: ["KittensFeature", "FeatureKit"], path: "Plugins/Kittens/Plugin", swiftSettings: crossModule),
-    .target(name: "LevelsFeature", dependencies: ["FeatureKit"], path: "Plugins/Levels/Feature", swiftSettings: crossModule,
+    .target(name: "LevelsFeature", dependencies: ["FeatureKit"], path: "Plugins/Levels", swiftSettings: crossModule,
       plugins: ["ActionDecoding"]),
-    .target(name: "LevelsPlugin", dependencies: ["LevelsFeature", "FeatureKit"], path: "Plugins/Levels/Plugin", swiftSettings: crossModule),
     // The C example: a feature written against feature_abi.h alone. SwiftPM wants a folder of
     // public headers; nothing imports this target, so its own folder serves. The folder also
     // holds the linker version script and the Makefile of the hand-built variant.
@@ -85,9 +85,8 @@ let package = Package(
       publicHeadersPath: "."
     ),
 
-    .target(name: "HomeFeature", dependencies: ["FeatureKit"], path: "Plugins/Home/Feature", swiftSettings: crossModule,
+    .target(name: "HomeFeature", dependencies: ["FeatureKit"], path: "Plugins/Home", swiftSettings: crossModule,
       plugins: ["ActionDecoding"]),
-    .target(name: "HomePlugin", dependencies: ["HomeFeature", "FeatureKit"], path: "Plugins/Home/Plugin", swiftSettings: crossModule),
 
     .executableTarget(
       name: "Benchmarks",
@@ -108,9 +107,10 @@ let package = Package(
     ),
     .testTarget(
       name: "FeatureKitTests",
-      dependencies: ["FeatureKit", "FeatureJSON", "CounterFeature"],
+      dependencies: ["FeatureKit", "FeatureJSON", "CounterFeature", "LevelsFeature", "KittensFeature", "HomeFeature"],
       path: "Tests/FeatureKitTests"
     ),
+    .testTarget(name: "ActionCodegenTests", dependencies: ["ActionCodegen"], path: "Tests/ActionCodegenTests"),
     .testTarget(
       name: "KittensTests",
       dependencies: ["KittensFeature", "FeatureKit", "FeatureJSON", "HostKit", "FeatureTesting", "host"],
@@ -133,3 +133,12 @@ let package = Package(
     ),
   ]
 )
+
+// `./host` builds what running needs, in one `swift build` so that its modules compile side by
+// side: with FEATUREHOST_BUILD=run the package leaves out the benchmarks, the test support and the
+// tests. Every target left builds exactly as without it, so a later `swift build` reuses them.
+if Context.environment["FEATUREHOST_BUILD"] == "run" {
+  let notForRunning: Set<String> = ["Benchmarks", "CIPCFloor", "FeatureTesting"]
+  package.products.removeAll { notForRunning.contains($0.name) }
+  package.targets.removeAll { $0.type == .test || notForRunning.contains($0.name) }
+}

@@ -5,6 +5,12 @@
  *   {"mode":"heat","target":21}
  * Actions (the catalogue in MANIFEST): setTarget celsius=<integer>, setMode mode=<string>,
  * warmer, cooler; and the lifecycle actions created and restored, sent by the host.
+ * In C everything is written by hand: the catalogue in MANIFEST, the entry point, the defaults.
+ * A Swift feature on FeatureKit gets them derived instead (FeatureKit's ActionDecoding build
+ * plugin): the catalogue from its Action enum (each case with a `///` comment, that comment's
+ * first paragraph the help and its `- Parameter name:` lines the arguments' help), init(config:)
+ * and initialState() where it writes none, and the entry record; listing `actions:` in its
+ * Manifest, or writing those members, overrides what is derived.
  * Config: {} or {"target": N}, the target a fresh thermostat starts with (default 20).
  *
  * No effects: the reducer is the whole feature, and dispatch and reduce do the same thing, but

@@ -1,9 +1,14 @@
 import Foundation
 
-// Writes the flat-action decoder of a feature module: for every case of the feature's `Action`
-// enum whose payload it understands, code that builds the case straight from the members of
-// `{"type": "case", ...}`, with the meaning synthesized Codable gives them. Anything else (a case
-// it cannot read, a custom `init(from:)` or `CodingKeys`) is left to Codable.
+// Writes what FeatureKit derives from a feature module's sources, so its author writes it once:
+// - the flat-action decoder: for every case of the feature's `Action` enum whose payload it
+//   understands, code that builds the case straight from the members of `{"type": "case", ...}`,
+//   with the meaning synthesized Codable gives them (a custom `init(from:)` or `CodingKeys`
+//   leaves it all to Codable);
+// - the action catalogue, from the cases and their `///` comments (`ActionCatalogueSource`),
+//   unless the manifest lists `actions:` by hand;
+// - `init(config:)` and `initialState()` where the author wrote none (`FeatureDefaultsSource`).
+// A comment or case the catalogue cannot use is a build error at its line.
 //
 // Usage: ActionCodegen OUTPUT.swift SOURCE.swift...
 
@@ -13,9 +18,15 @@ guard let output = arguments.first else {
   exit(2)
 }
 let sources = arguments.dropFirst().map { path in
-  (name: (path as NSString).lastPathComponent, text: (try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
+  (name: path, text: (try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
 }
-let generated = ActionDecoderSource(sources: sources).text
+let generated: String
+do {
+  generated = try GeneratedSource(sources: sources).text
+} catch {
+  FileHandle.standardError.write(Data((error.diagnostic + "\n").utf8))
+  exit(1)
+}
 do {
   // Unchanged output keeps its date, so nothing downstream rebuilds.
   if (try? String(contentsOfFile: output, encoding: .utf8)) != generated {

@@ -1,7 +1,9 @@
 import PackagePlugin
 
-/// Generates the flat-action decoder of a feature module (see `ActionCodegen`): actions then cross
-/// the plugin ABI without Codable's generic machinery, and the feature's author writes nothing.
+/// Generates what FeatureKit derives for a feature module (see `ActionCodegen`): the flat-action
+/// decoder (actions then cross the plugin ABI without Codable's generic machinery), the action
+/// catalogue from the `Action` enum's cases and comments, the members with defaults, and the
+/// plugin's entry record. The feature's author writes none of it.
 @main
 struct ActionDecodingPlugin: BuildToolPlugin {
   func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
@@ -10,7 +12,7 @@ struct ActionDecodingPlugin: BuildToolPlugin {
     let output = context.pluginWorkDirectoryURL.appending(path: "\(module.name)+ActionDecoding.swift")
     return [
       .buildCommand(
-        displayName: "Generating the action decoder of \(module.name)",
+        displayName: "Deriving the action decoder, catalogue and entry of \(module.name)",
         executable: try context.tool(named: "ActionCodegen").url,
         arguments: [output.path()] + inputs.map { $0.path() },
         inputFiles: inputs,

@@ -13,3 +13,11 @@ extension Feature {
     }
   }
 }
+
+extension Feature {
+  /// For a feature that implements only `reduce(into:action:changed:)`.
+  public func reduce(into state: inout State, action: Action) throws -> Effect<Action> {
+    var changed = false
+    return try reduce(into: &state, action: action, changed: &changed)
+  }
+}

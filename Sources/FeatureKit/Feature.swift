@@ -11,6 +11,12 @@ import FeatureJSON
 /// `initialState()`, a restored one the state it was given, and feedback runs after either. Add
 /// the case to react (a first load, a reconnect). FeatureKit also keeps their order (first, once).
 ///
+/// What FeatureKit's `ActionDecoding` build plugin derives from the feature's module, so that a
+/// feature is one file: the manifest's action catalogue (see `CataloguedAction`; list `actions:`
+/// in the `Manifest` to write it yourself), `init(config:)` and `initialState()` where the module
+/// writes none (write them to read settings or start elsewhere), the action decoder, and the
+/// plugin's entry (define `fh_plugin_entry_v1` yourself to export by hand, see `FeatureExport`).
+///
 /// Everything here runs on the store thread, one call at a time. `reduce` and `feedback` must be
 /// pure: side effects belong in the `Effect`s they return.
 public protocol Feature: Sendable {
@@ -18,17 +24,23 @@ public protocol Feature: Sendable {
   associatedtype Action: Codable & Sendable
 
   /// Identity and action catalogue, shown by `host list` and used to parse typed actions.
+  /// Without `actions:` the catalogue is derived from `Action` (see `CataloguedAction`).
   static var manifest: Manifest { get }
 
   /// Builds the feature from its config (the JSON object given at create).
   /// Throw a `FeatureError` naming the bad setting to refuse the config.
+  /// Default (written by the `ActionDecoding` build plugin for a struct that has none): `init()`,
+  /// reading no settings, so any setting given is refused.
   init(config: FeatureConfig) throws
 
   /// The state of a fresh instance, before the `created` action.
+  /// Default (written by the `ActionDecoding` build plugin where none is written): `State()`.
   func initialState() -> State
 
   /// Applies one action to the state and returns the work it starts. Throw a `FeatureError` to
   /// refuse the action (an argument out of range): the state is then left exactly as it was.
+  /// Default: `reduce(into:action:changed:)`, for a feature that implements that one instead.
+  /// Implement one of the two (the build plugin stops the build when neither is written).
   func reduce(into state: inout State, action: Action) throws -> Effect<Action>
 
   /// `reduce(into:action:)` that also says whether the state changed, which is what the host is

@@ -5,7 +5,9 @@ import FeatureJSON
   import Glibc
 #endif
 
-/// Exports a feature through the C ABI. A plugin needs exactly this:
+/// Exports a feature through the C ABI. The `ActionDecoding` build plugin writes the call into
+/// the feature's module (a record FeatureKit's weak `fh_plugin_entry_v1` calls), so the dynamic
+/// library product of that module is the plugin. Without the build plugin, export it by hand:
 ///
 ///     @_cdecl("fh_plugin_entry_v1")
 ///     public func entry() -> UnsafeRawPointer? { FeatureExport.plugin(CounterFeature.self) }
@@ -42,13 +44,20 @@ public enum FeatureExport {
         precondition(existing.featureType == ObjectIdentifier(F.self), "one plugin image exports one feature")
         return UnsafeRawPointer(existing.descriptor)
       }
-      if let mismatch = F.manifest.catalogueMismatch(with: F.Action.self) {
+      guard let manifest = F.exportedManifest else {
+        reportOnce(
+          "featurekit: the plugin '\(F.manifest.id)' cannot be loaded: its manifest lists no actions and \(F.Action.self) "
+            + "has no derived catalogue; add FeatureKit's ActionDecoding build plugin to its target, or list the "
+            + "manifest's actions: by hand\n")
+        return nil
+      }
+      if let mismatch = manifest.catalogueMismatch(with: F.Action.self) {
         reportOnce("featurekit: the plugin '\(F.manifest.id)' cannot be loaded: \(mismatch)\n")
         return nil
       }
       let created = Registration(
         featureType: ObjectIdentifier(F.self),
-        descriptor: makeDescriptor(manifest: F.manifest),
+        descriptor: makeDescriptor(manifest: manifest),
         factory: { host, config in
           let feature = try F(config: config)
           if let problem = config.unknownSettingProblem(feature: F.manifest.id) { throw FeatureError(problem) }

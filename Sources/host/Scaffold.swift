@@ -65,7 +65,6 @@ struct Scaffold {
       [
         ("Package.swift", ScaffoldSwift.package(self)),
         ("Sources/\(typeName)Feature/\(typeName)Feature.swift", ScaffoldSwift.feature(self)),
-        ("Sources/\(typeName)Plugin/\(typeName)Plugin.swift", ScaffoldSwift.plugin(self)),
         ("Tests/\(typeName)Tests/\(typeName)Tests.swift", ScaffoldSwift.tests(self)),
         ("\(name).transcript", ScaffoldSwift.transcript(self)),
         (".gitignore", ".build/\n.swiftpm/\n"),

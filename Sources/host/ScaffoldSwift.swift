@@ -14,25 +14,13 @@ enum ScaffoldSwift {
 
     let package = Package(
       name: "\#(s.typeName)",
-      products: [
-        .library(name: "\#(s.typeName)", type: .dynamic, targets: ["\#(s.typeName)Plugin"])
-      ],
-      dependencies: [
-        .package(name: "FeatureHost", path: featureHost)
-      ],
+      products: [.library(name: "\#(s.typeName)", type: .dynamic, targets: ["\#(s.typeName)Feature"])],
+      dependencies: [.package(name: "FeatureHost", path: featureHost)],
       targets: [
-        // The feature logic: a plain module, so tests and benchmarks can call it directly too.
-        // FeatureKit's ActionDecoding plugin writes its action decoder at build time.
-        .target(
-          name: "\#(s.typeName)Feature",
-          dependencies: [.product(name: "FeatureKit", package: "FeatureHost")],
-          plugins: [.plugin(name: "ActionDecoding", package: "FeatureHost")]
-        ),
-        // The plugin: only exports the feature through the C ABI.
-        .target(
-          name: "\#(s.typeName)Plugin",
-          dependencies: ["\#(s.typeName)Feature", .product(name: "FeatureKit", package: "FeatureHost")]
-        ),
+        // The feature: one module, whose library product is the plugin. FeatureKit's ActionDecoding
+        // build plugin derives its catalogue, action decoder, defaults and entry point at build time.
+        .target(name: "\#(s.typeName)Feature", dependencies: [.product(name: "FeatureKit", package: "FeatureHost")],
+          plugins: [.plugin(name: "ActionDecoding", package: "FeatureHost")]),
         // Drives the built lib\#(s.typeName).so through the ABI, as the host does.
         .testTarget(
           name: "\#(s.typeName)Tests",
@@ -54,42 +42,24 @@ enum ScaffoldSwift {
     /// The reducer is pure: no I/O, no clock. Work with side effects goes in an `Effect` it
     /// returns (`.run { send in ... }`), which reports back only by sending actions.
     public struct \#(s.typeName)Feature: Feature {
-      /// The whole model; the host asks for it as JSON only when it needs it.
+      /// The whole model; a fresh instance starts at `State()`.
       public struct State: Codable, Equatable, Sendable {
-        public var total: Int
-
-        public init(total: Int = 0) { self.total = total }
+        public var total = 0
       }
 
-      /// What happened. The lifecycle actions the host sends at start (`created`, `restored`) are
-      /// FeatureKit's; add `case created` here to react to a fresh start.
+      /// What happened. A case with a `///` comment is an action a person types (`add amount=3`),
+      /// its comment the help `:help` shows; a case without one (an effect's result) is not typed.
       public enum Action: Codable, Sendable, Equatable {
-        /// The person added an amount.
+        /// Add an amount to the total.
+        /// - Parameter amount: how much to add (may be negative)
         case add(amount: Int)
-        /// The person asked for a fresh start.
+        /// Set the total back to zero.
         case reset
       }
 
-      /// The catalogue `host run` parses typed lines with (`add amount=3`) and `:help` shows.
       public static let manifest = Manifest(
-        id: "\#(s.name)",
-        name: "\#(s.typeName)",
-        version: "0.1.0",
-        description: "A running total: add amounts to it, reset it.",
-        actions: [
-          ActionSpec(
-            "add", help: "Add an amount to the total.",
-            arguments: [ArgumentSpec("amount", .integer, help: "how much to add (may be negative)")]),
-          ActionSpec("reset", help: "Set the total back to zero."),
-        ]
-      )
-
-      /// Reads settings from the config object (`host run --config key=value`); none yet.
-      public init(config: FeatureConfig) throws {}
-
-      public init() {}
-
-      public func initialState() -> State { State() }
+        id: "\#(s.name)", name: "\#(s.typeName)", version: "0.1.0",
+        description: "A running total: add amounts to it, reset it.")
 
       public func reduce(into state: inout State, action: Action) throws -> Effect<Action> {
         switch action {
@@ -105,23 +75,7 @@ enum ScaffoldSwift {
       }
 
       /// The view: plain lines of text.
-      public func render(_ state: State) -> [String] {
-        ["\#(s.typeName)", "  total: \(state.total)"]
-      }
-    }
-
-    """#
-  }
-
-  static func plugin(_ s: Scaffold) -> String {
-    #"""
-    import \#(s.typeName)Feature
-    import FeatureKit
-
-    /// The plugin's one exported symbol: the host looks it up by this name.
-    @_cdecl("fh_plugin_entry_v1")
-    public func \#(s.typeName.prefix(1).lowercased() + s.typeName.dropFirst())PluginEntry() -> UnsafeRawPointer? {
-      FeatureExport.plugin(\#(s.typeName)Feature.self)
+      public func render(_ state: State) -> [String] { ["\#(s.typeName)", "  total: \(state.total)"] }
     }
 
     """#
@@ -162,8 +116,9 @@ enum ScaffoldSwift {
     s.readme(
       madeBy: "in Swift, made by `host new \(s.name)`",
       body: #"""
-        - `Sources/\#(s.typeName)Feature/`: the feature: state, actions, reducer, view.
-        - `Sources/\#(s.typeName)Plugin/`: exports it as `fh_plugin_entry_v1` (product lib\#(s.typeName).so).
+        - `Sources/\#(s.typeName)Feature/`: the feature, one file: state, actions, reducer, view. Its
+          library product (lib\#(s.typeName).so) is the plugin; the build derives its action catalogue
+          (from the `///` comments on the `Action` cases), decoder and entry point.
         - `Tests/\#(s.typeName)Tests/`: drives the built plugin with FeatureTesting's `FeatureTestStore`.
         - `\#(s.name).transcript`: a session typed to `host run`, checked by `host check`.
 

@@ -47,6 +47,6 @@ struct CounterFeatureTests {
 
   @Test func theManifestListsTheTypedActions() {
     #expect(CounterFeature.manifest.id == "counter")
-    #expect(CounterFeature.manifest.actions.map(\.type) == ["increment", "decrement"])
+    #expect(CounterFeature.exportedManifest?.actions.map(\.type) == ["increment", "decrement"])
   }
 }

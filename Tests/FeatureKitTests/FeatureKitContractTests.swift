@@ -112,7 +112,7 @@ struct FeatureKitContractTests {
       ActionSpec("reset", help: ""),
     ])
     #expect(manifest.catalogueMismatch(with: Probe.self) == nil)
-    #expect(CounterFeature.manifest.catalogueMismatch(with: CounterFeature.Action.self) == nil)
+    #expect(CounterFeature.exportedManifest?.catalogueMismatch(with: CounterFeature.Action.self) == nil)
   }
 
   struct Mismatch: CustomTestStringConvertible, Sendable {

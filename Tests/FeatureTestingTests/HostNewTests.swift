@@ -100,6 +100,14 @@ struct HostNewTests {
     #expect(manifest.contains(#"let featureHost = Context.environment["FEATUREHOST"] ?? "\#(relative)""#))
     #expect(manifest.contains(#".package(name: "FeatureHost", path: featureHost)"#))
     #expect(!manifest.contains(#"package: "\#(URL(fileURLWithPath: root).lastPathComponent.lowercased())""#))
+    // and the feature is one source file and three lines of Package.swift: its product and its target
+    let sources = try FileManager.default.subpathsOfDirectory(atPath: "\(folder)/Sources")
+    #expect(sources.filter { $0.hasSuffix(".swift") } == ["WordCountFeature/WordCountFeature.swift"])
+    let featureLines = manifest.split(separator: "\n").filter { line in
+      !line.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+        && (line.contains("WordCountFeature") || line.contains("ActionDecoding"))
+    }
+    #expect(featureLines.count == 3, "\(featureLines)")
     // and SwiftPM finds the products through it
     let resolved = try await Self.shell(["swift", "package", "show-dependencies"], in: folder)
     #expect(resolved.status == 0, "\(resolved.output)")

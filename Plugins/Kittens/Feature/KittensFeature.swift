@@ -35,17 +35,18 @@ public struct KittensFeature: Feature {
     }
   }
 
-  /// What happened: a person's request, an effect's result, or a lifecycle event.
+  /// What happened: a person's request, an effect's result, or a lifecycle event. The cases with
+  /// a `///` comment are the catalogue, what a person types; the others are not typed.
   public enum Action: Codable, Sendable, Equatable {
     case created
     case restored
-    /// The person asked for the list from the start again.
+    /// Load the first page again and replace the list (restarts a load in flight).
     case refresh
-    /// The person asked for the page after the last one shown.
+    /// Load the next page and append it (ignored while loading or at the end).
     case loadMore
-    /// The page at `offset` arrived.
+    // The page at `offset` arrived.
     case pageLoaded(offset: Int, urls: [String])
-    /// The load in flight failed; `reason` is one line naming the offending value.
+    // The load in flight failed; `reason` is one line naming the offending value.
     case loadFailed(reason: String)
   }
 
@@ -56,13 +57,6 @@ public struct KittensFeature: Feature {
     description:
       "Cat pictures from a web API, page by page. Config: endpoint (or env KITTENS_ENDPOINT; http, https "
       + "or file URL), limit (1...100, default 10), timeout (seconds, default 10).",
-    actions: [
-      ActionSpec(
-        "refresh",
-        help: "Load the first page again and replace the list (restarts a load in flight)."),
-      ActionSpec(
-        "loadMore", help: "Load the next page and append it (ignored while loading or at the end)."),
-    ],
     // The endpoint is fetched (an http or https URL: its port) or read (a file URL: its file).
     needs: Needs(connect: [Self.endpoint], read: [Self.endpoint])
   )
@@ -82,17 +76,11 @@ public struct KittensFeature: Feature {
     self.catalog = catalog
   }
 
-  public func initialState() -> State { State() }
-
   /// Refresh while a load is in flight cancels that load and starts again from offset 0, because
   /// the person asked for fresh data and the older answer would be replaced anyway. `loadMore`
   /// while loading is ignored instead: the page in flight is the one it would ask for (or a refresh
   /// that will reset the paging).
-  public func reduce(into state: inout State, action: Action) -> Effect<Action> {
-    var changed = false
-    return reduce(into: &state, action: action, changed: &changed)
-  }
-
+  ///
   /// Says itself whether the state changed, so that a page appended to a long list costs the
   /// page, not the list: the few scalars are compared with a copy, and the URLs, only ever
   /// replaced or appended to, report their own change.

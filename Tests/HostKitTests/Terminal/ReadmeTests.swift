@@ -327,6 +327,19 @@ import Testing
     #expect(manifest.contains(#".package(name: "FeatureHost", path: featureHost)"#))
     let library = try PluginLoader.load(folder + "/.build/debug/libWordCount.so")
     #expect(library.manifest.id == "word-count")
+    // the catalogue derived from the file's Action enum
+    #expect(library.manifest.actions.map(\.type) == ["add", "reset"])
+    #expect(library.manifest.action(named: "add")?.help == "Add an amount to the total.")
+    #expect(library.manifest.action(named: "add")?.arguments.map(\.name) == ["amount"])
+    // and the feature is one source file, the one the README shows whole
+    let sources = try FileManager.default.subpathsOfDirectory(atPath: folder + "/Sources").filter {
+      $0.hasSuffix(".swift")
+    }
+    #expect(sources == ["WordCountFeature/WordCountFeature.swift"])
+    let file = try String(contentsOfFile: folder + "/Sources/WordCountFeature/WordCountFeature.swift", encoding: .utf8)
+    #expect(
+      try readme().contains("```swift\n" + file + "```\n"),
+      "the README's word-count feature is not the one host new writes")
   }
 
   @Test func theComparisonRefusesAMissingAChangedOrAnExtraLine() {

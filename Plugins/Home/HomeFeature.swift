@@ -28,7 +28,8 @@ public struct HomeFeature: Feature {
   }
 
   public enum Action: Codable, Sendable, Equatable {
-    /// The person picked an entry, by number (`1`) or id (`counter`).
+    /// Open an entry of the menu.
+    /// - Parameter entry: its number in the list (1, 2, ...) or its id
     case pick(entry: String)
   }
 
@@ -37,11 +38,6 @@ public struct HomeFeature: Feature {
     name: "Home",
     version: "1.0.0",
     description: "The menu of the features found: pick one to open it.",
-    actions: [
-      ActionSpec(
-        "pick", help: "Open an entry of the menu.",
-        arguments: [ArgumentSpec("entry", .string, help: "its number in the list (1, 2, ...) or its id")])
-    ],
     steps: [StepSpec("featurePicked", help: "an entry was picked; field 'feature' holds its id")]
   )
 

@@ -16,12 +16,16 @@ public struct LevelsFeature: Feature {
     public var settled: Bool { left == right }
   }
 
+  /// The catalogue is derived from these cases: those with a `///` comment are typed by people.
   public enum Action: Codable, Sendable, Equatable {
+    // The feedbacks' steps, not typed.
     case increaseLeft
     case decreaseLeft
     case increaseRight
     case decreaseRight
-    /// The user started a new regulation.
+    /// Start a new regulation from these levels.
+    /// - Parameter left: the left level (-1000000 to 1000000)
+    /// - Parameter right: the right level (-1000000 to 1000000)
     case set(left: Int, right: Int)
   }
 
@@ -32,15 +36,7 @@ public struct LevelsFeature: Feature {
     id: "levels",
     name: "Levels",
     version: "1.0.0",
-    description: "Two levels regulated toward each other by feedback loops until they meet.",
-    actions: [
-      ActionSpec(
-        "set", help: "Start a new regulation from these levels.",
-        arguments: [
-          ArgumentSpec("left", .integer, help: "the left level (-1000000 to 1000000)"),
-          ArgumentSpec("right", .integer, help: "the right level (-1000000 to 1000000)"),
-        ])
-    ]
+    description: "Two levels regulated toward each other by feedback loops until they meet."
   )
 
   /// The pause between two regulation steps.

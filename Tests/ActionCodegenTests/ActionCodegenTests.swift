@@ -1,0 +1,145 @@
+import Testing
+
+@testable import ActionCodegen
+
+/// What the build plugin derives from a feature's sources, and the build errors it gives for
+/// what it cannot use, each at the offending line and saying what to do.
+@Suite("ActionCodegen")
+struct ActionCodegenTests {
+  static func source(action: String, members: String = "") -> String {
+    """
+    import FeatureKit
+
+    public struct DemoFeature: Feature {
+      public struct State: Codable, Equatable, Sendable {}
+      public enum Action: Codable, Sendable, Equatable {
+    \(action)
+      }
+      public static let manifest = Manifest(id: "demo", name: "Demo", version: "1", description: "")
+    \(members)
+      public func reduce(into state: inout State, action: Action) -> Effect<Action> { .none }
+    }
+    """
+  }
+
+  static func generate(_ text: String) throws(ActionCatalogueSource.Problem) -> String {
+    try GeneratedSource(sources: [(name: "Demo.swift", text: text)]).text
+  }
+
+  @Test func casesWithACommentAreTheCatalogueWithTheirArgumentsHelp() throws {
+    let text = try Self.generate(
+      Self.source(
+        action: """
+              /// Start again
+              /// from these levels.
+              /// - Parameter left: the left level (1 to 9)
+              /// - Parameter note: a "word" \\ any
+              case set(left: Int, note: String?)
+              /// Flip it.
+              ///
+              /// More for readers.
+              /// - Note: not the help either.
+              case flip
+              // An effect's result: not typed.
+              case loaded(urls: [String])
+              case created
+          """))
+    #expect(
+      text.contains(
+        #"ActionSpec("set", help: "Start again from these levels.", arguments: [ArgumentSpec("left", .integer, "#
+          + #"help: "the left level (1 to 9)"), ArgumentSpec("note", .string, help: "a \"word\" \\ any", required: false)])"#
+      ))
+    #expect(!text.contains(#"ActionSpec("loaded""#))
+    #expect(!text.contains(#"ActionSpec("created""#))
+    #expect(text.contains(#"ActionSpec("flip", help: "Flip it.")"#))
+  }
+
+  @Test func aParametersListIsReadToo() throws {
+    let text = try Self.generate(
+      Self.source(
+        action: """
+              /// Move.
+              /// - Parameters:
+              ///   - x: across
+              ///   - y: down, from 0
+              ///     to 10
+              case move(x: Double, y: Int)
+          """))
+    #expect(
+      text.contains(
+        #"ActionSpec("move", help: "Move.", arguments: [ArgumentSpec("x", .number, help: "across"), "#
+          + #"ArgumentSpec("y", .integer, help: "down, from 0 to 10")])"#))
+  }
+
+  @Test func defaultsAreWrittenOnlyWhereTheAuthorWroteNone() throws {
+    let bare = try Self.generate(Self.source(action: "    /// Go.\n    case go"))
+    #expect(bare.contains("public init(config: FeatureConfig) throws { self.init() }"))
+    #expect(bare.contains("public func initialState() -> State { State() }"))
+    let written = try Self.generate(
+      Self.source(
+        action: "    /// Go.\n    case go",
+        members: "  public init(config: FeatureConfig) {}\n  public func initialState() -> State { State() }"))
+    #expect(!written.contains("self.init()"))
+    #expect(!written.contains("{ State() }  //"))
+  }
+
+  @Test func aHandWrittenListIsLeftAsItIs() throws {
+    let text = try Self.generate(
+      Self.source(action: "    /// Go.\n    case go(to: [Int])").replacingOccurrences(
+        of: #"description: "")"#, with: #"description: "", actions: [])"#))
+    #expect(!text.contains("CataloguedAction"))
+  }
+
+  @Test func noReducerIsABuildError() throws {
+    let text = try Self.generate(
+      Self.source(action: "    case go").replacingOccurrences(of: "func reduce(into", with: "func apply(into"))
+    #expect(text.contains(#"#error("DemoFeature has no reducer"#))
+  }
+
+  struct BadCase: Sendable, CustomTestStringConvertible {
+    let id: String
+    let action: String
+    let line: Int
+    let says: String
+    var testDescription: String { id }
+  }
+
+  static let badCases: [BadCase] = [
+    BadCase(
+      id: "unsupported-type", action: "    /// Load.\n    case load(urls: [String])", line: 7,
+      says:
+        "case 'load' takes 'urls' of type [String], which a typed line cannot carry; use Int, Double, String or Bool"),
+    BadCase(
+      id: "undocumented-argument", action: "    /// Set.\n    case set(left: Int)", line: 7,
+      says: "case 'set' does not say what 'left' is; add '/// - Parameter left: what it is'"),
+    BadCase(
+      id: "stray-parameter", action: "    /// Set.\n    /// - Parameter right: no such\n    case set(left: Int)",
+      line: 8, says: "describes 'right', which the case does not take"),
+    BadCase(
+      id: "parameter-without-colon",
+      action: "    /// Set.\n    /// - Parameter left the level\n    case set(left: Int)",
+      line: 7, says: "the comment of case 'set': the - Parameter line 'left the level' has no ':'"),
+    BadCase(
+      id: "parameter-without-help", action: "    /// Set.\n    /// - Parameter left:\n    case set(left: Int)",
+      line: 7, says: "the - Parameter line for 'left' says nothing"),
+    BadCase(
+      id: "unlabelled-argument", action: "    /// Set.\n    case set(Int)", line: 7,
+      says: "case 'set' has an argument without a label"),
+    BadCase(
+      id: "no-summary", action: "    /// - Parameter left: the level\n    case set(left: Int)", line: 7,
+      says: "case 'set' has a comment but no help"),
+  ]
+
+  @Test(arguments: badCases)
+  func whatTheCatalogueCannotUseIsABuildErrorAtItsLine(_ bad: BadCase) {
+    let source = Self.source(action: bad.action)
+    #expect {
+      try Self.generate(source)
+    } throws: { error in
+      guard let problem = error as? ActionCatalogueSource.Problem else { return false }
+      #expect(problem.diagnostic.hasPrefix("Demo.swift:\(bad.line):1: error: "), "\(problem.diagnostic)")
+      #expect(problem.message.contains(bad.says), "\(problem.message)")
+      return true
+    }
+  }
+}
