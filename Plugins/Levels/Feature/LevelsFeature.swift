@@ -25,8 +25,9 @@ public struct LevelsFeature: Feature {
     case set(left: Int, right: Int)
   }
 
-  /// The largest level `set` accepts, so a regulation stays short enough to watch.
-  public static let limit = 1_000_000
+  /// The largest level `set` accepts, so a regulation stays short enough to watch and ends
+  /// within the host's runaway guard (10,000 feedback steps): two levels 4,000 apart take 8,002.
+  public static let limit = 2_000
 
   public static let manifest = Manifest(
     id: "levels",
@@ -37,8 +38,8 @@ public struct LevelsFeature: Feature {
       ActionSpec(
         "set", help: "Start a new regulation from these levels.",
         arguments: [
-          ArgumentSpec("left", .integer, help: "the left level (-1000000 to 1000000)"),
-          ArgumentSpec("right", .integer, help: "the right level (-1000000 to 1000000)"),
+          ArgumentSpec("left", .integer, help: "the left level (-2000 to 2000)"),
+          ArgumentSpec("right", .integer, help: "the right level (-2000 to 2000)"),
         ])
     ]
   )
