@@ -108,7 +108,7 @@ struct ExploreCLITests {
 
   static let badInputs: [BadInput] = [
     BadInput(id: "unknown feature", arguments: ["explore", "tallly"], message: "error: unknown feature 'tallly'"),
-    BadInput(id: "no feature", arguments: ["explore"], message: "error: missing"),
+    BadInput(id: "no feature", arguments: ["explore"], message: "error: 'explore' needs a feature id"),
     BadInput(id: "steps not a number", arguments: ["explore", "tally", "--steps", "many"], message: "'many'"),
     BadInput(id: "steps zero", arguments: ["explore", "tally", "--steps", "0"], message: "'0'"),
     BadInput(id: "runs negative", arguments: ["explore", "tally", "--runs", "-1"], message: "'-1'"),
