@@ -29,7 +29,9 @@
 // and BREAK_STRUCTURED_VIEW_NO_URL break its rules.
 // Bugs hidden behind sequences, for `host explore` (tally only): EXPLORE_RESTORE_CAP (restore refuses a
 // total over 20, which three adds reach), EXPLORE_CLOCK (add reads the clock: replay differs),
-// EXPLORE_CRASH_ORDER (reset right after an add crashes, in dispatch only).
+// EXPLORE_CRASH_ORDER (reset right after an add crashes, in dispatch only), EXPLORE_STOPPED_GLOBAL (one
+// flag for every instance of the process, cleared by create and set by stop: in a flow run in process,
+// a tally left on show after ':open tally' then ':back' answers "stopped" to every action).
 // FIXTURE_HANG_IN_DISPATCH (fixture only): {"type":"hang"} never returns, for call timeouts.
 //
 // Config, for either feature: "refuse" anywhere refuses it; {"destroy_log": "/path"} (or, without it,
@@ -83,6 +85,9 @@ struct fh_instance {
 };
 
 static long instances_made;
+#ifdef EXPLORE_STOPPED_GLOBAL
+static int any_stopped;
+#endif
 
 static fh_status fail(fh_instance *instance, fh_status status, const char *message) {
     snprintf(instance->error, sizeof instance->error, FIXTURE_ID ": %s", message);
@@ -478,6 +483,9 @@ static fh_status create(const fh_host *host, const char *config, fh_instance **o
     if (!instance) return FH_ERR_INTERNAL;
     instance->host = host;
     instance->number = __atomic_add_fetch(&instances_made, 1, __ATOMIC_SEQ_CST);
+#ifdef EXPLORE_STOPPED_GLOBAL
+    any_stopped = 0;
+#endif
     config_string(config, "tag", instance->tag, sizeof instance->tag);
     config_string(config, "destroy_log", instance->destroy_log, sizeof instance->destroy_log);
 #ifdef FIXTURE_FAULTS
@@ -497,6 +505,9 @@ static fh_status start(fh_instance *instance) {
 }
 
 static fh_status dispatch(fh_instance *instance, const char *json, uint32_t *flags) {
+#ifdef EXPLORE_STOPPED_GLOBAL
+    if (any_stopped) return fail(instance, FH_ERR_LIFECYCLE, "dispatch: stopped");
+#endif
 #ifdef BREAK_DISPATCH_BEFORE_START
     if (instance->phase == STOPPED) return fail(instance, FH_ERR_LIFECYCLE, "dispatch: stopped");
 #else
@@ -542,6 +553,9 @@ static fh_status stop(fh_instance *instance) {
     for (int i = 0; i < instance->effect_count; i++) pthread_join(instance->effects[i], NULL);
     instance->effect_count = 0;
     instance->phase = STOPPED;
+#ifdef EXPLORE_STOPPED_GLOBAL
+    any_stopped = 1;
+#endif
 #ifdef BREAK_EMIT_AFTER_STOP
     pthread_t late;
     pthread_create(&late, NULL, late_effect, (void *)instance->host);

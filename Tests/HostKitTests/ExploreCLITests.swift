@@ -71,6 +71,41 @@ struct ExploreCLITests {
     #expect(checked.stdout.contains("0 passed, 1 failed"), "\(checked.stdout)")
   }
 
+  @Test("a flow that leaves a feature stopped after :open then :back is found, shrunk and replayable")
+  func aFlowThatLeavesAFeatureStoppedIsFound() throws {
+    // given a tally whose instances share one "stopped" flag, in a flow run in process
+    let setup = try Setup(tally: ["EXPLORE_STOPPED_GLOBAL"])
+    let flow = "\(setup.out)/twice.flow.json"
+    try #"{"flow": "twice", "start": {"push": "tally"}, "on": {}}"#.write(
+      toFile: flow, atomically: true, encoding: .utf8)
+    // when the flow is explored for at most 10,000 steps
+    let explored = try setup.host(
+      [
+        "explore", "--flow", flow, "--runs", "100", "--steps", "100", "--seed", "26", "--out", setup.out,
+        "--isolation", "none",
+      ])
+    // then the stopped feature is found, after the shortest navigation that stops it
+    #expect(explored.status == 1, "\(explored.stdout)\(explored.stderr)")
+    #expect(
+      explored.stdout.contains("explore: twice: tally, on show, refused an action as stopped"), "\(explored.stdout)")
+    let file = "\(setup.out)/twice-explore-1.transcript"
+    let typed = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("> ") }
+    #expect(typed.prefix(2) == ["> :open tally", "> :back"], "\(typed)")
+    #expect(typed.count <= 4, "\(typed)")
+    // and host check fails on its transcript
+    let checked = try setup.host(["check", file])
+    #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
+    #expect(checked.stdout.contains("+! error: tally refused the user action"), "\(checked.stdout)")
+  }
+
+  @Test("the main flow explores clean, navigating among the shipped features")
+  func theMainFlowExploresClean() throws {
+    let setup = try Setup(tally: nil)
+    let explored = try setup.host(["explore", "--runs", "2", "--steps", "100", "--seed", "9", "--isolation", "none"])
+    #expect(explored.status == 0, "\(explored.stdout)\(explored.stderr)")
+    #expect(explored.stdout == "explore: main: no failure in 200 steps; seed 9\n")
+  }
+
   @Test("the same seed draws the same sequences")
   func theSameSeedGivesTheSameFailure() throws {
     let setup = try Setup(tally: ["EXPLORE_RESTORE_CAP"])
@@ -108,7 +143,9 @@ struct ExploreCLITests {
 
   static let badInputs: [BadInput] = [
     BadInput(id: "unknown feature", arguments: ["explore", "tallly"], message: "error: unknown feature 'tallly'"),
-    BadInput(id: "no feature", arguments: ["explore"], message: "error: 'explore' needs a feature id"),
+    BadInput(
+      id: "unreadable flow", arguments: ["explore", "--flow", "/nonexistent/flow.json"],
+      message: "/nonexistent/flow.json"),
     BadInput(id: "steps not a number", arguments: ["explore", "tally", "--steps", "many"], message: "'many'"),
     BadInput(id: "steps zero", arguments: ["explore", "tally", "--steps", "0"], message: "'0'"),
     BadInput(id: "runs negative", arguments: ["explore", "tally", "--runs", "-1"], message: "'-1'"),

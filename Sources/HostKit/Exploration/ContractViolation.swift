@@ -12,6 +12,8 @@ public enum ContractViolation: Error, Equatable, Sendable, CustomStringConvertib
   case viewUnclean(String)
   /// Replaying the run's journal in a fresh instance reached another state.
   case replayDiffers(recorded: String, replayed: String)
+  /// A feature on show answered as if stopped (`FH_ERR_LIFECYCLE`).
+  case stopped(feature: String, reason: String)
   /// Anything else the host reported while the step ran.
   case failed(String)
 
@@ -24,6 +26,7 @@ public enum ContractViolation: Error, Equatable, Sendable, CustomStringConvertib
     case .roundTripDiffers: "round-trip"
     case .viewUnclean: "view"
     case .replayDiffers: "determinism"
+    case .stopped: "lifecycle"
     case .failed: "error"
     }
   }
@@ -37,6 +40,7 @@ public enum ContractViolation: Error, Equatable, Sendable, CustomStringConvertib
     case .roundTripDiffers: "snapshot -> restore -> snapshot gave other bytes"
     case .viewUnclean: "the view is not clean text"
     case .replayDiffers: "the journal replays to another state"
+    case .stopped(let feature, _): "\(feature), on show, refused an action as stopped"
     case .failed(let what): what
     }
   }
@@ -52,6 +56,7 @@ public enum ContractViolation: Error, Equatable, Sendable, CustomStringConvertib
     case .viewUnclean(let why): "the view \(why)"
     case .replayDiffers(let recorded, let replayed):
       "the journal replays to \(replayed), not \(recorded) (the reducer is not deterministic)"
+    case .stopped(let feature, let reason): "\(feature) is on show but refused an action as stopped: \(reason)"
     case .failed(let what): what
     }
   }

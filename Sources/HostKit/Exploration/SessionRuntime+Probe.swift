@@ -1,5 +1,8 @@
 /// The contract checks exploration makes after each step, and `:check` on demand.
 extension SessionRuntime {
+  /// How many frames the navigation stack holds.
+  public var stackDepth: Int { coordinator?.depth ?? 0 }
+
   /// Checks `feature` as it is now: its state survives snapshot -> restore -> snapshot byte for
   /// byte (so its own `validate` accepts what its reducer reached), and its view is clean text.
   /// Returns the state, or throws the first rule broken. One trip to the store thread.

@@ -1,5 +1,10 @@
 extension CommandTable {
   enum Explore {
+    static let flow = OptionSpec(
+      name: "--flow", kind: .text, valueName: "FILE",
+      help: "explore the flow in FILE (as 'host run --flow') instead of one feature; neither: the main flow, "
+        + "with ':open', ':back', ':focus' and the steps features emit among the actions",
+      exampleValue: "flow.json")
     static let runs = OptionSpec(
       name: "--runs", kind: .count(minimum: 1), valueName: "N", help: "how many runs, each from a fresh start (10)")
     static let steps = OptionSpec(
@@ -22,6 +27,9 @@ extension CommandTable {
     name: "explore",
     summary: "test a feature with random action sequences; shrink each failure to a transcript",
     usesPluginFolders: true,
+    moreUsage: [
+      "[--plugins DIR]... explore --flow FILE [options]", "[--plugins DIR]... explore [options]    (the main flow)",
+    ],
     about: """
       Runs feature ID as 'host run' does (store, journal, the chosen isolation) with random
       sequences drawn from its catalogue: every action, arguments from their types and the
@@ -35,9 +43,10 @@ extension CommandTable {
         explore: ID: WHAT after N actions (KIND): STEPS; written to FILE; seed S (--seed S runs it again)
       Exits 0 when nothing was found, 1 when something was, 64 for a usage error.
       """,
-    positionals: [PositionalSpec(name: "ID", noun: "feature id", example: "counter")],
+    positionals: [PositionalSpec(name: "ID", noun: "feature id", isRequired: false, example: "counter")],
     options: [
-      Explore.runs, Explore.steps, Explore.seed, Explore.time, Explore.config, Explore.out, Isolation.isolation,
+      Explore.flow, Explore.runs, Explore.steps, Explore.seed, Explore.time, Explore.config, Explore.out,
+      Isolation.isolation,
       Isolation.callTimeout, Isolation.maxMemory, Run.settleTimeout,
     ])
 }

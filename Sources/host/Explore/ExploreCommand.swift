@@ -16,13 +16,21 @@ struct ExploreCommand {
   }
 
   func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
-    let id = arguments.positionals[0]
     let found = global.discover()
-    guard let record = found.plugin(id: id) else {
-      let hint = Suggestion.closest(to: id, in: found.ids).map { "did you mean '\($0)'? " } ?? ""
-      throw .usage(
-        "unknown feature '\(id)'",
-        help: "\(hint)known features: \(found.ids.sorted().joined(separator: ", ")) ('host list' shows them)")
+    let id = arguments.positionals.first
+    let flowFile = arguments.text(CommandTable.Explore.flow)
+    let flow: Flow
+    if let id {
+      guard found.plugin(id: id) != nil else {
+        let hint = Suggestion.closest(to: id, in: found.ids).map { "did you mean '\($0)'? " } ?? ""
+        throw .usage(
+          "unknown feature '\(id)'",
+          help: "\(hint)known features: \(found.ids.sorted().joined(separator: ", ")) ('host list' shows them)")
+      }
+      flow = .single(id)
+    } else {
+      // `--flow FILE`, or neither: the main flow, as `host` alone runs it.
+      flow = try RunCommand.loadFlow(flowFile, found: found)
     }
     var config: [String: JSONValue] = [:]
     for text in arguments.texts(CommandTable.Explore.config) { try RunCommand.merge(config: text, into: &config) }
@@ -43,15 +51,18 @@ struct ExploreCommand {
     settings.store.rendersViews = false
     let isolated = try Isolation.chosen(arguments) == .process
     let explorer = ExploreRun(
-      plugins: found.plugins, id: id, config: JSONValue.object(config).serialized(), settings: settings)
-    let generator = StepGenerator(
-      manifest: record.manifest,
+      plugins: found.plugins, flow: flow, config: JSONValue.object(config).serialized(), settings: settings)
+    let generator = FlowSteps(
+      plugins: found.plugins, navigates: id == nil, openable: flowFile == nil ? nil : FlowSteps.named(in: flow),
       events: isolated ? [.undo, .redo, .gotoEarlier, .reload] : [.undo, .redo, .gotoEarlier])
-    guard !generator.isEmpty else {
+    if let id, generator.isEmpty(id) {
       throw HostError("\(id) has no action in its catalogue to explore", help: "its manifest lists none")
     }
+    let name = id ?? flow.name
+    let command = id.map { ["run", $0] } ?? flowFile.map { ["run", "--flow", Self.absolute($0)] } ?? []
     let writer = ExploreTranscript(
-      id: id, hostArguments: Self.passedOn(arguments), pluginDirectories: global.pluginDirectories, folder: out)
+      id: name, hostArguments: command + Self.passedOn(arguments), pluginDirectories: global.pluginDirectories,
+      folder: out)
     let clock = ContinuousClock()
     let started = clock.now
     var stepsRun = 0
@@ -62,10 +73,10 @@ struct ExploreCommand {
       if let budget, clock.now - started >= budget { break }
       var random = SeededRandom(seed: SeededRandom.seed(seed, run: run))
       var left = stepsPerRun
-      let outcome = try explorer.run { seqs -> ExploreStep? in
+      let outcome = try explorer.run { position -> ExploreStep? in
         guard left > 0 else { return nil }
         left -= 1
-        return generator.next(using: &random, seqs: seqs)
+        return generator.next(using: &random, at: position)
       }
       stepsRun += outcome.steps.count
       // One transcript per kind of failure: the others are most likely the same bug again.
@@ -76,7 +87,7 @@ struct ExploreCommand {
           shrunk.steps, violation: shrunk.violation, seed: seed, number: failures.count + 1)
         failures.append(Found(violation: shrunk.violation, steps: shrunk.steps, file: file))
         if progress { console.clearProgress() }
-        console.out(Self.line(id: id, found: failures[failures.count - 1], seed: seed))
+        console.out(Self.line(id: name, found: failures[failures.count - 1], seed: seed))
         if !reproduces {
           console.warn("\(file) passes under 'host check': the failure did not show in a plain run (timing?)")
         }
@@ -84,13 +95,13 @@ struct ExploreCommand {
       if progress {
         let seconds = max(0.001, (clock.now - started).seconds)
         console.showProgress(
-          "explore \(id): run \(run + 1)/\(runs), \(stepsRun) steps, \(Int(Double(stepsRun) / seconds)) steps/s, "
+          "explore \(name): run \(run + 1)/\(runs), \(stepsRun) steps, \(Int(Double(stepsRun) / seconds)) steps/s, "
             + "\(failures.count) failure\(failures.count == 1 ? "" : "s")")
       }
     }
     if progress { console.clearProgress() }
     if failures.isEmpty {
-      console.out("explore: \(id): no failure in \(stepsRun) steps; seed \(seed)")
+      console.out("explore: \(name): no failure in \(stepsRun) steps; seed \(seed)")
       return 0
     }
     return 1
@@ -106,7 +117,7 @@ struct ExploreCommand {
 
   /// `steps` shrunk to a short sequence failing the same way (the same kind of violation).
   private func shrink(
-    _ steps: [ExploreStep], violation: ContractViolation, explorer: ExploreRun, generator: StepGenerator
+    _ steps: [ExploreStep], violation: ContractViolation, explorer: ExploreRun, generator: FlowSteps
   ) -> (steps: [ExploreStep], violation: ContractViolation) {
     var last = violation
     var shrinker = StepShrinker(simpler: generator.simpler)
@@ -118,6 +129,11 @@ struct ExploreCommand {
     // The violation of the shrunk sequence itself, as its transcript shows it.
     if let again = try? explorer.run(shrunk).violation, again.kind == violation.kind { last = again }
     return (shrunk, last)
+  }
+
+  /// `path` from the root, so a transcript finds it wherever it is run.
+  static func absolute(_ path: String) -> String {
+    URL(fileURLWithPath: path).standardizedFileURL.path
   }
 
   /// The options a transcript's `host run` needs to run as this exploration did.

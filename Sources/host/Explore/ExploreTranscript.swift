@@ -8,7 +8,8 @@ import HostKit
 /// only the lines of the failure are put back as the contract wants them.
 struct ExploreTranscript {
   let id: String
-  /// `--config`, `--isolation` and the like, for the `$ host run` line.
+  /// What follows `host` on the `$` line: `run ID` or `run --flow FILE` (nothing for the main
+  /// flow), then `--config`, `--isolation` and the like.
   let hostArguments: [String]
   let pluginDirectories: [String]
   let folder: String
@@ -25,7 +26,7 @@ struct ExploreTranscript {
     }
     while FileManager.default.fileExists(atPath: path) { number += 1 }
     let inputs = Self.inputs(steps, kind: violation.kind)
-    let command = (["$ host", "run", id] + hostArguments.map(Self.quoted)).joined(separator: " ")
+    let command = (["$ host"] + hostArguments.map(Self.quoted)).joined(separator: " ")
     let header = [
       "# host explore \(id) --seed \(seed): \(violation.summary) (\(violation.kind))",
       "# \(violation)".replacing("\n", with: " "),
@@ -65,7 +66,7 @@ struct ExploreTranscript {
   static func inputs(_ steps: [ExploreStep], kind: String) -> [String] {
     let lines = steps.map(\.line)
     switch kind {
-    case "crash", "error": return lines
+    case "crash", "error", "lifecycle": return lines
     case "refusal": return lines.dropLast() + [":state"] + lines.suffix(1) + [":state"]
     default: return lines + [":check"]
     }
@@ -91,10 +92,12 @@ struct ExploreTranscript {
           result.append(line)
         }
       }
-    case "crash", "error":
+    case "crash", "error", "lifecycle":
       result += after.filter { !$0.hasPrefix("!") }
     default:
-      result.append(ColonCommand.checkPassed(id))
+      // `error: ID: ...`: in a flow, the focused feature's id.
+      let failed = after.first { $0.hasPrefix("! error: ") }.flatMap { $0.dropFirst(9).split(separator: ":").first }
+      result.append(ColonCommand.checkPassed(failed.map(String.init) ?? id))
       result += after.filter { !$0.hasPrefix("!") }
     }
     return result
