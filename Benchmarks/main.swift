@@ -263,6 +263,12 @@ if wanted("host.pipe") {
   report("host.pipe.isolated", median(pairs.map(\.1)), "ns/line")
   report("host.pipe.isolated.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
 }
+if wanted("explore.step") {
+  // Beside host.pipe, alternating within each round: the target is at most 3x a piped line.
+  let pairs = try (0..<rounds).map { _ in (try hostPipe(lines: 100_000), try exploreStep(steps: 100_000)) }
+  report("explore.step", median(pairs.map(\.1)), "ns/step")
+  report("explore.step.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
+}
 if wanted("host.pipe.rss") {
   report("host.pipe.rss", median(try (0..<3).map { _ in try pipePeakRSS(lines: 1_000_000) }), "MB")
 }
