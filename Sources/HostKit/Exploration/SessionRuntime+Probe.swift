@@ -7,24 +7,27 @@ extension SessionRuntime {
   /// byte (so its own `validate` accepts what its reducer reached), and its view is clean text.
   /// Returns the state, or throws the first rule broken. One trip to the store thread.
   public func probe(_ feature: PresentedFeature) throws(ContractViolation) -> String {
-    let result: Result<String, ContractViolation> = feature.store.perform { instance in
+    try feature.store.perform { Self.probe($0, id: feature.id) }.get()
+  }
+
+  /// The probe on `instance` (of feature `id`), from the thread that owns it: the state, or the
+  /// first rule broken.
+  public static func probe(_ instance: any PluginInstance, id: String) -> Result<String, ContractViolation> {
+    do throws(PluginCallError) {
+      let first = try instance.snapshot()
       do throws(PluginCallError) {
-        let first = try instance.snapshot()
-        do throws(PluginCallError) {
-          try instance.restore(first)
-        } catch {
-          if error.loss != nil { return .failure(.crashed("\(feature.id) \(error)")) }
-          return .failure(.restoreRefused(state: first, reason: error.description))
-        }
-        let second = try instance.snapshot()
-        guard second == first else { return .failure(.roundTripDiffers(first: first, second: second)) }
-        if let why = Self.uncleanness(of: try instance.render()) { return .failure(.viewUnclean(why)) }
-        return .success(first)
+        try instance.restore(first)
       } catch {
-        return .failure(error.loss != nil ? .crashed("\(feature.id) \(error)") : .failed("\(feature.id): \(error)"))
+        if error.loss != nil { return .failure(.crashed("\(id) \(error)")) }
+        return .failure(.restoreRefused(state: first, reason: error.description))
       }
+      let second = try instance.snapshot()
+      guard second == first else { return .failure(.roundTripDiffers(first: first, second: second)) }
+      if let why = uncleanness(of: try instance.render()) { return .failure(.viewUnclean(why)) }
+      return .success(first)
+    } catch {
+      return .failure(error.loss != nil ? .crashed("\(id) \(error)") : .failed("\(id): \(error)"))
     }
-    return try result.get()
   }
 
   /// Replays the actions that made `feature`'s current state (its journal's effective history)
