@@ -269,6 +269,10 @@ if wanted("explore.step") {
   report("explore.step", median(pairs.map(\.1)), "ns/step")
   report("explore.step.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
 }
+if wanted("explore.shrink") {
+  // The target: shrinking a 1,000-step failure takes at most 10 s.
+  report("explore.shrink", median(try (0..<rounds).map { _ in try exploreShrink() }), "s")
+}
 if wanted("host.pipe.rss") {
   report("host.pipe.rss", median(try (0..<3).map { _ in try pipePeakRSS(lines: 1_000_000) }), "MB")
 }
