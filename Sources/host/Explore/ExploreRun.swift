@@ -33,11 +33,15 @@ struct ExploreRun {
   /// feature's journal must replay to its state.
   func run(_ next: (Position) -> ExploreStep?) throws(HostError) -> Outcome {
     let reporter = ExploreReporter()
+    let probes = ProbeListener()
     let config = self.config
     let plugins = self.plugins
+    var settings = self.settings
+    // The probe runs at each applied action: no later action may be in the instance already.
+    settings.store.batchesDispatches = false
     let runtime = SessionRuntime(
       plugins: plugins, flow: plugins.contains { $0.id == HomeMenu.id } ? HomeMenu.withPicks(flow) : flow,
-      settings: settings, renderers: [], reporter: reporter
+      settings: settings, renderers: [], listeners: [probes], reporter: reporter
     ) { plugin, number in
       if plugin.id == HomeMenu.id { return HomeMenu.config(offering: plugins) }
       return number == 1 ? config : "{}"
@@ -48,26 +52,51 @@ struct ExploreRun {
     var steps: [ExploreStep] = []
     do throws(ContractViolation) {
       // The start settles first: a feedback loop (levels) moves the state on its own.
-      _ = feature.store.waitUntilSettled(timeout: settings.settleTimeout)
-      var state = try runtime.probe(feature)
+      settle(runtime)
+      probes.saw(try runtime.probe(feature), of: feature)
       while let step = next(position(runtime, feature: feature, seqs: steps.count + 1)) {
         steps.append(step)
-        let before = (feature: ObjectIdentifier(feature), state: state)
-        let refused = try perform(step, on: feature, in: runtime, reporter: reporter)
+        if step.isAction {
+          // Streamed as a pipe streams it: the listener checks each action on the store thread.
+          try send(step, to: feature, in: runtime)
+        } else {
+          settle(runtime)
+          try perform(step, on: feature, in: runtime)
+          settle(runtime)
+          if let now = runtime.focused { probes.saw(try runtime.probe(now), of: now) }
+        }
+        if let violation = probes.violation { throw violation }
+        try reporter.check()
         guard let now = runtime.focused else { break }
         feature = now
-        state = try runtime.probe(feature)
-        if step.isAction && refused && before.feature == ObjectIdentifier(feature)
-          && state != before.state
-        {
-          throw .refusalChangedState(action: step.json, before: before.state, after: state)
-        }
       }
-      try runtime.checkReplay(feature, state: state)
+      settle(runtime)
+      if let violation = probes.violation { throw violation }
+      try reporter.check()
+      try runtime.checkReplay(feature, state: try runtime.probe(feature))
     } catch {
-      return Outcome(steps: steps, violation: error)
+      // What the listener saw first comes first: a crash, then the closed feature it left.
+      return Outcome(steps: steps, violation: probes.violation ?? error)
     }
     return Outcome(steps: steps, violation: nil)
+  }
+
+  /// Waits (bounded) until the features on show have applied what they were sent and their
+  /// effects and feedbacks have ended.
+  private func settle(_ runtime: SessionRuntime) {
+    for shown in runtime.top?.features ?? [] { _ = shown.store.waitUntilSettled(timeout: settings.settleTimeout) }
+  }
+
+  /// Sends an action step as typed (home's lines as the home menu reads them).
+  private func send(_ step: ExploreStep, to feature: PresentedFeature, in runtime: SessionRuntime)
+    throws(ContractViolation)
+  {
+    do throws(HostError) {
+      let line = feature.id == HomeMenu.id ? HomeMenu.action(for: step.line) : step.line
+      try runtime.send(line, to: feature)
+    } catch {
+      throw .failed("\(feature.id) could not take '\(step.line)': \(error.message)")
+    }
   }
 
   /// Runs `steps` as they are (a candidate while shrinking).
@@ -83,44 +112,28 @@ struct ExploreRun {
       depth: runtime.stackDepth)
   }
 
-  /// One step, then what the runtime reported of it: whether the feature refused it; throws a
-  /// crash, a stopped feature, or any other failure reported.
-  private func perform(
-    _ step: ExploreStep, on feature: PresentedFeature, in runtime: SessionRuntime, reporter: ExploreReporter
-  ) throws(ContractViolation) -> Bool {
-    switch step {
-    case .action:
+  /// A host command: a travel, a navigation or a reload. One the stack cannot make (nothing to
+  /// undo, nothing to go back to) is no failure of a feature.
+  private func perform(_ step: ExploreStep, on feature: PresentedFeature, in runtime: SessionRuntime)
+    throws(ContractViolation)
+  {
+    guard case .command(let text) = step else { return }
+    let words = text.split(separator: " ").map(String.init)
+    switch words.first {
+    case ":undo": _ = try? runtime.undo(feature)
+    case ":redo": _ = try? runtime.redo(feature)
+    case ":goto": if let seq = words.last.flatMap({ Int($0) }) { try? runtime.goto(seq, in: feature) }
+    case ":open": if let id = words.last { try? runtime.open(id) }
+    case ":back": try? runtime.back()
+    case ":focus": if let id = words.last { try? runtime.focus(id) }
+    case ":reload":
       do throws(HostError) {
-        let line = feature.id == HomeMenu.id ? HomeMenu.action(for: step.line) : step.line
-        try runtime.send(line, to: feature)
+        try runtime.reload(feature)
       } catch {
-        throw .failed("\(feature.id) could not take '\(step.line)': \(error.message)")
+        throw .failed("\(feature.id) could not be reloaded: \(error.message)")
       }
-    case .command(let text):
-      // A travel or a move the stack cannot make (nothing to undo, nothing to go back to) is no
-      // failure of a feature.
-      let words = text.split(separator: " ").map(String.init)
-      switch words.first {
-      case ":undo": _ = try? runtime.undo(feature)
-      case ":redo": _ = try? runtime.redo(feature)
-      case ":goto": if let seq = words.last.flatMap({ Int($0) }) { try? runtime.goto(seq, in: feature) }
-      case ":open": if let id = words.last { try? runtime.open(id) }
-      case ":back": try? runtime.back()
-      case ":focus": if let id = words.last { try? runtime.focus(id) }
-      case ":reload":
-        do throws(HostError) {
-          try runtime.reload(feature)
-        } catch {
-          throw .failed("\(feature.id) could not be reloaded: \(error.message)")
-        }
-      default: break
-      }
+    default: break
     }
-    // Effects and feedbacks end first, so a state change is the step's own, not a late effect's.
-    for shown in runtime.top?.features ?? [feature] {
-      _ = shown.store.waitUntilSettled(timeout: settings.settleTimeout)
-    }
-    return try reporter.check()
   }
 }
 
@@ -137,21 +150,17 @@ final class ExploreReporter: RuntimeReporter {
     reports.withLock { $0.append(HostError(notice.description)) }
   }
 
-  /// Takes the reports since the last call: returns whether one was a refusal; throws a crash
-  /// or anything else.
-  func check() throws(ContractViolation) -> Bool {
+  /// Takes the reports since the last call and throws a crash or any other failure; refusals
+  /// are the feature's answer (the `ProbeListener` checks what they left).
+  func check() throws(ContractViolation) {
     let taken = reports.withLock { reports in
       defer { reports = [] }
       return reports
     }
-    var refused = false
     for report in taken {
       switch report.failure {
       case let failure as RuntimeFailure:
-        guard case .actionRefused(let feature, _, _, let error) = failure else { throw .failed(report.message) }
-        // A started feature never answers "out of lifecycle order": something stopped it.
-        if error.isLifecycle { throw .stopped(feature: feature, reason: error.description) }
-        refused = true
+        guard case .actionRefused = failure else { throw .failed(report.message) }
       case let failure as StoreFailure:
         switch failure {
         case .crashed, .crashedTooOften, .notRestarted: throw .crashed(report.message)
@@ -161,6 +170,5 @@ final class ExploreReporter: RuntimeReporter {
         throw .failed(report.message)
       }
     }
-    return refused
   }
 }
