@@ -101,7 +101,11 @@ struct ExploreCLITests {
   @Test("the main flow explores clean, navigating among the shipped features")
   func theMainFlowExploresClean() throws {
     let setup = try Setup(tally: nil)
-    let explored = try setup.host(["explore", "--runs", "2", "--steps", "100", "--seed", "9", "--isolation", "none"])
+    // Kittens on the catalog file (no network), levels at full speed, wherever home opens them.
+    let catalog = "file://\(FixturePlugin.packageRoot)/Plugins/Kittens/catalog.json"
+    let explored = try HostProcess.run(
+      ["--plugins", setup.plugins, "explore", "--runs", "2", "--steps", "100", "--seed", "9", "--isolation", "none"],
+      environment: setup.environment.merging(["KITTENS_ENDPOINT": catalog, "LEVELS_INTERVAL": "0"]) { _, new in new })
     #expect(explored.status == 0, "\(explored.stdout)\(explored.stderr)")
     #expect(explored.stdout == "explore: main: no failure in 200 steps; seed 9\n")
   }
