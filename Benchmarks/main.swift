@@ -357,5 +357,5 @@ if wanted("idle.isolated.cpu") {
 }
 if wanted("idle.levels.cpu") {
   // Levels regulating from far apart: a step every 50 ms for far longer than the window.
-  report("idle.levels.cpu", try idleCPU(feature: "levels", input: "set left=-1000000 right=1000000\n"), "ms/10s")
+  report("idle.levels.cpu", try idleCPU(feature: "levels", input: "set left=-2000 right=2000\n"), "ms/10s")
 }
