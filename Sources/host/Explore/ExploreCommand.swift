@@ -30,7 +30,12 @@ struct ExploreCommand {
       flow = .single(id)
     } else {
       // `--flow FILE`, or neither: the main flow, as `host` alone runs it.
-      flow = try RunCommand.loadFlow(flowFile, found: found)
+      do throws(HostError) {
+        flow = try RunCommand.loadFlow(flowFile, found: found)
+      } catch {
+        // A flow that cannot be read or checked is bad input, as a bad option is.
+        throw .usage(error.message, help: error.help ?? "check the path (--flow FILE)")
+      }
     }
     var config: [String: JSONValue] = [:]
     for text in arguments.texts(CommandTable.Explore.config) { try RunCommand.merge(config: text, into: &config) }

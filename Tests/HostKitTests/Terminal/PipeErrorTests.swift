@@ -52,7 +52,7 @@ import Testing
         error: line 305: argument amount='x' of 'add' must be an integer
         help: amount: how much, 1 to 9
         error: line 309: unknown command ':nope'
-        help: did you mean ':open'? commands: :help, :state, :view, :settle, :resume, :history, :undo, :redo, :goto, :save, :save!, :load, :open, :back, :focus, :reload, :quit
+        help: did you mean ':open'? commands: :help, :state, :view, :settle, :resume, :check, :history, :undo, :redo, :goto, :save, :save!, :load, :open, :back, :focus, :reload, :quit
         error: line 311: \(Self.refusedReset)
 
         """)
