@@ -137,6 +137,21 @@ struct ExploreCLITests {
     #expect(checked.stderr.isEmpty, "\(checked.stderr)")
   }
 
+  @Test("at a terminal a progress line shows runs, steps, steps/s and failures, and is erased")
+  func aTerminalShowsAProgressLine() throws {
+    let setup = try Setup(tally: ["RESET_NEEDS_A_TOTAL"])
+    let host = try PseudoTerminal(
+      ["--plugins", setup.plugins, "explore", "tally", "--runs", "3", "--steps", "50", "--seed", "4"],
+      environment: setup.environment)
+    try host.waitFor("explore tally: run 3/3, 150 steps, ")
+    try host.waitFor("explore: tally: no failure in 150 steps; seed 4")
+    #expect(try host.waitForExit() == 0)
+    #expect(host.all.contains(" steps/s, 0 failures"))
+    // the progress line is erased before the summary
+    let erased = try #require(host.all.range(of: "\r\u{1B}[K", options: .backwards))
+    #expect(host.all[erased.upperBound...].hasPrefix("explore: tally: no failure"), "\(host.all)")
+  }
+
   /// A bad command line, and what the error must name.
   struct BadInput: Sendable, CustomTestStringConvertible {
     let id: String

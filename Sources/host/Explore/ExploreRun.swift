@@ -33,7 +33,10 @@ struct ExploreRun {
   /// feature's journal must replay to its state.
   func run(_ next: (Position) -> ExploreStep?) throws(HostError) -> Outcome {
     let reporter = ExploreReporter()
-    let probes = ProbeListener()
+    // In process the stores probe each action themselves and actions stream; in a worker each
+    // step waits and is probed from here.
+    let streams = settings.instances.runsPluginsHere
+    let probes = ProbeListener(probes: streams)
     let config = self.config
     let plugins = self.plugins
     var settings = self.settings
@@ -56,9 +59,16 @@ struct ExploreRun {
       probes.saw(try runtime.probe(feature), of: feature)
       while let step = next(position(runtime, feature: feature, seqs: steps.count + 1)) {
         steps.append(step)
-        if step.isAction {
+        if step.isAction && streams {
           // Streamed as a pipe streams it: the listener checks each action on the store thread.
           try send(step, to: feature, in: runtime)
+        } else if step.isAction {
+          // In a worker the store's effect count can lag the worker's effects, so a late effect's
+          // action cannot be told from a refusal's change: the refusal check is made in process.
+          try send(step, to: feature, in: runtime)
+          settle(runtime)
+          if let violation = probes.violation { throw violation }
+          _ = try runtime.probe(feature)
         } else {
           settle(runtime)
           try perform(step, on: feature, in: runtime)
@@ -75,10 +85,24 @@ struct ExploreRun {
       try reporter.check()
       try runtime.checkReplay(feature, state: try runtime.probe(feature))
     } catch {
-      // What the listener saw first comes first: a crash, then the closed feature it left.
-      return Outcome(steps: steps, violation: probes.violation ?? error)
+      // What the listener saw first comes first: a crash, then the closed feature it left. The
+      // steps end with the action it broke on, not with what was streamed after it: the same seed
+      // gives the same failing sequence however fast the store kept up.
+      guard let seen = probes.violation else { return Outcome(steps: steps, violation: error) }
+      return Outcome(steps: Self.cut(steps, afterActions: probes.actionsAtViolation), violation: seen)
     }
     return Outcome(steps: steps, violation: nil)
+  }
+
+  /// `steps` up to and including the `count`-th action (all of them when there are fewer).
+  static func cut(_ steps: [ExploreStep], afterActions count: Int) -> [ExploreStep] {
+    guard count > 0 else { return steps }
+    var seen = 0
+    for (index, step) in steps.enumerated() where step.isAction {
+      seen += 1
+      if seen == count { return Array(steps[...index]) }
+    }
+    return steps
   }
 
   /// Waits (bounded) until the features on show have applied what they were sent and their
