@@ -263,6 +263,16 @@ if wanted("host.pipe") {
   report("host.pipe.isolated", median(pairs.map(\.1)), "ns/line")
   report("host.pipe.isolated.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
 }
+if wanted("explore.step") {
+  // Beside host.pipe, alternating within each round: the target is at most 3x a piped line.
+  let pairs = try (0..<rounds).map { _ in (try hostPipe(lines: 100_000), try exploreStep(steps: 100_000)) }
+  report("explore.step", median(pairs.map(\.1)), "ns/step")
+  report("explore.step.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
+}
+if wanted("explore.shrink") {
+  // The target: shrinking a 1,000-step failure takes at most 10 s.
+  report("explore.shrink", median(try (0..<rounds).map { _ in try exploreShrink() }), "s")
+}
 if wanted("host.pipe.rss") {
   report("host.pipe.rss", median(try (0..<3).map { _ in try pipePeakRSS(lines: 1_000_000) }), "MB")
 }
@@ -347,5 +357,5 @@ if wanted("idle.isolated.cpu") {
 }
 if wanted("idle.levels.cpu") {
   // Levels regulating from far apart: a step every 50 ms for far longer than the window.
-  report("idle.levels.cpu", try idleCPU(feature: "levels", input: "set left=-1000000 right=1000000\n"), "ms/10s")
+  report("idle.levels.cpu", try idleCPU(feature: "levels", input: "set left=-2000 right=2000\n"), "ms/10s")
 }

@@ -24,13 +24,14 @@ public struct LevelsFeature: Feature {
     case increaseRight
     case decreaseRight
     /// Start a new regulation from these levels.
-    /// - Parameter left: the left level (-1000000 to 1000000)
-    /// - Parameter right: the right level (-1000000 to 1000000)
+    /// - Parameter left: the left level (-2000 to 2000)
+    /// - Parameter right: the right level (-2000 to 2000)
     case set(left: Int, right: Int)
   }
 
-  /// The largest level `set` accepts, so a regulation stays short enough to watch.
-  public static let limit = 1_000_000
+  /// The largest level `set` accepts, so a regulation stays short enough to watch and ends
+  /// within the host's runaway guard (10,000 feedback steps): two levels 4,000 apart take 8,002.
+  public static let limit = 2_000
 
   public static let manifest = Manifest(
     id: "levels",

@@ -57,6 +57,8 @@ public final class FeatureTestStore: Sendable {
 
   private let store: Store
   private let log: ActionLog
+  /// How the store was made, for the fresh ones `explore` runs in.
+  let exploration: ExplorationSetup
   private struct Progress {
     var userActions = 0
     var stopped = false
@@ -93,6 +95,8 @@ public final class FeatureTestStore: Sendable {
     self.plugin = try PluginLoader.load(PluginPaths.resolve(plugin))
     self.exhaustivity = exhaustivity
     self.timeout = timeout
+    exploration = ExplorationSetup(
+      config: config.serialized(), maxFeedbackSteps: maxFeedbackSteps, clock: clock, instances: isolation.instances)
     let log = ActionLog()
     let store = try Store(
       plugin: self.plugin, config: config.serialized(),

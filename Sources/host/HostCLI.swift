@@ -78,6 +78,7 @@ struct HostCLI {
       return try RunCommand(console: console, global: global, mainFlow: true).run(parsed)
     case CommandTable.validate.name: return try ValidateCommand(console: console).run(parsed)
     case CommandTable.check.name: return try CheckCommand(console: console, global: global).run(parsed)
+    case CommandTable.explore.name: return try ExploreCommand(console: console, global: global).run(parsed)
     case CommandTable.new.name: return try NewCommand(console: console).run(parsed)
     case CommandTable.dev.name: return try DevCommand(console: console, global: global).run(parsed)
     case CommandTable.scan.name: ScanCommand.run(parsed)

@@ -21,8 +21,8 @@ struct DerivedCatalogueTests {
       ActionSpec(
         "set", help: "Start a new regulation from these levels.",
         arguments: [
-          ArgumentSpec("left", .integer, help: "the left level (-1000000 to 1000000)"),
-          ArgumentSpec("right", .integer, help: "the right level (-1000000 to 1000000)"),
+          ArgumentSpec("left", .integer, help: "the left level (-2000 to 2000)"),
+          ArgumentSpec("right", .integer, help: "the right level (-2000 to 2000)"),
         ])
     ],
     "kittens": [

@@ -27,6 +27,11 @@
 // Scanner macros (crash or hang while loading): see the marked block before the entry function.
 // FIXTURE_STRUCTURED_VIEW (tally only): offers fh.structured_view/1; BREAK_STRUCTURED_VIEW_DIFFERS
 // and BREAK_STRUCTURED_VIEW_NO_URL break its rules.
+// Bugs hidden behind sequences, for `host explore` (tally only): EXPLORE_RESTORE_CAP (restore refuses a
+// total over 20, which three adds reach), EXPLORE_CLOCK (add reads the clock: replay differs),
+// EXPLORE_CRASH_ORDER (reset right after an add crashes, in dispatch only), EXPLORE_STOPPED_GLOBAL (one
+// flag for every instance of the process, cleared by create and set by stop: in a flow run in process,
+// a tally left on show after ':open tally' then ':back' answers "stopped" to every action).
 // FIXTURE_HANG_IN_DISPATCH (fixture only): {"type":"hang"} never returns, for call timeouts.
 //
 // Config, for either feature: "refuse" anywhere refuses it; {"destroy_log": "/path"} (or, without it,
@@ -37,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "feature_abi.h"
@@ -73,12 +79,15 @@ struct fh_instance {
     int reentered, in_dispatch;
     // tally
     long total, pongs, serial;
-    int restored;
+    int restored, last_was_add;
     char fault_once[1024];
     char fault_in[16];
 };
 
 static long instances_made;
+#ifdef EXPLORE_STOPPED_GLOBAL
+static int any_stopped;
+#endif
 
 static fh_status fail(fh_instance *instance, fh_status status, const char *message) {
     snprintf(instance->error, sizeof instance->error, FIXTURE_ID ": %s", message);
@@ -184,7 +193,15 @@ static fh_status apply(fh_instance *instance, const char *json, uint32_t *flags,
             return refuse_action(instance, "add needs amount=<integer from 1 to 9>");
         }
         total += amount->integer;
+#ifdef EXPLORE_CLOCK
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        total += now.tv_nsec % 97;
+#endif
     } else if (strcmp(type->text, "reset") == 0) {
+#ifdef EXPLORE_CRASH_ORDER
+        if (effects && instance->last_was_add) *(volatile int *)0 = 1;
+#endif
 #ifdef BREAK_REFUSE_RESET
         return refuse_action(instance, "reset is broken in this build");
 #endif
@@ -225,6 +242,7 @@ static fh_status apply(fh_instance *instance, const char *json, uint32_t *flags,
     if (!effects && total == 13 && !strcmp(instance->fault_in, "reduce") && fault_fires(instance)) *fault_nowhere = 1;
 #endif
     if (flags) *flags = total != instance->total || pongs != instance->pongs ? FH_DISPATCH_STATE_CHANGED : 0;
+    if (effects) instance->last_was_add = strcmp(type->text, "add") == 0;
     instance->total = total;
     instance->pongs = pongs;
     instance->error[0] = '\0';
@@ -271,6 +289,9 @@ static fh_status feature_restore(fh_instance *instance, const char *json) {
     }
     int valid = total && pongs && state.count == members && total->kind == FLAT_INTEGER && pongs->kind == FLAT_INTEGER
                 && total->integer >= 0 && pongs->integer >= 0 && (!serial || serial->kind == FLAT_INTEGER);
+#ifdef EXPLORE_RESTORE_CAP
+    if (valid && total->integer > 20) return fail(instance, FH_ERR_BAD_STATE, "a total is at most 20");
+#endif
     if (!valid) {
 #ifdef BREAK_RESTORE_ACCEPTS_GARBAGE
         return FH_OK;
@@ -462,6 +483,9 @@ static fh_status create(const fh_host *host, const char *config, fh_instance **o
     if (!instance) return FH_ERR_INTERNAL;
     instance->host = host;
     instance->number = __atomic_add_fetch(&instances_made, 1, __ATOMIC_SEQ_CST);
+#ifdef EXPLORE_STOPPED_GLOBAL
+    any_stopped = 0;
+#endif
     config_string(config, "tag", instance->tag, sizeof instance->tag);
     config_string(config, "destroy_log", instance->destroy_log, sizeof instance->destroy_log);
 #ifdef FIXTURE_FAULTS
@@ -481,6 +505,9 @@ static fh_status start(fh_instance *instance) {
 }
 
 static fh_status dispatch(fh_instance *instance, const char *json, uint32_t *flags) {
+#ifdef EXPLORE_STOPPED_GLOBAL
+    if (any_stopped) return fail(instance, FH_ERR_LIFECYCLE, "dispatch: stopped");
+#endif
 #ifdef BREAK_DISPATCH_BEFORE_START
     if (instance->phase == STOPPED) return fail(instance, FH_ERR_LIFECYCLE, "dispatch: stopped");
 #else
@@ -526,6 +553,9 @@ static fh_status stop(fh_instance *instance) {
     for (int i = 0; i < instance->effect_count; i++) pthread_join(instance->effects[i], NULL);
     instance->effect_count = 0;
     instance->phase = STOPPED;
+#ifdef EXPLORE_STOPPED_GLOBAL
+    any_stopped = 1;
+#endif
 #ifdef BREAK_EMIT_AFTER_STOP
     pthread_t late;
     pthread_create(&late, NULL, late_effect, (void *)instance->host);

@@ -72,7 +72,7 @@ struct LevelsPluginTests {
   @Test func aSetOutOfRangeIsRefusedAndTheStateKept() async throws {
     let store = try await FeatureTestStore(plugin: "Levels", config: ["interval": 0])
     await store.skipReceivedActions()
-    await store.send(#"{"type":"set","left":5,"right":2000000}"#, rejectedWith: "must lie between -1000000 and 1000000")
+    await store.send(#"{"type":"set","left":5,"right":2000000}"#, rejectedWith: "must lie between -2000 and 2000")
     #expect(try store.state == ["left": 15, "right": 15])
     await store.finish()
   }

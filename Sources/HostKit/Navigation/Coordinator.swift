@@ -189,6 +189,9 @@ public final class Coordinator: FeatureStage, @unchecked Sendable {
   /// Every live feature, bottom of the stack first.
   public var all: [PresentedFeature] { queue.sync { stack.flatMap(\.features) } }
 
+  /// How many frames the stack holds.
+  public var depth: Int { queue.sync { stack.count } }
+
   /// How many features the top frame shows. Any thread, without waiting on navigation.
   public var visibleCount: Int { visible.withLock { $0.count } }
 

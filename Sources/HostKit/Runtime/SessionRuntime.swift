@@ -26,7 +26,7 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   let renderers: [any FeatureRenderer]
   /// Every listener of each feature's store but the runtime's own: the renderers, then the others.
   private let listeners: [any StoreListener]
-  private let config: ConfigProvider
+  let config: ConfigProvider
   let reporter: any RuntimeReporter
   private(set) var coordinator: Coordinator?
   /// The session's navigation journal (a named session only).

@@ -7,7 +7,7 @@ enum CommandTable {
   static let longestWait = RunSettingCatalogue.longestWait
 
   /// The commands, in the order `host --help` lists them.
-  static let commands: [CommandSpec] = [list, run, validate, check, new, dev, sessions, replay, help]
+  static let commands: [CommandSpec] = [list, run, validate, check, explore, new, dev, sessions, replay, help]
 
   /// Commands the host runs itself in child processes: accepted, never listed or suggested.
   static let hiddenCommands: [CommandSpec] = [scan, worker]

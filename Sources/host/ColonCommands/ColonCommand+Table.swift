@@ -25,6 +25,18 @@ extension ColonCommand {
       return .goOn
     },
     ColonCommand(
+      name: "check", help: "check the contract now: state round trip, clean view, journal replays to it"
+    ) { call throws(HostError) in
+      do throws(ContractViolation) {
+        let state = try call.runtime.probe(call.feature)
+        try call.runtime.checkReplay(call.feature, state: state)
+      } catch {
+        throw HostError("\(call.feature.id): \(error)", help: "fix the feature: 'host explore' finds such sequences")
+      }
+      call.console.out(checkPassed(call.feature.id))
+      return .goOn
+    },
+    ColonCommand(
       name: "history", help: "every seq ':goto' takes: the start, each action (with its source), each travel"
     ) { call throws(HostError) in
       let lines = try call.runtime.seqs(of: call.feature).map(historyLine)
@@ -87,6 +99,11 @@ extension ColonCommand {
     },
     ColonCommand(name: "quit", aliases: ["q", "exit"], help: "stop every feature and leave") { _ in .quit },
   ]
+
+  /// What `:check` prints when the feature keeps the contract.
+  static func checkPassed(_ id: String) -> String {
+    "\(id) keeps the contract here: round trip, view and replay hold"
+  }
 
   /// `:help`: the feature's actions, then the commands.
   static func help(_ manifest: Manifest) -> String {

@@ -52,7 +52,7 @@ import Testing
         error: line 305: argument amount='x' of 'add' must be an integer
         help: amount: how much, 1 to 9
         error: line 309: unknown command ':nope'
-        help: did you mean ':open'? commands: :help, :state, :view, :settle, :resume, :history, :undo, :redo, :goto, :save, :save!, :load, :open, :back, :focus, :reload, :quit
+        help: did you mean ':open'? commands: :help, :state, :view, :settle, :resume, :check, :history, :undo, :redo, :goto, :save, :save!, :load, :open, :back, :focus, :reload, :quit
         error: line 311: \(Self.refusedReset)
 
         """)
@@ -72,11 +72,11 @@ import Testing
     #expect(result.status == 0)
     #expect(
       result.stderr == """
-        error: line 2: levels refused the user action {"left":5,"right":2000000,"type":"set"}: action 'set' of levels was refused: levels 5 and 2000000 must lie between -1000000 and 1000000
+        error: line 2: levels refused the user action {"left":5,"right":2000000,"type":"set"}: action 'set' of levels was refused: levels 5 and 2000000 must lie between -2000 and 2000
         help: the state is unchanged; ':help' lists the actions and their arguments
         error: line 3: 'set' needs right=<integer>
         help: usage: set left=<integer> right=<integer>
-        error: line 5: levels refused the user action {"left":2000001,"right":0,"type":"set"}: action 'set' of levels was refused: levels 2000001 and 0 must lie between -1000000 and 1000000
+        error: line 5: levels refused the user action {"left":2000001,"right":0,"type":"set"}: action 'set' of levels was refused: levels 2000001 and 0 must lie between -2000 and 2000
         help: the state is unchanged; ':help' lists the actions and their arguments
 
         """)

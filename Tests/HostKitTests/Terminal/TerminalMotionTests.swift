@@ -48,7 +48,7 @@ import Testing
     let scratch = try JournalScratch()
     let host = try PseudoTerminal(["run", "levels"], environment: environment(scratch, ["LEVELS_INTERVAL": "500"]))
     try host.waitFor("levels> ")
-    try host.enter("set left=0 right=100000", thenWaitFor: "levels> ")
+    try host.enter("set left=0 right=2000", thenWaitFor: "levels> ")
     host.type(":settle\r")
     // After half a second: a spinner, what is awaited, the seconds, and what Ctrl-C does.
     let progress = try host.waitFor("Ctrl-C stops waiting")

@@ -110,7 +110,7 @@ import Testing
   @Test func ctrlCEndsASettleWaitAndTheSessionGoesOn() throws {
     let places = try Places()
     let host = try places.run("levels", adding: ["LEVELS_INTERVAL": "500"])
-    host.type("set left=0 right=100000\r:settle\r")
+    host.type("set left=0 right=2000\r:settle\r")
     try host.waitFor("Ctrl-C stops waiting")
     host.type(Self.ctrlC)
     try host.waitFor("stopped waiting for levels")

@@ -1,0 +1,124 @@
+import FeatureJSON
+import HostKit
+import Synchronization
+import Testing
+
+/// How a `FeatureTestStore` made its store, so `explore` can make fresh ones alike.
+struct ExplorationSetup: Sendable {
+  let config: String
+  let maxFeedbackSteps: Int
+  let clock: Store.Clock
+  let instances: InstanceFactory
+}
+
+extension FeatureTestStore {
+  /// Explores the feature as `host explore` does, with the test's own invariant: `runs` runs of
+  /// `steps` actions drawn from its catalogue (seeded by `seed`), each run in a fresh instance
+  /// made as this store's was. After every action the contract is checked (no crash, a refusal
+  /// changes nothing, snapshot -> restore -> snapshot gives the same bytes, a clean view) and
+  /// `invariant` must hold for the state. The first failure is shrunk to a short sequence and
+  /// recorded at the caller's line with the steps and the seed. This store is left as it was.
+  public func explore(
+    runs: Int = 10, steps: Int = 100, seed: UInt64 = 1,
+    fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column,
+    invariant: @escaping @Sendable (JSONValue) -> Bool = { _ in true }
+  ) async {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    let explorer = StoreExploration(plugin: plugin, setup: exploration, timeout: timeout, invariant: invariant)
+    guard let found = await offPool({ explorer.explore(runs: runs, steps: steps, seed: seed) }) else { return }
+    let actions = found.steps.map(\.line)
+    Self.fail(
+      "Exploring \(plugin.id) (seed \(seed)) failed after \(actions.count) action(s): \(actions.joined(separator: ", "))",
+      why: found.problem,
+      help: "fix the feature, or the invariant; explore(runs:steps:seed: \(seed)) draws the same sequences again",
+      at: location)
+  }
+}
+
+/// Runs and shrinks explorations of a plugin over bare stores (no journal, no host travels).
+struct StoreExploration: Sendable {
+  let plugin: LoadedPlugin
+  let setup: ExplorationSetup
+  let timeout: Duration
+  let invariant: @Sendable (JSONValue) -> Bool
+
+  /// A failing sequence, shrunk, and why it fails.
+  struct Found: Sendable {
+    var steps: [ExploreStep]
+    var problem: String
+  }
+
+  func explore(runs: Int, steps: Int, seed: UInt64) -> Found? {
+    let generator = StepGenerator(manifest: plugin.manifest, events: [])
+    guard !generator.isEmpty else { return nil }
+    for run in 0..<runs {
+      var random = SeededRandom(seed: SeededRandom.seed(seed, run: run))
+      let drawn = (0..<steps).map { generator.next(using: &random, seqs: $0 + 1) }
+      guard let failure = self.run(drawn) else { continue }
+      var last = failure
+      var shrinker = StepShrinker(simpler: generator.simpler)
+      let shrunk = shrinker.shrink(failure.steps) { candidate in
+        guard let again = self.run(candidate), again.kind == failure.kind else { return false }
+        last = again
+        return true
+      }
+      return Found(steps: shrunk, problem: self.run(shrunk)?.problem ?? last.problem)
+    }
+    return nil
+  }
+
+  /// The steps run up to the failing one, what kind of failure, and why.
+  struct Failure {
+    var steps: [ExploreStep]
+    var kind: String
+    var problem: String
+  }
+
+  /// Runs `steps` in a fresh store; nil when every check held.
+  func run(_ steps: [ExploreStep]) -> Failure? {
+    let refused = Mutex(false)
+    let lost = Mutex<String?>(nil)
+    let store: Store
+    do {
+      store = try Store(
+        plugin: plugin, config: setup.config,
+        options: Store.Options(maxFeedbackSteps: setup.maxFeedbackSteps, rendersViews: false, clock: setup.clock),
+        instances: setup.instances
+      ) { event in
+        switch event {
+        case .rejected(_, .user, _, _): refused.withLock { $0 = true }
+        case .instanceLost(let loss, _, let action):
+          lost.withLock { $0 = "\(loss)" + (action.map { " applying \($0)" } ?? "") }
+        default: break
+        }
+      }
+      try store.start()
+    } catch {
+      return Failure(steps: [], kind: "error", problem: "no store to explore in: \(error)")
+    }
+    defer { _ = store.stop() }
+    _ = store.waitUntilSettled(timeout: timeout)
+    var state = store.perform { (try? $0.snapshot()) ?? "" }
+    for (index, step) in steps.enumerated() {
+      let ran = Array(steps[...index])
+      guard let action = try? ActionLine.parse(step.line, manifest: plugin.manifest) else { continue }
+      refused.withLock { $0 = false }
+      store.send(action, source: .user)
+      _ = store.waitUntilSettled(timeout: timeout)
+      if let loss = lost.withLock({ $0 }) { return Failure(steps: ran, kind: "crash", problem: "\(plugin.id) \(loss)") }
+      let before = state
+      switch store.perform({ SessionRuntime.probe($0, id: plugin.id) }) {
+      case .failure(let violation): return Failure(steps: ran, kind: violation.kind, problem: violation.description)
+      case .success(let now): state = now
+      }
+      if refused.withLock({ $0 }) && state != before {
+        return Failure(
+          steps: ran, kind: "refusal", problem: "refusing \(action) changed the state from \(before) to \(state)")
+      }
+      guard let value = try? JSONValue.parse(state), invariant(value) else {
+        return Failure(steps: ran, kind: "invariant", problem: "the invariant does not hold for \(state)")
+      }
+    }
+    return nil
+  }
+}

@@ -1,0 +1,87 @@
+/// The contract checks exploration makes after each step, and `:check` on demand.
+extension SessionRuntime {
+  /// How many frames the navigation stack holds.
+  public var stackDepth: Int { coordinator?.depth ?? 0 }
+
+  /// Checks `feature` as it is now: its state survives snapshot -> restore -> snapshot byte for
+  /// byte (so its own `validate` accepts what its reducer reached), and its view is clean text.
+  /// Returns the state, or throws the first rule broken. One trip to the store thread.
+  public func probe(_ feature: PresentedFeature) throws(ContractViolation) -> String {
+    try feature.store.perform { Self.probe($0, id: feature.id) }.get()
+  }
+
+  /// The probe on `instance` (of feature `id`), from the thread that owns it: the state, or the
+  /// first rule broken.
+  public static func probe(_ instance: any PluginInstance, id: String) -> Result<String, ContractViolation> {
+    do throws(PluginCallError) {
+      let first = try instance.snapshot()
+      do throws(PluginCallError) {
+        try instance.restore(first)
+      } catch {
+        if error.loss != nil { return .failure(.crashed("\(id) \(error)")) }
+        return .failure(.restoreRefused(state: first, reason: error.description))
+      }
+      let second = try instance.snapshot()
+      guard second == first else { return .failure(.roundTripDiffers(first: first, second: second)) }
+      if let why = uncleanness(of: try instance.render()) { return .failure(.viewUnclean(why)) }
+      return .success(first)
+    } catch {
+      return .failure(error.loss != nil ? .crashed("\(id) \(error)") : .failed("\(id): \(error)"))
+    }
+  }
+
+  /// Replays the actions that made `feature`'s current state (its journal's effective history)
+  /// in a fresh instance, effects off, and compares the state reached with `state`.
+  public func checkReplay(_ feature: PresentedFeature, state: String) throws(ContractViolation) {
+    let actions: [JournalAction]
+    do throws(HostError) {
+      actions = try history(of: feature)
+    } catch {
+      throw .failed("\(feature.id): the journal could not be read: \(error.message)")
+    }
+    let instance: any PluginInstance
+    do throws(HostError) {
+      instance = try settings.instances.makeInstance(
+        of: feature.plugin, config: config(feature.plugin, feature.number), target: ReplayTarget())
+    } catch {
+      throw .failed("\(feature.id): no instance to replay in: \(error.message)")
+    }
+    defer { instance.destroy() }
+    // One batch: a worker gets the actions without a round trip each.
+    var answers: [Result<InstanceAnswer, PluginCallError>] = []
+    instance.perform(actions.map { .reduce($0.json) } + [.snapshot]) { answers.append($0) }
+    let replayed: String
+    switch answers.last {
+    case .success(let answer)?: replayed = answer.text
+    case .failure(let error)?: throw .failed("\(feature.id): replaying its journal failed: \(error)")
+    case nil: throw .failed("\(feature.id): replaying its journal gave no state")
+    }
+    if let failure = answers.first(where: { if case .failure = $0 { true } else { false } }),
+      case .failure(let error) = failure
+    {
+      throw .failed("\(feature.id): replaying its journal failed: \(error)")
+    }
+    if replayed != state { throw .replayDiffers(recorded: state, replayed: replayed) }
+  }
+
+  /// Why `view` is not clean text, or nil: a plugin's invalid UTF-8 reaches the host as U+FFFD;
+  /// a control character other than a line break would move the cursor.
+  public static func uncleanness(of view: String) -> String? {
+    for scalar in view.unicodeScalars {
+      if scalar == "\u{FFFD}" { return "is not valid UTF-8" }
+      if scalar.value < 0x20 && scalar != "\n" || (0x7F...0x9F).contains(scalar.value) {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "holds the control character U+\(String(repeating: "0", count: 4 - hex.count))\(hex)"
+      }
+    }
+    return nil
+  }
+}
+
+/// A replay runs no effects: whatever calls back is ignored.
+private final class ReplayTarget: InstanceCallbackTarget {
+  func instanceEmitted(_ json: String, origin: EmitOrigin) {}
+  func instanceLogged(level: LogLevel, message: String) {}
+  func instanceEffectBegan() {}
+  func instanceEffectEnded() {}
+}

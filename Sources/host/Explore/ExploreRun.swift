@@ -1,0 +1,198 @@
+import FeatureJSON
+import HostKit
+import Synchronization
+
+/// Runs exploration steps on a flow (one feature alone, a flow file, the main flow) through the
+/// path `host run` takes (a `SessionRuntime`: stores, journals, the chosen isolation), checking
+/// the contract after every step.
+struct ExploreRun {
+  let plugins: [PluginRecord]
+  let flow: Flow
+  /// The config of the flow's first feature (`--config`).
+  let config: String
+  let settings: RunSettings
+
+  /// Where a run stands when the next step is drawn.
+  struct Position {
+    /// The steps run so far, plus one: the seqs `:goto` may take, roughly.
+    var seqs: Int
+    /// The feature input goes to, and the features of the top frame.
+    var focused: String
+    var shown: [String]
+    /// How many frames the stack holds.
+    var depth: Int
+  }
+
+  /// How a run ended: the steps it ran, and the rule broken at the last of them, if any.
+  struct Outcome {
+    var steps: [ExploreStep]
+    var violation: ContractViolation?
+  }
+
+  /// Runs the steps `next` gives until it gives nil or a rule is broken; at the end, the focused
+  /// feature's journal must replay to its state.
+  func run(_ next: (Position) -> ExploreStep?) throws(HostError) -> Outcome {
+    let reporter = ExploreReporter()
+    // In process the stores probe each action themselves and actions stream; in a worker each
+    // step waits and is probed from here.
+    let streams = settings.instances.runsPluginsHere
+    let probes = ProbeListener(probes: streams)
+    let config = self.config
+    let plugins = self.plugins
+    var settings = self.settings
+    // The probe runs at each applied action: no later action may be in the instance already.
+    settings.store.batchesDispatches = false
+    let runtime = SessionRuntime(
+      plugins: plugins, flow: plugins.contains { $0.id == HomeMenu.id } ? HomeMenu.withPicks(flow) : flow,
+      settings: settings, renderers: [], listeners: [probes], reporter: reporter
+    ) { plugin, number in
+      if plugin.id == HomeMenu.id { return HomeMenu.config(offering: plugins) }
+      return number == 1 ? config : "{}"
+    }
+    defer { runtime.close() }
+    try runtime.open()
+    guard var feature = runtime.focused else { throw HostError("the flow '\(flow.name)' presented nothing") }
+    var steps: [ExploreStep] = []
+    do throws(ContractViolation) {
+      // The start settles first: a feedback loop (levels) moves the state on its own.
+      settle(runtime)
+      probes.saw(try runtime.probe(feature), of: feature)
+      while let step = next(position(runtime, feature: feature, seqs: steps.count + 1)) {
+        steps.append(step)
+        if step.isAction && streams {
+          // Streamed as a pipe streams it: the listener checks each action on the store thread.
+          try send(step, to: feature, in: runtime)
+        } else if step.isAction {
+          // In a worker the store's effect count can lag the worker's effects, so a late effect's
+          // action cannot be told from a refusal's change: the refusal check is made in process.
+          try send(step, to: feature, in: runtime)
+          settle(runtime)
+          if let violation = probes.violation { throw violation }
+          _ = try runtime.probe(feature)
+        } else {
+          settle(runtime)
+          try perform(step, on: feature, in: runtime)
+          settle(runtime)
+          if let now = runtime.focused { probes.saw(try runtime.probe(now), of: now) }
+        }
+        if let violation = probes.violation { throw violation }
+        try reporter.check()
+        guard let now = runtime.focused else { break }
+        feature = now
+      }
+      settle(runtime)
+      if let violation = probes.violation { throw violation }
+      try reporter.check()
+      try runtime.checkReplay(feature, state: try runtime.probe(feature))
+    } catch {
+      // What the listener saw first comes first: a crash, then the closed feature it left. The
+      // steps end with the action it broke on, not with what was streamed after it: the same seed
+      // gives the same failing sequence however fast the store kept up.
+      guard let seen = probes.violation else { return Outcome(steps: steps, violation: error) }
+      return Outcome(steps: Self.cut(steps, afterActions: probes.actionsAtViolation), violation: seen)
+    }
+    return Outcome(steps: steps, violation: nil)
+  }
+
+  /// `steps` up to and including the `count`-th action (all of them when there are fewer).
+  static func cut(_ steps: [ExploreStep], afterActions count: Int) -> [ExploreStep] {
+    guard count > 0 else { return steps }
+    var seen = 0
+    for (index, step) in steps.enumerated() where step.isAction {
+      seen += 1
+      if seen == count { return Array(steps[...index]) }
+    }
+    return steps
+  }
+
+  /// Waits (bounded) until the features on show have applied what they were sent and their
+  /// effects and feedbacks have ended.
+  private func settle(_ runtime: SessionRuntime) {
+    for shown in runtime.top?.features ?? [] { _ = shown.store.waitUntilSettled(timeout: settings.settleTimeout) }
+  }
+
+  /// Sends an action step as typed (home's lines as the home menu reads them).
+  private func send(_ step: ExploreStep, to feature: PresentedFeature, in runtime: SessionRuntime)
+    throws(ContractViolation)
+  {
+    do throws(HostError) {
+      let line = feature.id == HomeMenu.id ? HomeMenu.action(for: step.line) : step.line
+      try runtime.send(line, to: feature)
+    } catch {
+      throw .failed("\(feature.id) could not take '\(step.line)': \(error.message)")
+    }
+  }
+
+  /// Runs `steps` as they are (a candidate while shrinking).
+  func run(_ steps: [ExploreStep]) throws(HostError) -> Outcome {
+    var left = steps[...]
+    return try run { _ in left.popFirst() }
+  }
+
+  private func position(_ runtime: SessionRuntime, feature: PresentedFeature, seqs: Int) -> Position {
+    let top = runtime.top
+    return Position(
+      seqs: seqs, focused: feature.id, shown: top?.features.map(\.id) ?? [feature.id],
+      depth: runtime.stackDepth)
+  }
+
+  /// A host command: a travel, a navigation or a reload. One the stack cannot make (nothing to
+  /// undo, nothing to go back to) is no failure of a feature.
+  private func perform(_ step: ExploreStep, on feature: PresentedFeature, in runtime: SessionRuntime)
+    throws(ContractViolation)
+  {
+    guard case .command(let text) = step else { return }
+    let words = text.split(separator: " ").map(String.init)
+    switch words.first {
+    case ":undo": _ = try? runtime.undo(feature)
+    case ":redo": _ = try? runtime.redo(feature)
+    case ":goto": if let seq = words.last.flatMap({ Int($0) }) { try? runtime.goto(seq, in: feature) }
+    case ":open": if let id = words.last { try? runtime.open(id) }
+    case ":back": try? runtime.back()
+    case ":focus": if let id = words.last { try? runtime.focus(id) }
+    case ":reload":
+      do throws(HostError) {
+        try runtime.reload(feature)
+      } catch {
+        throw .failed("\(feature.id) could not be reloaded: \(error.message)")
+      }
+    default: break
+    }
+  }
+}
+
+/// Keeps what a runtime reports while exploring, for the step that caused it.
+final class ExploreReporter: RuntimeReporter {
+  private let reports = Mutex<[HostError]>([])
+
+  func report(_ error: HostError) { reports.withLock { $0.append(error) } }
+
+  func notice(_ notice: RuntimeNotice) {
+    // Notes and a plugin's own log lines are no failure; a warning (a sandbox refusal) is.
+    guard notice.level == .warning else { return }
+    if case .pluginLog = notice { return }
+    reports.withLock { $0.append(HostError(notice.description)) }
+  }
+
+  /// Takes the reports since the last call and throws a crash or any other failure; refusals
+  /// are the feature's answer (the `ProbeListener` checks what they left).
+  func check() throws(ContractViolation) {
+    let taken = reports.withLock { reports in
+      defer { reports = [] }
+      return reports
+    }
+    for report in taken {
+      switch report.failure {
+      case let failure as RuntimeFailure:
+        guard case .actionRefused = failure else { throw .failed(report.message) }
+      case let failure as StoreFailure:
+        switch failure {
+        case .crashed, .crashedTooOften, .notRestarted: throw .crashed(report.message)
+        default: throw .failed(report.message)
+        }
+      default:
+        throw .failed(report.message)
+      }
+    }
+  }
+}

@@ -1,0 +1,184 @@
+import FeatureTesting
+import Foundation
+import Testing
+
+/// `host explore` through the built host: C fixtures that hide a bug behind a sequence are each
+/// found, shrunk and written as a transcript `host check` fails on; a shipped feature explores
+/// clean; bad input is a usage error.
+@Suite("host explore")
+struct ExploreCLITests {
+  /// A tally fixture with one hidden bug, and what finding it looks like.
+  struct HiddenBug: Sendable, CustomTestStringConvertible {
+    let macro: String
+    /// The kind the summary line names.
+    let kind: String
+    /// The fewest actions that show the bug.
+    let shortest: Int
+    var testDescription: String { macro }
+  }
+
+  static let bugs: [HiddenBug] = [
+    HiddenBug(macro: "EXPLORE_RESTORE_CAP", kind: "(invariant)", shortest: 3),
+    HiddenBug(macro: "EXPLORE_CLOCK", kind: "(determinism)", shortest: 1),
+    HiddenBug(macro: "EXPLORE_CRASH_ORDER", kind: "(crash)", shortest: 2),
+  ]
+
+  /// A plugin folder holding `library` as libtally.so (or the build's own plugins), and private
+  /// state and cache folders.
+  struct Setup {
+    let plugins: String
+    let out: String
+    let environment: [String: String]
+
+    init(tally defines: [String]?) throws {
+      plugins = try FixturePlugin.temporaryFolder()
+      if let defines {
+        try FileManager.default.copyItem(
+          atPath: try FixturePlugin.path(["FIXTURE_TALLY"] + defines), toPath: "\(plugins)/libtally.so")
+      }
+      out = try FixturePlugin.temporaryFolder()
+      let folder = try FixturePlugin.temporaryFolder()
+      environment = ["XDG_STATE_HOME": "\(folder)/state", "XDG_CACHE_HOME": "\(folder)/cache"]
+    }
+
+    func host(_ arguments: [String]) throws -> HostProcess.Output {
+      try HostProcess.run(["--plugins", plugins] + arguments, environment: environment)
+    }
+  }
+
+  @Test("a hidden bug is found within 10,000 steps, shrunk, and its transcript fails under host check", arguments: bugs)
+  func aHiddenBugIsFoundShrunkAndReplayable(_ bug: HiddenBug) throws {
+    // given a tally hiding the bug
+    let setup = try Setup(tally: [bug.macro])
+    // when it is explored for at most 10,000 steps
+    let explored = try setup.host(
+      ["explore", "tally", "--runs", "100", "--steps", "100", "--seed", "26", "--out", setup.out])
+    // then it is found, named with its kind and seed
+    #expect(explored.status == 1, "\(explored.stdout)\(explored.stderr)")
+    let line = try #require(explored.stdout.split(separator: "\n").first { $0.hasPrefix("explore: tally: ") })
+    #expect(line.contains(bug.kind), "\(line)")
+    #expect(line.hasSuffix("seed 26 (--seed 26 runs it again)"), "\(line)")
+    // and shrunk to at most one action more than the shortest failing sequence
+    let file = "\(setup.out)/tally-explore-1.transcript"
+    let transcript = try String(contentsOfFile: file, encoding: .utf8)
+    let actions = transcript.split(separator: "\n").filter { $0.hasPrefix("> ") && !$0.hasPrefix("> :") }.count
+    #expect(actions >= bug.shortest && actions <= bug.shortest + 1, "\(transcript)")
+    #expect(line.contains("written to \(file)"), "\(line)")
+    // and host check runs the transcript and fails on it
+    let checked = try setup.host(["check", file])
+    #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
+    #expect(checked.stdout.contains("fail \(file)"), "\(checked.stdout)")
+    #expect(checked.stdout.contains("0 passed, 1 failed"), "\(checked.stdout)")
+  }
+
+  @Test("a flow that leaves a feature stopped after :open then :back is found, shrunk and replayable")
+  func aFlowThatLeavesAFeatureStoppedIsFound() throws {
+    // given a tally whose instances share one "stopped" flag, in a flow run in process
+    let setup = try Setup(tally: ["EXPLORE_STOPPED_GLOBAL"])
+    let flow = "\(setup.out)/twice.flow.json"
+    try #"{"flow": "twice", "start": {"push": "tally"}, "on": {}}"#.write(
+      toFile: flow, atomically: true, encoding: .utf8)
+    // when the flow is explored for at most 10,000 steps
+    let explored = try setup.host(
+      [
+        "explore", "--flow", flow, "--runs", "100", "--steps", "100", "--seed", "26", "--out", setup.out,
+        "--isolation", "none",
+      ])
+    // then the stopped feature is found, after the shortest navigation that stops it
+    #expect(explored.status == 1, "\(explored.stdout)\(explored.stderr)")
+    #expect(
+      explored.stdout.contains("explore: twice: tally, on show, refused an action as stopped"), "\(explored.stdout)")
+    let file = "\(setup.out)/twice-explore-1.transcript"
+    let typed = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("> ") }
+    #expect(typed.prefix(2) == ["> :open tally", "> :back"], "\(typed)")
+    #expect(typed.count <= 4, "\(typed)")
+    // and host check fails on its transcript
+    let checked = try setup.host(["check", file])
+    #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
+    #expect(checked.stdout.contains("+! error: tally refused the user action"), "\(checked.stdout)")
+  }
+
+  @Test("the main flow explores clean, navigating among the shipped features")
+  func theMainFlowExploresClean() throws {
+    let setup = try Setup(tally: nil)
+    // Kittens on the catalog file (no network), levels at full speed, wherever home opens them.
+    let catalog = "file://\(FixturePlugin.packageRoot)/Plugins/Kittens/catalog.json"
+    let explored = try HostProcess.run(
+      ["--plugins", setup.plugins, "explore", "--runs", "2", "--steps", "100", "--seed", "9", "--isolation", "none"],
+      environment: setup.environment.merging(["KITTENS_ENDPOINT": catalog, "LEVELS_INTERVAL": "0"]) { _, new in new })
+    #expect(explored.status == 0, "\(explored.stdout)\(explored.stderr)")
+    #expect(explored.stdout == "explore: main: no failure in 200 steps; seed 9\n")
+  }
+
+  @Test("the same seed draws the same sequences")
+  func theSameSeedGivesTheSameFailure() throws {
+    let setup = try Setup(tally: ["EXPLORE_RESTORE_CAP"])
+    func explore(_ out: String) throws -> String {
+      let result = try setup.host(
+        ["explore", "tally", "--runs", "20", "--steps", "50", "--seed", "1234", "--out", out, "--isolation", "none"])
+      #expect(result.status == 1, "\(result.stderr)")
+      return result.stdout.replacingOccurrences(of: out, with: "OUT")
+    }
+    let first = try explore(try FixturePlugin.temporaryFolder())
+    let second = try explore(try FixturePlugin.temporaryFolder())
+    #expect(first == second)
+    #expect(first.contains("restore refused the state after"), "\(first)")
+  }
+
+  @Test("a feature that keeps the contract explores clean, and :check says so in a run")
+  func counterExploresClean() throws {
+    let setup = try Setup(tally: ["RESET_NEEDS_A_TOTAL"])
+    let explored = try setup.host(["explore", "tally", "--runs", "3", "--steps", "200", "--seed", "5"])
+    #expect(explored.status == 0, "\(explored.stdout)\(explored.stderr)")
+    #expect(explored.stdout == "explore: tally: no failure in 600 steps; seed 5\n")
+    let checked = try HostProcess.run(
+      ["--plugins", setup.plugins, "run", "tally"], input: "add amount=2\n:check\n", environment: setup.environment)
+    #expect(checked.stdout.hasPrefix("tally keeps the contract here: round trip, view and replay hold\n"))
+    #expect(checked.stderr.isEmpty, "\(checked.stderr)")
+  }
+
+  @Test("at a terminal a progress line shows runs, steps, steps/s and failures, and is erased")
+  func aTerminalShowsAProgressLine() throws {
+    let setup = try Setup(tally: ["RESET_NEEDS_A_TOTAL"])
+    let host = try PseudoTerminal(
+      ["--plugins", setup.plugins, "explore", "tally", "--runs", "3", "--steps", "50", "--seed", "4"],
+      environment: setup.environment)
+    try host.waitFor("explore tally: run 3/3, 150 steps, ")
+    try host.waitFor("explore: tally: no failure in 150 steps; seed 4")
+    #expect(try host.waitForExit() == 0)
+    #expect(host.all.contains(" steps/s, 0 failures"))
+    // the progress line is erased before the summary
+    let erased = try #require(host.all.range(of: "\r\u{1B}[K", options: .backwards))
+    #expect(host.all[erased.upperBound...].hasPrefix("explore: tally: no failure"), "\(host.all)")
+  }
+
+  /// A bad command line, and what the error must name.
+  struct BadInput: Sendable, CustomTestStringConvertible {
+    let id: String
+    let arguments: [String]
+    let message: String
+    var testDescription: String { id }
+  }
+
+  static let badInputs: [BadInput] = [
+    BadInput(id: "unknown feature", arguments: ["explore", "tallly"], message: "error: unknown feature 'tallly'"),
+    BadInput(
+      id: "unreadable flow", arguments: ["explore", "--flow", "/nonexistent/flow.json"],
+      message: "/nonexistent/flow.json"),
+    BadInput(id: "steps not a number", arguments: ["explore", "tally", "--steps", "many"], message: "'many'"),
+    BadInput(id: "steps zero", arguments: ["explore", "tally", "--steps", "0"], message: "'0'"),
+    BadInput(id: "runs negative", arguments: ["explore", "tally", "--runs", "-1"], message: "'-1'"),
+    BadInput(
+      id: "out missing", arguments: ["explore", "tally", "--out", "/nonexistent/folder"],
+      message: "error: --out '/nonexistent/folder' is not a folder"),
+  ]
+
+  @Test("bad input is a usage error naming the value", arguments: badInputs)
+  func badInputIsAUsageError(_ input: BadInput) throws {
+    let setup = try Setup(tally: [])
+    let result = try setup.host(input.arguments)
+    #expect(result.status == 64, "\(result.stderr)")
+    #expect(result.stderr.contains(input.message), "\(result.stderr)")
+    #expect(result.stderr.contains("explore --help"), "\(result.stderr)")
+  }
+}
