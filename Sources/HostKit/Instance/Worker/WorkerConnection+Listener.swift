@@ -202,11 +202,14 @@ extension WorkerConnection {
     case .log:
       let level = LogLevel(rawValue: Int(fields.byte())) ?? .error
       target.instanceLogged(level: level, message: fields.string())
+    // Told to the target under the book's lock: the two rings' threads must not reorder them.
     case .effectBegan:
-      let endedToo = book.withLock { $0.effectBegan() }
-      target.instanceEffectBegan()
-      if endedToo { target.instanceEffectEnded() }
-    case .effectEnded: if book.withLock({ $0.effectEnded() }) { target.instanceEffectEnded() }
+      book.withLock { book in
+        let endedToo = book.effectBegan()
+        target.instanceEffectBegan()
+        if endedToo { target.instanceEffectEnded() }
+      }
+    case .effectEnded: book.withLock { if $0.effectEnded() { target.instanceEffectEnded() } }
     case .step: target.instanceEmittedStep(fields.string())
     case .schedule:
       let id = fields.uint64()
