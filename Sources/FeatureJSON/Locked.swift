@@ -9,14 +9,19 @@
 // @unchecked: `value` is touched under `mutex` only.
 public final class Locked<Value>: @unchecked Sendable {
   private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-  private var value: Value
+  /// Behind a pointer: the mutex already makes access exclusive, and a stored property would add
+  /// the runtime's exclusivity check (a thread-local look-up) to every `withLock`.
+  private let value: UnsafeMutablePointer<Value>
 
   public init(_ value: Value) {
-    self.value = value
+    self.value = .allocate(capacity: 1)
+    self.value.initialize(to: value)
     pthread_mutex_init(mutex, nil)
   }
 
   deinit {
+    value.deinitialize(count: 1)
+    value.deallocate()
     pthread_mutex_destroy(mutex)
     mutex.deallocate()
   }
@@ -26,6 +31,6 @@ public final class Locked<Value>: @unchecked Sendable {
   {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
-    return try body(&value)
+    return try body(&value.pointee)
   }
 }

@@ -139,10 +139,7 @@ extension WorkerConnection {
       if holdingBack, !holdBack() { return false }
       let read = reader.fill { fh_channel_read_callbacks(channel, $0, $1) }
       if read < 0 { return brokeCallbacks("moved its write position past the ring") }
-      while let (kind, fields) = reader.next() {
-        var fields = fields
-        deliver(kind, &fields)
-      }
+      while var frame = reader.next() { deliver(frame.kind, &frame.fields) }
       if reader.isOverlong { return brokeCallbacks("sent a frame longer than 1 GiB") }
       if read == 0 { return true }
     }

@@ -326,24 +326,21 @@ final class WorkerConnection: @unchecked Sendable {
 
   /// The next reply, delivering the callbacks before it; nil when no whole reply is read yet.
   private func nextReply() -> WorkerReply? {
-    while let (kind, fields) = reader.next() {
-      var fields = fields
-      guard kind == WorkerFrame.Message.reply.rawValue else {
-        deliver(kind, &fields)
+    while var frame = reader.next() {
+      guard frame.kind == WorkerFrame.Message.reply.rawValue else {
+        deliver(frame.kind, &frame.fields)
         continue
       }
       return WorkerReply(
-        status: fields.int32(), changed: fields.byte() != 0, text: fields.string(), extra: fields.string())
+        status: frame.fields.int32(), changed: frame.fields.byte() != 0, text: frame.fields.string(),
+        extra: frame.fields.string())
     }
     return nil
   }
 
   /// Delivers every whole callback frame read; a reply nobody waits for is dropped.
   private func deliverCallbacks() {
-    while let (kind, fields) = reader.next() {
-      var fields = fields
-      deliver(kind, &fields)
-    }
+    while var frame = reader.next() { deliver(frame.kind, &frame.fields) }
   }
 
   /// Records how the worker was lost (the first account stands) and returns it.

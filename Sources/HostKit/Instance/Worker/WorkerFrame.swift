@@ -68,7 +68,8 @@ struct FrameWriter {
   /// Starts a frame of `kind`; `end(at:)` fills in its length.
   mutating func begin(_ kind: UInt8) -> Int {
     let start = bytes.count
-    bytes.append(contentsOf: [0, 0, 0, 0, kind])
+    // Not an array literal: that would be an allocation a frame.
+    uint64(UInt64(kind) << 32, width: 5)
     return start
   }
 
@@ -85,10 +86,16 @@ struct FrameWriter {
   mutating func int32(_ value: Int32) { uint64(UInt64(UInt32(bitPattern: value)), width: 4) }
 
   mutating func uint64(_ value: UInt64, width: Int = 8) {
-    for shift in 0..<width { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(shift)))) }
+    // Byte by byte: cheaper for a few bytes than any generic append(contentsOf:).
+    var value = value
+    for _ in 0..<width {
+      bytes.append(UInt8(truncatingIfNeeded: value))
+      value >>= 8
+    }
   }
 
   mutating func string(_ text: String) {
+    guard !text.isEmpty else { return uint64(0, width: 4) }
     var text = text
     text.withUTF8 { utf8 in
       uint64(UInt64(utf8.count), width: 4)
@@ -156,9 +163,14 @@ struct FrameFields {
       return 0
     }
     var value: UInt64 = 0
-    for index in 0..<width { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+    let at = offset - bytes.startIndex
+    bytes.withUnsafeBytes { raw in
+      withUnsafeMutableBytes(of: &value) {
+        $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[at..<(at + width)]))
+      }
+    }
     offset += width
-    return value
+    return UInt64(littleEndian: value)
   }
 
   mutating func int32() -> Int32 { Int32(bitPattern: UInt32(truncatingIfNeeded: uint64(width: 4))) }
@@ -181,6 +193,8 @@ struct FrameFields {
 
   mutating func string() -> String {
     let count = Int(uint64(width: 4))
+    // Most replies' texts: the decoding's checks cost more than the rest of the reply.
+    guard count > 0 else { return "" }
     let end = min(offset + count, bytes.endIndex)
     defer { offset = end }
     return String(decoding: bytes[offset..<end], as: UTF8.self)
@@ -265,11 +279,18 @@ struct FrameReader {
 
   /// The next whole frame: its kind and fields; nil when none is complete yet. Drop the fields
   /// before the next `fill` (they share its storage).
-  mutating func next() -> (kind: UInt8, fields: FrameFields)? {
+  mutating func next() -> Frame? {
     guard let length = pendingLength, length >= 1, end - start >= 4 + length else { return nil }
     let kind = storage[start + 4]
     let fields = FrameFields(storage[(start + 5)..<(start + 4 + length)])
     start += 4 + length
-    return (kind, fields)
+    return Frame(kind: kind, fields: fields)
+  }
+
+  /// One frame read: a struct, not a tuple (an optional tuple is destroyed through the runtime's
+  /// generic witnesses, once a frame).
+  struct Frame {
+    let kind: UInt8
+    var fields: FrameFields
   }
 }

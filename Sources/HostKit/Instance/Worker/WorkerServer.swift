@@ -49,16 +49,16 @@ public enum WorkerServer {
         // is its own.
         begun += 1
         fh_channel_worker_begins(&channel, begun)
-        guard let (kind, frame) = input.next() else {
+        guard let frame = input.next() else {
           begun -= 1
           break
         }
-        guard let request = WorkerFrame.Request(rawValue: kind) else {
-          output.reply(status: fh_status(FH_ERR_INTERNAL), text: "unknown request kind \(kind)")
+        guard let request = WorkerFrame.Request(rawValue: frame.kind) else {
+          output.reply(status: fh_status(FH_ERR_INTERNAL), text: "unknown request kind \(frame.kind)")
           output.flush()
           continue
         }
-        var fields = frame
+        var fields = frame.fields
         if request == .create {
           let path = fields.string()
           let config = fields.string()
