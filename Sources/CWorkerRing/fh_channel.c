@@ -302,30 +302,33 @@ static int ready(const fh_channel *channel, long room) {
     return writable >= (room < (long)channel->capacity ? room : (long)channel->capacity);
 }
 
-int fh_channel_spin(const fh_channel *channel, long room, long nanoseconds) {
-    if (ready(channel, room)) return 1;
+// Spins at most `nanoseconds` until `done(channel, argument)`; 1 when so, 0 when not. The clock
+// is read every 64 turns (a turn is a few tens of nanoseconds). Past the first 64 the peer is
+// likely waiting for a CPU this side holds (two cores, a busy machine): each turn then yields it.
+static inline int spin_until(const fh_channel *channel, long argument, long nanoseconds,
+                             int (*done)(const fh_channel *, long)) {
+    if (done(channel, argument)) return 1;
     if (nanoseconds <= 0) return 0;
     long long deadline = now_ns() + nanoseconds;
     for (unsigned spins = 1;; spins++) {
         relax();
-        if (ready(channel, room)) return 1;
-        // The clock is read every 64 turns (a turn is a few tens of nanoseconds). Past the first
-        // 64 the peer is likely waiting for a CPU this side holds (two cores, a busy machine):
-        // each turn then yields it.
+        if (done(channel, argument)) return 1;
         if (spins >= 64) sched_yield();
         if ((spins & 63) == 0 && now_ns() >= deadline) return 0;
     }
 }
 
+int fh_channel_spin(const fh_channel *channel, long room, long nanoseconds) {
+    return spin_until(channel, room, nanoseconds, ready);
+}
+
+static int callbacks_waiting(const fh_channel *channel, long unused) {
+    (void)unused;
+    return fh_channel_callbacks_readable(channel) != 0;
+}
+
 int fh_channel_callbacks_spin(const fh_channel *channel, long nanoseconds) {
-    long long deadline = now_ns() + nanoseconds;
-    for (unsigned spins = 1;; spins++) {
-        if (fh_channel_callbacks_readable(channel) != 0) return 1;
-        if (nanoseconds <= 0) return 0;
-        relax();
-        if (spins >= 64) sched_yield();
-        if ((spins & 63) == 0 && now_ns() >= deadline) return 0;
-    }
+    return spin_until(channel, 0, nanoseconds, callbacks_waiting);
 }
 
 uint32_t fh_channel_caller_wake_count(const fh_channel *channel) {
@@ -380,27 +383,32 @@ int fh_channel_worker_wait_readable(fh_channel *channel, long spin_nanoseconds) 
     }
 }
 
+// The worker's rooms, for `spin_until`: `wanted` bytes free in the replies ring, or in the callbacks
+// ring (or an impossible position, which the write then reports).
+static int room_in(const fh_channel *channel, long wanted, int callbacks) {
+    const struct fh_ring *ring = callbacks ? &channel->shared->callbacks : &channel->shared->to_host;
+    long writable = writable_in(channel, ring, callbacks ? channel->callbacks_tail : channel->out_tail);
+    return writable < 0 || writable >= wanted;
+}
+
+static int room_in_replies(const fh_channel *channel, long wanted) { return room_in(channel, wanted, 0); }
+
+static int room_in_callbacks(const fh_channel *channel, long wanted) { return room_in(channel, wanted, 1); }
+
 int fh_channel_worker_wait_writable(fh_channel *channel, long room, long spin_nanoseconds, int listener) {
-    struct lane_out lane = out_lane(channel, listener);
-    struct fh_ring *ring = lane.ring;
+    struct fh_ring *ring = listener ? &channel->shared->callbacks : &channel->shared->to_host;
+    int (*has_room)(const fh_channel *, long) = listener ? room_in_callbacks : room_in_replies;
     long wanted = room < (long)channel->capacity ? room : (long)channel->capacity;
-    long long deadline = now_ns() + spin_nanoseconds;
-    for (unsigned spins = 1;; spins++) {
+    for (;;) {
         if (closed(channel)) return 1;
-        long writable = writable_in(channel, ring, *lane.tail);
-        if (writable < 0 || writable >= wanted) return 0;
-        if (now_ns() < deadline) {
-            relax();
-            if (spins >= 64) sched_yield();
-            continue;
-        }
+        if (spin_until(channel, wanted, spin_nanoseconds, has_room)) return 0;
         uint32_t seen = atomic_load(&ring->writer_wake);
         atomic_store(&ring->writer_sleeps, 1);
-        writable = writable_in(channel, ring, *lane.tail);
-        if (writable < 0 || writable >= wanted || closed(channel)) {
+        if (has_room(channel, wanted) || closed(channel)) {
             atomic_store(&ring->writer_sleeps, 0);
             continue;
         }
+        // Returns at once when woken since `seen` was read.
         futex(&ring->writer_wake, FUTEX_WAIT, seen);
         atomic_store(&ring->writer_sleeps, 0);
     }
