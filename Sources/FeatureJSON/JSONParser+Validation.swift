@@ -4,17 +4,24 @@
 
 extension JSONParser {
   /// Checks exactly one value surrounded by optional whitespace; throws what `parseDocument` would.
-  mutating func skipDocument() throws(JSONParseError) {
+  mutating func skipDocument() throws(JSONParseError) { _ = try skipDocument(watching: nil) }
+
+  /// `skipDocument`, also saying whether the value is an object and, when `key` is given, the
+  /// first byte of that member's value (nil: no such member).
+  mutating func skipDocument(watching key: String?) throws(JSONParseError) -> (isObject: Bool, watched: UInt8?) {
     skipWhitespace()
     if index >= count {
       throw JSONParseError(message: "unexpected end of input, expected a JSON value", offset: index)
     }
-    try skipValue()
+    let isObject = bytes[index] == .openBrace
+    let watched = isObject ? try skipObject(watching: key) : nil
+    if !isObject { try skipValue() }
     skipWhitespace()
     if index < count {
       throw JSONParseError(
         message: "unexpected \(describeByte(at: index)) after the top-level value", offset: index)
     }
+    return (isObject, watched)
   }
 
   mutating func skipValue() throws(JSONParseError) {
@@ -33,13 +40,18 @@ extension JSONParser {
     }
   }
 
-  private mutating func skipObject() throws(JSONParseError) {
-    if try enterContainer(closedBy: .closeBrace) { return }
+  /// The first byte of the `watched` member's value, if it has one.
+  @discardableResult
+  private mutating func skipObject(watching watchedKey: String? = nil) throws(JSONParseError) -> UInt8? {
+    if try enterContainer(closedBy: .closeBrace) { return nil }
     // A few keys are compared one by one; a set takes over for many.
     var keys: [String] = []
     var keySet: Set<String> = []
+    var watched: UInt8?
     while true {
       let (key, keyOffset) = try memberKey()
+      // `memberKey` stops at the value's first byte.
+      if let watchedKey, index < count, key == watchedKey { watched = bytes[index] }
       try skipValue()
       // After the value, as the parser does: a bad value is reported before a duplicate key.
       let duplicate: Bool
@@ -53,7 +65,7 @@ extension JSONParser {
       if duplicate {
         throw JSONParseError(message: "duplicate key \"\(key)\" in object", offset: keyOffset)
       }
-      if try containerEnds(closedBy: .closeBrace) { return }
+      if try containerEnds(closedBy: .closeBrace) { return watched }
     }
   }
 

@@ -70,4 +70,32 @@ extension JSONValue {
     }
     try result.get()
   }
+
+  /// What `validate(_:member:)` found of a member.
+  public enum MemberCheck: Sendable, Equatable {
+    case string
+    case notAString
+    case missing
+    /// The text is JSON, but not an object.
+    case notAnObject
+  }
+
+  /// `validate(_:)`, also saying whether the text is an object whose `key` member is a string:
+  /// what an action needs, without building the object (no dictionary, no values).
+  public static func validate(_ text: String, member key: String) throws(JSONParseError) -> MemberCheck {
+    var text = text
+    let result = text.withUTF8 { buffer in
+      Result { () throws(JSONParseError) -> (isObject: Bool, watched: UInt8?) in
+        guard let base = buffer.baseAddress, buffer.count > 0 else {
+          throw JSONParseError(message: "unexpected end of input, expected a JSON value", offset: 0)
+        }
+        var parser = JSONParser(bytes: base, count: buffer.count)
+        return try parser.skipDocument(watching: key)
+      }
+    }
+    let (isObject, watched) = try result.get()
+    guard isObject else { return .notAnObject }
+    guard let watched else { return .missing }
+    return watched == .quote ? .string : .notAString
+  }
 }

@@ -56,4 +56,27 @@ struct JSONValidationTests {
     }
     try JSONValue.validate(#"{"urls":["https://cdn2.thecatapi.com/images/a.jpg"]}"#)
   }
+
+  /// What an emitted action's check needs of a member, found while checking the whole text.
+  @Test(arguments: [
+    (#"{"type":"tick"}"#, JSONValue.MemberCheck.string),
+    (#" { "n" : [1, {"type": 2}], "type" : "tick" } "#, .string),
+    (#"{"type":3}"#, .notAString),
+    (#"{"type":null}"#, .notAString),
+    (#"{"type":{"type":"x"}}"#, .notAString),
+    (#"{"kind":"tick","inner":{"type":"x"}}"#, .missing),
+    ("{}", .missing),
+    (#"[{"type":"tick"}]"#, .notAnObject),
+    (#""type""#, .notAnObject),
+  ])
+  func saysWhetherAMemberIsAString(_ text: String, _ expected: JSONValue.MemberCheck) throws {
+    #expect(try JSONValue.validate(text, member: "type") == expected)
+  }
+
+  /// The text is checked whole first: a bad document or a duplicate key throws as the parser does.
+  @Test(arguments: [#"{"type":"tick",}"#, #"{"type":"a","type":"b"}"#, #"{"type":"tick"} x"#, ""])
+  func aMemberIsLookedForOnlyInValidJSON(_ text: String) {
+    let error = #expect(throws: JSONParseError.self) { try JSONValue.validate(text, member: "type") }
+    #expect(error == parseError(Array(text.utf8)))
+  }
 }

@@ -24,8 +24,11 @@ struct WorkerBackpressureTests {
     #expect(store.waitUntilSettled(timeout: .seconds(120)) == .settled)
     #expect(try store.state() == #"{"count":80000,"disorder":0,"foreign":0,"pings":0,"reentered":0}"#)
     // and the inbox never held more than its capacity and one read of the ring (64 KiB of
-    // frames of at least 30 bytes), not the 80,000 the threads could have queued
-    #expect(store.inboxPeak <= capacity + 65_536 / 30, "peak \(store.inboxPeak)")
+    // frames of at least 30 bytes), not the 80,000 the threads could have queued; one more read
+    // for each time a call went 100 ms unanswered (a loaded machine) and the listener let one
+    // through
+    let releases = try #require(store.perform { _ in (store.instance as? WorkerInstance)?.stallReleases })
+    #expect(store.inboxPeak <= capacity + (1 + releases) * (65_536 / 30), "peak \(store.inboxPeak), \(releases) stalls")
     store.stop()
   }
 

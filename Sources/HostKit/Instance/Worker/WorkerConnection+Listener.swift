@@ -156,7 +156,10 @@ extension WorkerConnection {
       var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
       if poll(&descriptor, 1, 0) > 0 && descriptor.revents & Int16(POLLHUP | POLLERR) != 0 { return false }
       let inCall = caller.load(ordering: .relaxed) != 0
-      if hold.letsThrough(answered: answers.load(ordering: .relaxed), inCall: inCall) { return true }
+      if hold.letsThrough(answered: answers.load(ordering: .relaxed), inCall: inCall) {
+        stallReleases.add(1, ordering: .relaxed)
+        return true
+      }
     }
     return true
   }

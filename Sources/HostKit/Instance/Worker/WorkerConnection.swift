@@ -53,6 +53,8 @@ final class WorkerConnection: @unchecked Sendable {
   var listener: pthread_t?
   /// The thread inside `exchange` (0: none), read without `role` to refuse a re-entrant call.
   let caller = Atomic<UInt>(0)
+  /// Reads the listener let through a full inbox because a call went unanswered (`HoldBack`).
+  let stallReleases = Atomic<Int>(0)
   /// Replies read so far (the listener's sign that calls are answered).
   let answers = Atomic<UInt64>(0)
   /// Requests answered so far, and sent: with the count the worker says it began, which request

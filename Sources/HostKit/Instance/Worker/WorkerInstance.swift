@@ -144,6 +144,9 @@ public final class WorkerInstance: InterruptibleInstance {
   /// How many of the worker's timers this side keeps an id of (fired ones are let go in time).
   public var timersKept: Int { connection.timersKept }
 
+  /// How many times emits were let through a full inbox because a call stalled (tests).
+  var stallReleases: Int { connection.stallReleases.load(ordering: .relaxed) }
+
   public func start() throws(PluginCallError) { _ = try call(.start) }
 
   public func dispatch(_ json: String) throws(PluginCallError) -> Bool { try call(.dispatch, json).changed }
