@@ -1,5 +1,6 @@
 import CWorkerRing
 import FeatureABI
+import FeatureJSON
 import Foundation
 import Synchronization
 
@@ -41,7 +42,10 @@ final class WorkerConnection: @unchecked Sendable {
     _modify { yield &readerStorage.pointee }
   }
   /// What callers and the listener both keep: how the worker was lost, its timers, its effects.
-  let book = Mutex(WorkerBook())
+  /// A pthread mutex (`Locked`), not a `Mutex`: the two threads contend for it, and a `Mutex`
+  /// handed over through the kernel is out of ThreadSanitizer's sight (it reported the effects
+  /// told under it as races).
+  let book = Locked(WorkerBook())
   /// Set by the listener when the socket closed (the worker is gone): a sleeping caller is woken
   /// to read what is left and reap it.
   let gone = Atomic<Bool>(false)
