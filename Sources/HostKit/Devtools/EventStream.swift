@@ -1,0 +1,106 @@
+import Foundation
+
+/// One page's stream of server-sent events: the devtools listener queues events, the page's
+/// connection thread reads them out (blocking until one comes).
+///
+/// Bounded: a reader that falls more than `limit` events behind loses them and is told to fetch
+/// what it shows again (`event: resync`), so a stuck page never holds the run's memory.
+public final class EventStream: Sendable {
+  private let condition = Guarded()
+  let limit: Int
+  /// How long a read waits before it sends a comment line: a closed page is noticed when that
+  /// write fails.
+  let keepAlive: TimeInterval
+
+  public init(limit: Int = 4096, keepAlive: TimeInterval = 5) {
+    self.limit = limit
+    self.keepAlive = keepAlive
+  }
+
+  /// Queues one event (`event` name, `data` on one line). Any thread; never blocks on the reader.
+  public func send(_ event: String, data: String) {
+    let text = "event: \(event)\ndata: \(data)\n\n"
+    condition.change { queue in
+      guard !queue.ended else { return }
+      if queue.pending.count >= limit {
+        queue.pending.removeAll()
+        queue.pending.append(Array("event: resync\ndata: {}\n\n".utf8))
+      }
+      queue.pending.append(Array(text.utf8))
+    }
+  }
+
+  /// Ends the stream: the reader's next read returns the end.
+  public func end() { condition.change { $0.ended = true } }
+
+  /// Whether the stream has ended (the server stopped, or the page is gone).
+  public var hasEnded: Bool { condition.read { $0.ended } }
+
+  /// Copies queued events into `buffer` (whole events while they fit); waits up to `keepAlive`
+  /// for one. Returns the byte count, or -1 at the end. The connection's thread.
+  func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
+    var written = 0
+    let ended = condition.wait(until: Date(timeIntervalSinceNow: keepAlive)) { queue in
+      while let first = queue.pending.first {
+        let count = Swift.min(first.count, max - written)
+        guard count > 0 else { break }
+        first.withUnsafeBytes { source in
+          if let base = source.baseAddress { (buffer + written).update(from: base.assumingMemoryBound(to: CChar.self), count: count) }
+        }
+        written += count
+        if count < first.count {
+          queue.pending[0] = Array(first[count...])
+          break
+        }
+        queue.pending.removeFirst()
+      }
+      return queue.ended && written == 0
+    }
+    if ended { return -1 }
+    if written == 0 {
+      // Nothing came: a comment line, which the page ignores, to find out whether it is there.
+      let ping = Array(": ping\n\n".utf8)
+      ping.withUnsafeBytes { source in
+        if let base = source.baseAddress { buffer.update(from: base.assumingMemoryBound(to: CChar.self), count: ping.count) }
+      }
+      return ping.count
+    }
+    return written
+  }
+}
+
+/// The queue of an `EventStream` under a condition variable.
+// @unchecked: every access to `queue` holds `lock`.
+private final class Guarded: @unchecked Sendable {
+  struct Queue {
+    var pending: [[UInt8]] = []
+    var ended = false
+  }
+
+  private let lock = NSCondition()
+  private var queue = Queue()
+
+  func change(_ body: (inout Queue) -> Void) {
+    lock.lock()
+    body(&queue)
+    lock.broadcast()
+    lock.unlock()
+  }
+
+  func read<T>(_ body: (Queue) -> T) -> T {
+    lock.lock()
+    defer { lock.unlock() }
+    return body(queue)
+  }
+
+  /// Waits until there is something pending, the queue ended or `deadline` passed, then runs
+  /// `body`; returns what it returns.
+  func wait(until deadline: Date, _ body: (inout Queue) -> Bool) -> Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    while queue.pending.isEmpty && !queue.ended {
+      if !lock.wait(until: deadline) { break }
+    }
+    return body(&queue)
+  }
+}
