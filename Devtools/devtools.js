@@ -138,7 +138,7 @@ function setLast(last, current) {
   page.last = last;
   page.current = current;
   $('slider').max = String(last);
-  $('log-count').textContent = `(${last.toLocaleString()} seqs)`;
+  $('log-count').textContent = `(seqs 0–${last.toLocaleString()})`;
   $('log-space').style.height = `${(last + 1) * ROW}px`;
   if (grew && page.following) $('log').scrollTop = $('log').scrollHeight;
 }
@@ -189,10 +189,12 @@ function row(seq) {
     cell(`source ${entry.source}`, entry.source);
     if (!entry.effective) div.classList.add('undone');
     if (page.skips.has(seq)) div.classList.add('skipped');
-  } else if (entry.kind === 'travel') {
-    cell('source travel', entry.travel);
   } else {
-    cell('source lifecycle', 'start');
+    const spacer = document.createElement('span');
+    spacer.className = 'noskip';
+    div.prepend(spacer);
+    if (entry.kind === 'travel') cell('source travel', entry.travel);
+    else cell('source lifecycle', 'start');
   }
   const time = page.times.get(seq);
   cell('time', time ? new Date(time).toLocaleTimeString() : '');
