@@ -56,7 +56,9 @@ static int mhd_loaded;
 static pthread_once_t mhd_once = PTHREAD_ONCE_INIT;
 
 static void load_mhd(void) {
-    void *handle = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
+    // FEATUREHOST_LIBMICROHTTPD names another file: tests name a missing one.
+    const char *name = getenv("FEATUREHOST_LIBMICROHTTPD");
+    void *handle = dlopen(name && *name ? name : "libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
     if (!handle) return;
     *(void **)&mhd.start_daemon = dlsym(handle, "MHD_start_daemon");
     *(void **)&mhd.stop_daemon = dlsym(handle, "MHD_stop_daemon");

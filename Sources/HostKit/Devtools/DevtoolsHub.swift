@@ -61,7 +61,8 @@ public final class DevtoolsHub: FeatureRenderer {
     case .rejected(let action, let source, let error, _):
       push(
         "refused",
-        head + "\"source\":\"\(source.rawValue)\",\"action\":\(Self.quoted(action)),\"error\":\(Self.quoted("\(error)"))}")
+        head
+          + "\"source\":\"\(source.rawValue)\",\"action\":\(Self.quoted(action)),\"error\":\(Self.quoted("\(error)"))}")
     case .viewChanged(let text):
       push("view", head + "\"text\":\(Self.quoted(text))}")
     case .instanceLost(let loss, let call, let action):

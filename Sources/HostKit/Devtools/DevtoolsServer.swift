@@ -65,8 +65,10 @@ public final class DevtoolsServer: Sendable {
   /// running executable was built in (found above it).
   public static func pageFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
     if let given = environment["FEATUREHOST_DEVTOOLS"] { return given }
-    var folder = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-      ?? CommandLine.arguments[0]).deletingLastPathComponent()
+    var folder = URL(
+      fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        ?? CommandLine.arguments[0]
+    ).deletingLastPathComponent()
     while folder.path != "/" {
       let candidate = folder.appendingPathComponent("Devtools")
       if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("index.html").path) {
@@ -127,7 +129,8 @@ private struct Router: Sendable {
     }
     let type =
       file.hasSuffix(".js")
-      ? "text/javascript; charset=utf-8" : file.hasSuffix(".css") ? "text/css; charset=utf-8" : "text/html; charset=utf-8"
+      ? "text/javascript; charset=utf-8"
+      : file.hasSuffix(".css") ? "text/css; charset=utf-8" : "text/html; charset=utf-8"
     return HTTPResponse(status: 200, contentType: type, body: Array(data))
   }
 
@@ -148,10 +151,12 @@ private struct Router: Sendable {
       return .json(subject.stackJSON())
     case ("GET", "/api/log"):
       let count = min(try int(request, "count"), DevtoolsServer.pageLimit)
-      return .json(try subject.timeline(try int(request, "feature")).logPage(from: try int(request, "from"), count: count))
+      return .json(
+        try subject.timeline(try int(request, "feature")).logPage(from: try int(request, "from"), count: count))
     case ("GET", "/api/state"):
       let skip = Set((request.arguments["skip"] ?? "").split(separator: ",").compactMap { Int($0) })
-      return .json(try subject.timeline(try int(request, "feature")).states(at: try int(request, "seq"), skipping: skip))
+      return .json(
+        try subject.timeline(try int(request, "feature")).states(at: try int(request, "seq"), skipping: skip))
     case ("GET", "/api/view"):
       let seq = request.arguments["seq"].flatMap { Int($0) }
       return .json(try subject.view(try int(request, "feature"), at: seq))

@@ -7,7 +7,8 @@ import Synchronization
 /// recomputes states without touching the feature.
 public final class DevtoolsTimeline: Sendable {
   /// How the history is read: `body` runs where the history lives, with it.
-  typealias HistoryReader = @Sendable (_ body: @escaping (JournalHistory) throws(HostError) -> Void) throws(HostError) -> Void
+  typealias HistoryReader =
+    @Sendable (_ body: @escaping (JournalHistory) throws(HostError) -> Void) throws(HostError) -> Void
 
   public let key: Int
   public let plugin: LoadedPlugin

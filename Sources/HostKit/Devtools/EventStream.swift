@@ -45,7 +45,9 @@ public final class EventStream: Sendable {
         let count = Swift.min(first.count, max - written)
         guard count > 0 else { break }
         first.withUnsafeBytes { source in
-          if let base = source.baseAddress { (buffer + written).update(from: base.assumingMemoryBound(to: CChar.self), count: count) }
+          if let base = source.baseAddress {
+            (buffer + written).update(from: base.assumingMemoryBound(to: CChar.self), count: count)
+          }
         }
         written += count
         if count < first.count {
@@ -61,7 +63,9 @@ public final class EventStream: Sendable {
       // Nothing came: a comment line, which the page ignores, to find out whether it is there.
       let ping = Array(": ping\n\n".utf8)
       ping.withUnsafeBytes { source in
-        if let base = source.baseAddress { buffer.update(from: base.assumingMemoryBound(to: CChar.self), count: ping.count) }
+        if let base = source.baseAddress {
+          buffer.update(from: base.assumingMemoryBound(to: CChar.self), count: ping.count)
+        }
       }
       return ping.count
     }

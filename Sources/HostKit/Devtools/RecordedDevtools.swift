@@ -36,7 +36,8 @@ public final class RecordedDevtools: DevtoolsSubject {
   {
     if let problem = RegularFile.problem(at: path) { throw problem }
     guard isNavigationJournal(path) else {
-      return Shown(path: path, frames: [[try timeline(path, key: 1, instances: instances, resolve: resolve)]], focus: [0])
+      return Shown(
+        path: path, frames: [[try timeline(path, key: 1, instances: instances, resolve: resolve)]], focus: [0])
     }
     let (_, records, _) = try NavigationJournal.read(at: path)
     guard let last = records.last else {

@@ -1,0 +1,124 @@
+import FeatureTesting
+import Foundation
+import HostKit
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The devtools server as a client with no page sees it: the token, the loopback bind, the API,
+/// and the run without libmicrohttpd.
+@Suite("devtools server")
+struct DevtoolsServerCLITests {
+  @Test("every API request without the run's token is refused; the page's own files are not")
+  func requestsWithoutTheTokenAreRefused() throws {
+    let (terminal, url) = try DevtoolsPage.start(["run", "counter", "--devtools"])
+    let token = url.fragment ?? ""
+    let cases: [(id: String, path: String, arguments: [String], status: Int)] = [
+      ("no token", "/api/stack", [], 403),
+      ("no token, events", "/api/events", [], 403),
+      ("no token, dispatch", "/api/dispatch?feature=1", ["-X", "POST", "--data", "increment"], 403),
+      ("wrong token", "/api/stack", ["-H", "X-Devtools-Token: \(String(token.reversed()))"], 403),
+      ("short token", "/api/stack", ["-H", "X-Devtools-Token: \(token.prefix(10))"], 403),
+      ("wrong cookie", "/api/stack", ["-b", "devtools_token=x"], 403),
+      (
+        "token from another host name", "/api/stack", ["-H", "X-Devtools-Token: \(token)", "-H", "Host: evil.test"], 403
+      ),
+      ("header token", "/api/stack", ["-H", "X-Devtools-Token: \(token)"], 200),
+      ("cookie token", "/api/stack", ["-b", "devtools_token=\(token)"], 200),
+      ("the page", "/", [], 200),
+      ("the page's script", "/devtools.js", [], 200),
+    ]
+    for item in cases {
+      #expect(try DevtoolsPage.status(url, item.path, item.arguments) == item.status, "\(item.id)")
+    }
+    // Nothing was dispatched by the refused request.
+    #expect(try DevtoolsPage.get(url, "/api/state?feature=1&seq=1").contains("\"state\":{\"clicks\":0,\"count\":0}"))
+    #expect(try terminal.quit() == 0)
+  }
+
+  @Test("the server listens on 127.0.0.1 only")
+  func serverBindsLoopbackOnly() throws {
+    let (terminal, url) = try DevtoolsPage.start(["run", "counter", "--devtools"])
+    let port = UInt16(url.port ?? 0)
+    #expect(Self.connects(to: "127.0.0.1", port: port))
+    // Every other IPv4 address of this machine is refused (a machine with loopback only has none).
+    for address in Self.otherAddresses() {
+      #expect(!Self.connects(to: address, port: port), "\(address)")
+    }
+    #expect(try terminal.quit() == 0)
+  }
+
+  @Test("the API pages the log, answers states with skips, and exports the journal")
+  func apiAnswersPagesStatesAndExports() throws {
+    let (terminal, url) = try DevtoolsPage.start(["run", "counter", "--devtools"])
+    for _ in 0..<3 {
+      #expect(
+        try DevtoolsPage.get(url, "/api/dispatch?feature=1", method: "POST", body: "increment") == "{\"ok\":true}")
+    }
+    let page = try DevtoolsPage.get(url, "/api/log?feature=1&from=2&count=2")
+    #expect(page.hasPrefix("{\"current\":4,\"last\":4,\"entries\":[{\"seq\":2,"))
+    #expect(page.contains("{\"seq\":3,") && !page.contains("{\"seq\":4,"))
+    let skipped = try DevtoolsPage.get(url, "/api/state?feature=1&seq=4&skip=2,3")
+    #expect(
+      skipped
+        == "{\"seq\":4,\"skipping\":[2,3],\"state\":{\"clicks\":1,\"count\":1},\"before\":{\"clicks\":0,\"count\":0}}")
+    // Skipping changed nothing in the run.
+    try terminal.enter(":state", thenWaitFor: "{\"clicks\":3,\"count\":3}")
+    let exported = try DevtoolsPage.get(url, "/api/export?feature=1")
+    #expect(exported.split(separator: "\n").filter { $0.contains("\"increment\"") }.count == 3)
+    let bad = try DevtoolsPage.get(url, "/api/dispatch?feature=1", method: "POST", body: "incremnt")
+    #expect(bad.contains("unknown action 'incremnt'"))
+    let missing = try DevtoolsPage.get(url, "/api/log?feature=1&from=x&count=2")
+    #expect(missing.contains("?from='x' is not a whole number"))
+    #expect(try terminal.quit() == 0)
+  }
+
+  @Test("without libmicrohttpd, --devtools says what to install and the run without it works")
+  func missingLibraryIsNamed() throws {
+    let missing = ["FEATUREHOST_LIBMICROHTTPD": "libmicrohttpd-missing.so.0"]
+    let result = try HostProcess.run(["run", "counter", "--devtools"], input: "increment\n", environment: missing)
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("apt-get install libmicrohttpd12"))
+    let plain = try HostProcess.run(["run", "counter"], input: "increment\n:state\n", environment: missing)
+    #expect(plain.status == 0)
+    #expect(plain.stdout.contains("{\"clicks\":1,\"count\":1}"))
+  }
+
+  static func connects(to address: String, port: UInt16) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var target = sockaddr_in()
+    target.sin_family = sa_family_t(AF_INET)
+    target.sin_port = port.bigEndian
+    inet_pton(AF_INET, address, &target.sin_addr)
+    return withUnsafePointer(to: &target) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+      }
+    }
+  }
+
+  /// This machine's IPv4 addresses other than loopback.
+  static func otherAddresses() -> [String] {
+    var list: UnsafeMutablePointer<ifaddrs>?
+    guard getifaddrs(&list) == 0 else { return [] }
+    defer { freeifaddrs(list) }
+    var found: [String] = []
+    var entry = list
+    while let current = entry {
+      defer { entry = current.pointee.ifa_next }
+      guard let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+      var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+      address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet in
+        var raw = inet.pointee.sin_addr
+        _ = inet_ntop(AF_INET, &raw, &text, socklen_t(text.count))
+      }
+      let name = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      if !name.hasPrefix("127.") { found.append(name) }
+    }
+    return found
+  }
+}
