@@ -248,8 +248,51 @@ async function select(seq) {
   tree.append(jsonTree(null, states.state));
   tree.dataset.json = JSON.stringify(states.state);
   renderDiff(states.before, states.state);
-  $('view').textContent = view.text;
+  renderView(view);
   showError(null);
+}
+
+// The view as the terminal shows it: its lines, and its images as thumbnails the host serves
+// (their alt line while one is loading or cannot be had).
+function renderView(view) {
+  const pane = $('view');
+  pane.textContent = '';
+  pane.dataset.images = view.items ? 'yes' : '';
+  if (!view.items) {
+    pane.textContent = view.text;
+    return;
+  }
+  for (const item of view.items) {
+    if (item.text !== undefined) {
+      pane.append(`${item.text}\n`);
+      continue;
+    }
+    const figure = document.createElement('span');
+    figure.className = 'image';
+    const image = document.createElement('img');
+    image.alt = item.image.alt;
+    image.dataset.url = item.image.url;
+    image.title = item.image.alt;
+    const alt = document.createElement('span');
+    alt.className = 'alt';
+    alt.textContent = item.image.alt;
+    image.onload = () => {
+      alt.hidden = true;
+      image.hidden = false;
+    };
+    image.onerror = () => {
+      image.hidden = true;
+      alt.hidden = false;
+    };
+    image.hidden = true;
+    image.src = thumbnailURL(item.image.url);
+    figure.append(image, alt, '\n');
+    pane.append(figure);
+  }
+}
+
+function thumbnailURL(url, again = false) {
+  return `/api/thumbnail?${query({ url })}${again ? `&again=${Date.now()}` : ''}`;
 }
 
 function jsonTree(key, value) {
@@ -457,7 +500,16 @@ function connect() {
   }
   events.addEventListener('view', (message) => {
     const data = JSON.parse(message.data);
-    if (mine(data) && page.following) $('view').textContent = data.text;
+    if (!mine(data) || !page.following) return;
+    // A view with images is asked again, items and all; a text view is the text pushed.
+    if ($('view').dataset.images) refreshSoon();
+    else $('view').textContent = data.text;
+  });
+  events.addEventListener('thumbnail', (message) => {
+    const url = JSON.parse(message.data).url;
+    for (const image of document.querySelectorAll('#view img')) {
+      if (image.dataset.url === url) image.src = thumbnailURL(url, true);
+    }
   });
   events.addEventListener('changed', (message) => {
     if (mine(JSON.parse(message.data))) refreshSoon();

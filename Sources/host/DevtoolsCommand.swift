@@ -20,7 +20,7 @@ struct DevtoolsCommand {
       // Isolated, a worker loads it: no code of it runs here.
       return instances.runsPluginsHere ? try record.load() : record.described()
     }
-    let server = try DevtoolsServer(subject: subject, hub: DevtoolsHub(), page: page)
+    let server = try DevtoolsServer(subject: subject, hub: DevtoolsHub(), page: page, images: Self.images())
     defer { server.stop() }
     console.err("devtools: \(server.url)")
     console.note("serving \(file) until the input ends (Ctrl-D) or ':quit'")
@@ -28,6 +28,14 @@ struct DevtoolsCommand {
       if line.trimmingWhitespace().hasPrefix(":q") { break }
     }
     return 0
+  }
+
+  /// How the page's thumbnails are fetched: as the terminal's are, sharing its disk cache.
+  static func images() -> ImageLoader.Settings? {
+    guard let executable = OwnExecutable.path,
+      let folder = ImageCache.defaultFolder(environment: ChildProcess.currentEnvironment)
+    else { return nil }
+    return ImageLoader.Settings(executable: executable, cache: ImageCache(folder: folder))
   }
 
   /// The page's folder, and libmicrohttpd checked: what is missing is said with how to get it.

@@ -59,7 +59,9 @@ final class RunSession {
     defer { runtime.close() }
     try runtime.open()
     let server = try page.map { page throws(HostError) in
-      try DevtoolsServer(subject: LiveDevtools(runtime: runtime), hub: hub ?? DevtoolsHub(), page: page)
+      try DevtoolsServer(
+        subject: LiveDevtools(runtime: runtime), hub: hub ?? DevtoolsHub(), page: page, images: DevtoolsCommand.images()
+      )
     }
     defer { server?.stop() }
     if let server { console.err("devtools: \(server.url)") }

@@ -1,6 +1,6 @@
 """Drives the devtools page in Debian's headless Chromium through Selenium, as a person would.
 
-usage: python devtools_page.py counter|flow|recorded URL SCREENSHOT
+usage: python devtools_page.py counter|flow|recorded|kittens URL SCREENSHOT
 
 Prints one JSON object of what the page showed at each step, for the Swift test to check;
 exits 1 with the reason when a step does not happen within its bound.
@@ -100,13 +100,23 @@ def recorded(driver, report):
     report["dispatchShown"] = driver.find_element(By.ID, "dispatch").is_displayed()
 
 
+def kittens(driver, report):
+    def loaded(d):
+        return [i for i in d.find_elements(By.CSS_SELECTOR, "#view img") if d.execute_script("return arguments[0].naturalWidth", i) > 0]
+
+    wait_for(driver, "two thumbnails", lambda d: len(loaded(d)) == 2)
+    report["thumbnails"] = [driver.execute_script("return [arguments[0].dataset.url, arguments[0].naturalWidth]", i) for i in loaded(driver)]
+    wait_for(driver, "the missing image's line", lambda d: any(a.is_displayed() for a in d.find_elements(By.CSS_SELECTOR, "#view .alt")))
+    report["alts"] = [a.text for a in driver.find_elements(By.CSS_SELECTOR, "#view .alt") if a.is_displayed()]
+
+
 def main():
     scenario, url, screenshot = sys.argv[1:4]
     driver = browser()
     report = {}
     try:
         driver.get(url)
-        {"counter": counter, "flow": flow, "recorded": recorded}[scenario](driver, report)
+        {"counter": counter, "flow": flow, "recorded": recorded, "kittens": kittens}[scenario](driver, report)
         driver.save_screenshot(screenshot)
     finally:
         driver.quit()

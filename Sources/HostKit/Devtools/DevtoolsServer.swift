@@ -23,10 +23,16 @@ public final class DevtoolsServer: Sendable {
   public let hub: DevtoolsHub
   private let page: String
   private let http: HTTPServer
+  private let loader: ImageLoader?
 
   /// Serves `subject` with the page's files from folder `page`. Throws when libmicrohttpd is
   /// missing (saying what to install), or the page's files are not there.
-  public init(subject: any DevtoolsSubject, hub: DevtoolsHub, page: String) throws(HostError) {
+  ///
+  /// With `images`, the images of structured views are served as thumbnails (PNG), fetched and
+  /// decoded as the terminal's are (a child process each, the disk cache shared with it).
+  public init(
+    subject: any DevtoolsSubject, hub: DevtoolsHub, page: String, images: ImageLoader.Settings? = nil
+  ) throws(HostError) {
     for file in Set(Self.files.values) where !FileManager.default.fileExists(atPath: "\(page)/\(file)") {
       throw HostError(
         "the devtools page's file '\(page)/\(file)' is missing",
@@ -37,7 +43,14 @@ public final class DevtoolsServer: Sendable {
     self.subject = subject
     self.hub = hub
     self.page = page
-    let route = Router(token: token, subject: subject, hub: hub, page: page)
+    // A thumbnail that arrives is announced: the pages showing it ask again.
+    let loader = images.map { settings in
+      ImageLoader(settings: settings) { [weak hub] url in
+        hub?.push("thumbnail", JSONValue.object(["url": .string(url)]).serialized())
+      }
+    }
+    self.loader = loader
+    let route = Router(token: token, subject: subject, hub: hub, page: page, loader: loader)
     http = try HTTPServer(queries: Router.queries, cookies: [Self.cookie]) { request in route.answer(request) }
   }
 
@@ -50,6 +63,7 @@ public final class DevtoolsServer: Sendable {
   public func stop() {
     hub.endAll()
     http.stop()
+    loader?.close()
   }
 
   /// 32 bytes from the kernel's random source, as hex.
@@ -82,12 +96,13 @@ public final class DevtoolsServer: Sendable {
 
 /// Answers one request: the page's files, then the token check, then the API.
 private struct Router: Sendable {
-  static let queries = ["feature", "from", "count", "seq", "skip", "path"]
+  static let queries = ["feature", "from", "count", "seq", "skip", "path", "url"]
 
   let token: String
   let subject: any DevtoolsSubject
   let hub: DevtoolsHub
   let page: String
+  let loader: ImageLoader?
 
   func answer(_ request: HTTPRequest) -> HTTPResponse {
     guard Self.isLoopbackHost(request.headers["host"]) else {
@@ -134,6 +149,22 @@ private struct Router: Sendable {
     return HTTPResponse(status: 200, contentType: type, body: Array(data))
   }
 
+  /// An image's thumbnail as PNG: 202 while it is being fetched (a `thumbnail` event follows),
+  /// 404 with the reason when it cannot be had.
+  private func thumbnail(_ url: String) -> HTTPResponse {
+    guard let loader else { return .text("this host draws no thumbnails", status: 404) }
+    switch loader.status(of: url) {
+    case .loading:
+      return .json("{\"loading\":true}", status: 202)
+    case .failed(let reason):
+      return .text("not shown: \(reason)", status: 404)
+    case .ready(let thumbnail):
+      guard let png = ImageEncoder.encode(thumbnail.rgb, width: thumbnail.width, height: thumbnail.height, as: .png)
+      else { return .text("not shown: libpng is not installed (apt-get install libpng16-16)", status: 404) }
+      return HTTPResponse(status: 200, contentType: "image/png", body: png)
+    }
+  }
+
   private func int(_ request: HTTPRequest, _ name: String) throws(HostError) -> Int {
     guard let text = request.arguments[name] else { throw HostError("the request needs ?\(name)=") }
     guard let value = Int(text) else { throw HostError("?\(name)='\(text)' is not a whole number") }
@@ -160,6 +191,8 @@ private struct Router: Sendable {
     case ("GET", "/api/view"):
       let seq = request.arguments["seq"].flatMap { Int($0) }
       return .json(try subject.view(try int(request, "feature"), at: seq))
+    case ("GET", "/api/thumbnail"):
+      return thumbnail(request.arguments["url"] ?? "")
     case ("GET", "/api/catalogue"):
       let timeline = try subject.timeline(try int(request, "feature"))
       return .json(LiveDevtools.catalogueJSON(timeline.plugin))

@@ -47,6 +47,23 @@ extension DevtoolsSubject {
     return JSONValue.object(["feature": .string(plugin.id), "actions": .array(actions)]).serialized()
   }
 
+  /// A view as JSON: its text and, when the plugin offers a structured view
+  /// (`fh.structured_view/1`), its items: text lines and images (by URL, with their alt lines),
+  /// which the page shows as thumbnails.
+  static func viewJSON(text: String, structured: String?) -> String {
+    var members: [String: JSONValue] = ["text": .string(text)]
+    if let structured, let view = try? StructuredView.parse(structured) {
+      members["items"] = .array(
+        view.items.map { item in
+          switch item {
+          case .text(let line): .object(["text": .string(line)])
+          case .image(let image): .object(["image": .object(["url": .string(image.url), "alt": .string(image.alt)])])
+          }
+        })
+    }
+    return JSONValue.object(members).serialized()
+  }
+
   /// One feature of the stack as JSON.
   static func featureJSON(key: Int, id: String, focused: Bool) -> String {
     JSONValue.object(["key": .number(.int(Int64(key))), "id": .string(id), "focused": .bool(focused)])

@@ -83,12 +83,13 @@ public final class DevtoolsTimeline: Sendable {
     }
   }
 
-  /// The view after `seq` (without `skipping`), drawn by the scratch instance.
-  func view(at seq: Int, skipping: Set<Int>) throws(HostError) -> String {
+  /// The view after `seq` (without `skipping`), drawn by the scratch instance: its text, and its
+  /// structured view when the plugin offers one.
+  func view(at seq: Int, skipping: Set<Int>) throws(HostError) -> (text: String, structured: String?) {
     let plan = try replayPlan(to: seq, skipping: skipping)
     return try scratch.run(plan) { instance throws(HostError) in
       do {
-        return try instance.render()
+        return (try instance.render(), (try? instance.structuredView()) ?? nil)
       } catch {
         throw HostError("\(plugin.id): the scratch instance could not render: \(error)")
       }

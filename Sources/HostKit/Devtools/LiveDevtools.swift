@@ -76,7 +76,8 @@ public final class LiveDevtools: DevtoolsSubject {
   public func view(_ key: Int, at seq: Int?) throws(HostError) -> String {
     let feature = try feature(key)
     let text = try runtime().view(of: feature) ?? ""
-    return JSONValue.object(["text": .string(text)]).serialized()
+    let structured = feature.store.perform { instance in (try? instance.structuredView()) ?? nil }
+    return Self.viewJSON(text: text, structured: structured)
   }
 
   public func perform(_ command: DevtoolsCommand, on key: Int) throws(HostError) -> String {

@@ -101,7 +101,8 @@ public final class RecordedDevtools: DevtoolsSubject {
     let timeline = try timeline(key)
     var at = seq ?? 0
     if seq == nil { at = try timeline.read { $0.currentSeq } }
-    return JSONValue.object(["text": .string(try timeline.view(at: at, skipping: []))]).serialized()
+    let view = try timeline.view(at: at, skipping: [])
+    return Self.viewJSON(text: view.text, structured: view.structured)
   }
 
   public func perform(_ command: DevtoolsCommand, on key: Int) throws(HostError) -> String {

@@ -61,4 +61,20 @@ struct DevtoolsBrowserTests {
     terminal.type("\u{4}")
     #expect(try terminal.waitForExit() == 0)
   }
+
+  @Test("a view's images are shown as thumbnails; one that cannot be had as its line")
+  func imagesAreThumbnails() throws {
+    let gallery = try ImageTerminalTests.Gallery()
+    let (terminal, url) = try DevtoolsPage.start(
+      ["run", "kittens", "--config", gallery.endpoint, "--devtools"],
+      environment: ["XDG_CACHE_HOME": gallery.folder + "/cache"])
+    let report = try DevtoolsPage.browse(
+      "kittens", url, screenshot: "\(DevtoolsPage.artifacts)/devtools-kittens.png")
+    let thumbnails = try #require(report["thumbnails"] as? [[Any]])
+    #expect(thumbnails.compactMap { $0.first as? String } == Array(gallery.urls.prefix(2)))
+    // Thumbnails are made at most 128 pixels wide.
+    #expect(thumbnails.compactMap { $0.last as? Int }.allSatisfy { $0 > 0 && $0 <= 128 })
+    #expect((report["alts"] as? [String])?.first?.contains(gallery.urls[2]) == true)
+    #expect(try terminal.quit() == 0)
+  }
 }
