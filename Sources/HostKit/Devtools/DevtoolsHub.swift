@@ -16,6 +16,16 @@ public final class DevtoolsHub: FeatureRenderer {
   /// Whether a page is reading.
   public var hasReaders: Bool { readers.load(ordering: .relaxed) > 0 }
 
+  /// How many pages read now (a page that closed counts until its connection is found closed:
+  /// within the stream's keep-alive).
+  public var readerCount: Int {
+    streams.withLock { streams in
+      streams.removeAll { $0.hasEnded }
+      readers.store(streams.count, ordering: .relaxed)
+      return streams.count
+    }
+  }
+
   /// A new stream for a page; it hears every event from now on until it ends.
   public func subscribe() -> EventStream {
     let stream = EventStream()

@@ -178,6 +178,8 @@ private struct Router: Sendable {
       let stream = hub.subscribe()
       stream.send("hello", data: "{\"live\":\(subject.isLive)}")
       return .events(stream)
+    case ("GET", "/api/status"):
+      return .json("{\"live\":\(subject.isLive),\"readers\":\(hub.readerCount)}")
     case ("GET", "/api/stack"):
       return .json(subject.stackJSON())
     case ("GET", "/api/log"):

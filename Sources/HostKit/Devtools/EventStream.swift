@@ -12,7 +12,7 @@ public final class EventStream: Sendable {
   /// write fails.
   let keepAlive: TimeInterval
 
-  public init(limit: Int = 4096, keepAlive: TimeInterval = 5) {
+  public init(limit: Int = 4096, keepAlive: TimeInterval = 2) {
     self.limit = limit
     self.keepAlive = keepAlive
   }
@@ -59,7 +59,7 @@ public final class EventStream: Sendable {
       return queue.ended && written == 0
     }
     if ended { return -1 }
-    if written == 0 {
+    if written == 0 && max >= 8 {
       // Nothing came: a comment line, which the page ignores, to find out whether it is there.
       let ping = Array(": ping\n\n".utf8)
       ping.withUnsafeBytes { source in

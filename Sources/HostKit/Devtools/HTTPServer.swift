@@ -96,7 +96,10 @@ public final class HTTPServer: Sendable {
       },
       { stream in
         guard let stream else { return }
-        Unmanaged<EventStream>.fromOpaque(stream).release()
+        // The page is gone (or the server stops): the hub stops queueing for it.
+        let held = Unmanaged<EventStream>.fromOpaque(stream)
+        held.takeUnretainedValue().end()
+        held.release()
       }, Unmanaged.passRetained(context).toOpaque(), maxBody, &port, &reason, reason.count)
     guard let started else {
       Unmanaged.passUnretained(context).release()

@@ -75,6 +75,74 @@ struct DevtoolsServerCLITests {
     #expect(try terminal.quit() == 0)
   }
 
+  @Test("undo, redo, pause and resume from the page act on the run as the terminal's commands do")
+  func commandsActOnTheRun() throws {
+    let (terminal, url) = try DevtoolsPage.start(["run", "counter", "--devtools"])
+    for _ in 0..<2 { _ = try DevtoolsPage.get(url, "/api/dispatch?feature=1", method: "POST", body: "increment") }
+    #expect(try DevtoolsPage.get(url, "/api/undo?feature=1", method: "POST") == "{\"ok\":true}")
+    try terminal.enter(":state", thenWaitFor: "{\"clicks\":1,\"count\":1}")
+    #expect(try DevtoolsPage.get(url, "/api/redo?feature=1", method: "POST") == "{\"ok\":true}")
+    try terminal.enter(":state", thenWaitFor: "{\"clicks\":2,\"count\":2}")
+    // The counter runs no regulation: pausing it is refused, and so is resuming it.
+    #expect(try DevtoolsPage.get(url, "/api/pause?feature=1", method: "POST").contains("runs no feedback loop"))
+    #expect(try DevtoolsPage.get(url, "/api/resume?feature=1", method: "POST").contains("not paused"))
+    #expect(try terminal.quit() == 0)
+
+    // Levels regulates one step a second here: paused from the page, resumed from the page.
+    let (levels, levelsURL) = try DevtoolsPage.start(["run", "levels", "--config", "interval=1000", "--devtools"])
+    #expect(try DevtoolsPage.get(levelsURL, "/api/pause?feature=1", method: "POST") == "{\"ok\":true}")
+    #expect(try DevtoolsPage.get(levelsURL, "/api/resume?feature=1", method: "POST") == "{\"ok\":true}")
+    #expect(try levels.quit() == 0)
+  }
+
+  @Test("a page that closes stops being written to: its stream is dropped")
+  func aClosedPageIsDropped() throws {
+    let (terminal, url) = try DevtoolsPage.start(["run", "counter", "--devtools"])
+    let page = try #require(Self.openEvents(url))
+    #expect(try DevtoolsPage.get(url, "/api/status") == "{\"live\":true,\"readers\":1}")
+    close(page)
+    // Found closed at a keep-alive write (every 2 s): waited for with a bound.
+    let deadline = ContinuousClock.now + .seconds(20)
+    while try DevtoolsPage.get(url, "/api/status") != "{\"live\":true,\"readers\":0}" {
+      try #require(ContinuousClock.now < deadline, "the closed page's stream was never dropped")
+      var descriptor = pollfd(fd: -1, events: 0, revents: 0)
+      _ = poll(&descriptor, 0, 100)
+    }
+    #expect(try terminal.quit() == 0)
+  }
+
+  /// A socket that asked for the event stream and read its first event; nil when it could not.
+  static func openEvents(_ url: URL) -> Int32? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var target = sockaddr_in()
+    target.sin_family = sa_family_t(AF_INET)
+    target.sin_port = UInt16(url.port ?? 0).bigEndian
+    inet_pton(AF_INET, "127.0.0.1", &target.sin_addr)
+    let connected = withUnsafePointer(to: &target) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+      }
+    }
+    guard connected else {
+      close(fd)
+      return nil
+    }
+    let request = Array(
+      "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: devtools_token=\(url.fragment ?? "")\r\n\r\n".utf8)
+    _ = request.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    var seen = ""
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while !seen.contains("event: hello") {
+      let count = read(fd, &buffer, buffer.count)
+      guard count > 0 else {
+        close(fd)
+        return nil
+      }
+      seen += String(decoding: buffer[0..<count], as: UTF8.self)
+    }
+    return fd
+  }
+
   @Test("without libmicrohttpd, --devtools says what to install and the run without it works")
   func missingLibraryIsNamed() throws {
     let missing = ["FEATUREHOST_LIBMICROHTTPD": "libmicrohttpd-missing.so.0"]
