@@ -1,4 +1,5 @@
 import FeatureJSON
+import Foundation
 import Synchronization
 
 /// A running session as the devtools page sees it: the runtime's stack, each feature's journal
@@ -54,7 +55,7 @@ public final class LiveDevtools: DevtoolsSubject {
     if let kept = timelines.withLock({ $0[id]?.timeline }) { return kept }
     let journal = context.journal
     let store = feature.store
-    let config = (try? Journal.read(path: journal.path))?.header.config ?? "{}"
+    let config = Self.config(ofJournal: journal.path)
     let made = DevtoolsTimeline(
       key: key, plugin: feature.plugin, config: config, journalPath: journal.path,
       instances: runtime.settings.instances
@@ -71,6 +72,20 @@ public final class LiveDevtools: DevtoolsSubject {
       kept[id] = (Weak(feature: feature), made)
       return made
     }
+  }
+
+  /// The config a journal's header names, read from its first line only (a long journal's
+  /// history is read once, on the store thread, when the page first asks for it).
+  static func config(ofJournal path: String) -> String {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return "{}" }
+    defer { try? handle.close() }
+    var head = Data()
+    while !head.contains(UInt8(ascii: "\n")), let chunk = try? handle.read(upToCount: 4096), !chunk.isEmpty {
+      head.append(chunk)
+    }
+    let line = head.prefix { $0 != UInt8(ascii: "\n") }
+    let header = Array(line).withUnsafeBytes { bytes in try? JournalHeader.parse(bytes, path: path) }
+    return header?.config ?? "{}"
   }
 
   public func view(_ key: Int, at seq: Int?) throws(HostError) -> String {
