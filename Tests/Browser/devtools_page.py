@@ -55,6 +55,10 @@ def counter(driver, report):
     report["initial"] = state(driver)
     # The dispatch box completes from the catalogue.
     report["catalogue"] = [o.get_attribute("value") for o in driver.find_elements(By.CSS_SELECTOR, "#catalogue option")]
+    # A line the catalogue does not know is refused by the host, with its help, on the page.
+    dispatch(driver, "incremnt")
+    wait_for(driver, "the refusal", lambda d: "unknown action" in d.find_element(By.ID, "error").text)
+    report["refusal"] = driver.find_element(By.ID, "error").text
     dispatch(driver, "increment")
     wait_for(driver, "count 1", lambda d: state(d) == {"count": 1, "clicks": 1})
     dispatch(driver, "increment")

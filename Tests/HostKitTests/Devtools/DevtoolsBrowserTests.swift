@@ -18,6 +18,9 @@ struct DevtoolsBrowserTests {
 
     #expect(report["initial"] as? [String: Int] == ["count": 0, "clicks": 0])
     #expect(report["catalogue"] as? [String] == ["increment", "decrement"])
+    #expect(
+      report["refusal"] as? String
+        == "unknown action 'incremnt' for counter\nhelp: did you mean 'increment'? actions: increment, decrement")
     // Dispatched from the page: the state, its diff, the view, and the terminal.
     #expect(report["afterDispatch"] as? [String: Int] == ["count": 2, "clicks": 2])
     #expect(report["diff"] as? String == "- clicks: 1\n+ clicks: 2\n- count: 1\n+ count: 2")

@@ -81,6 +81,13 @@ enum DevtoolsPage {
     return Int(result.outputText) ?? -1
   }
 
+  /// The response headers curl got for `path`, with the token.
+  static func headers(_ url: URL, _ path: String) throws -> String {
+    let base = "http://127.0.0.1:\(url.port ?? 0)"
+    let arguments = ["-s", "-D", "-", "-o", "/dev/null", "-H", "X-Devtools-Token: \(url.fragment ?? "")", base + path]
+    return try ChildProcess("/usr/bin/curl", arguments: arguments).run(timeout: .seconds(30)).outputText
+  }
+
   /// The body curl got for `path`, with the token as the page sends it.
   static func get(_ url: URL, _ path: String, method: String = "GET", body: String? = nil) throws -> String {
     let base = "http://127.0.0.1:\(url.port ?? 0)"

@@ -66,6 +66,9 @@ struct DevtoolsServerCLITests {
         == "{\"seq\":4,\"skipping\":[2,3],\"state\":{\"clicks\":1,\"count\":1},\"before\":{\"clicks\":0,\"count\":0}}")
     // Skipping changed nothing in the run.
     try terminal.enter(":state", thenWaitFor: "{\"clicks\":3,\"count\":3}")
+    #expect(
+      try DevtoolsPage.headers(url, "/api/export?feature=1").contains(
+        "Content-Disposition: attachment; filename=\"1-counter.jsonl\""))
     let exported = try DevtoolsPage.get(url, "/api/export?feature=1")
     #expect(exported.split(separator: "\n").filter { $0.contains("\"increment\"") }.count == 3)
     let bad = try DevtoolsPage.get(url, "/api/dispatch?feature=1", method: "POST", body: "incremnt")
