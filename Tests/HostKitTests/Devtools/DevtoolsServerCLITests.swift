@@ -114,6 +114,37 @@ struct DevtoolsServerCLITests {
     #expect(try terminal.quit() == 0)
   }
 
+  @Test("an open page is told of each applied action, each refusal and each move of the stack")
+  func eventsArePushed() throws {
+    let (terminal, url) = try DevtoolsPage.start(["run", "counter", "--devtools"])
+    let page = try #require(Self.openEvents(url))
+    defer { close(page) }
+    _ = try DevtoolsPage.get(url, "/api/dispatch?feature=1", method: "POST", body: "increment")
+    _ = try DevtoolsPage.get(url, "/api/dispatch?feature=1", method: "POST", body: #"{"type":"increment","extra":1}"#)
+    terminal.type(":open levels\r")
+    let events = try Self.read(page, through: "event: stack\n")
+    #expect(events.contains(#"event: applied"#))
+    #expect(events.contains(#""seq":2,"source":"user","action":{"type":"increment"}}"#))
+    #expect(events.contains("event: refused"))
+    #expect(events.contains("has no member 'extra'"))
+    #expect(try DevtoolsPage.get(url, "/api/stack").contains(#""id":"levels","key":2"#))
+    #expect(try terminal.quit() == 0)
+  }
+
+  /// What `fd` gives until it holds `marker` (bounded: the stream's keep-alives keep it moving).
+  static func read(_ fd: Int32, through marker: String) throws -> String {
+    var seen = ""
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !seen.contains(marker) {
+      try #require(ContinuousClock.now < deadline, "no '\(marker)' in the events:\n\(seen)")
+      let count = Glibc.read(fd, &buffer, buffer.count)
+      try #require(count > 0, "the event stream ended:\n\(seen)")
+      seen += String(decoding: buffer[0..<count], as: UTF8.self)
+    }
+    return seen
+  }
+
   /// A socket that asked for the event stream and read its first event; nil when it could not.
   static func openEvents(_ url: URL) -> Int32? {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -136,7 +167,7 @@ struct DevtoolsServerCLITests {
     var seen = ""
     var buffer = [UInt8](repeating: 0, count: 4096)
     while !seen.contains("event: hello") {
-      let count = read(fd, &buffer, buffer.count)
+      let count = Glibc.read(fd, &buffer, buffer.count)
       guard count > 0 else {
         close(fd)
         return nil
