@@ -73,6 +73,8 @@ final class RunSession {
     let terminal = interactive ? TerminalInput(console: console, plugins: plugins) : nil
     let signals = RunSignals(runtime: runtime, console: console, input: terminal)
     defer {
+      // The page's requests end before the runtime they ask closes.
+      server?.stop()
       // Closed (journals committed, temporary folder removed) while a late SIGHUP is still caught.
       runtime.close()
       signals.cancel()
