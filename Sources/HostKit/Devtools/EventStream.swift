@@ -74,7 +74,7 @@ public final class EventStream: Sendable {
 }
 
 /// The queue of an `EventStream` under a condition variable.
-// @unchecked: every access to `queue` holds `lock`.
+// @unchecked: every access to `queue` and `readerAsleep` holds `lock`.
 private final class Guarded: @unchecked Sendable {
   struct Queue {
     var pending: [[UInt8]] = []
@@ -84,10 +84,14 @@ private final class Guarded: @unchecked Sendable {
   private let lock = NSCondition()
   private var queue = Queue()
 
+  /// Whether the reader is asleep in `wait`: only then is it woken (a reader busy writing takes
+  /// what came meanwhile at its next read, without a wake-up per event).
+  private var readerAsleep = false
+
   func change(_ body: (inout Queue) -> Void) {
     lock.lock()
     body(&queue)
-    lock.broadcast()
+    if readerAsleep { lock.broadcast() }
     lock.unlock()
   }
 
@@ -103,7 +107,10 @@ private final class Guarded: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     while queue.pending.isEmpty && !queue.ended {
-      if !lock.wait(until: deadline) { break }
+      readerAsleep = true
+      let woken = lock.wait(until: deadline)
+      readerAsleep = false
+      if !woken { break }
     }
     return body(&queue)
   }
