@@ -145,6 +145,32 @@ struct DevtoolsServerCLITests {
     return seen
   }
 
+  @Test("the main flow serves the page too, and a session's navigation journal opens as its stack")
+  func mainFlowAndNavigationJournal() throws {
+    let (menu, menuURL) = try DevtoolsPage.start(["--devtools"])
+    try menu.waitFor("home> ")
+    #expect(
+      try DevtoolsPage.get(menuURL, "/api/stack")
+        == #"{"live":true,"frames":[{"features":[{"focused":true,"id":"home","key":1}],"focus":0}]}"#)
+    #expect(try menu.quit() == 0)
+
+    let folder = try StateFolder()
+    #expect(try folder.host(["--session", "trip"], "pick entry=counter\nincrement\n").status == 0)
+    let navigation = "\(folder.sessions)/trip.d/navigation.jsonl"
+    let (recorded, url) = try DevtoolsPage.start(
+      ["devtools", navigation], environment: ["XDG_STATE_HOME": folder.path])
+    let stack = try DevtoolsPage.get(url, "/api/stack")
+    #expect(stack.contains(#""frames":[{"features":[{"focused":false,"id":"home","key":1}],"focus":0},"#))
+    #expect(stack.contains(#"{"features":[{"focused":true,"id":"counter","key":2}],"focus":0}]"#))
+    #expect(try DevtoolsPage.get(url, "/api/view?feature=2") == #"{"text":"Counter\n  count:  1\n  clicks: 1"}"#)
+    // A recorded journal is looked at, not changed.
+    #expect(
+      try DevtoolsPage.get(url, "/api/dispatch?feature=2", method: "POST", body: "increment").contains(
+        "cannot be changed"))
+    recorded.type("\u{4}")
+    #expect(try recorded.waitForExit() == 0)
+  }
+
   /// A socket that asked for the event stream and read its first event; nil when it could not.
   static func openEvents(_ url: URL) -> Int32? {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
