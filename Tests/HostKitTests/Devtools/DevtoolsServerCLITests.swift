@@ -171,6 +171,33 @@ struct DevtoolsServerCLITests {
     #expect(try recorded.waitForExit() == 0)
   }
 
+  /// A bad use of `host devtools` and what the host must say.
+  struct BadUse: Sendable, CustomTestStringConvertible {
+    let id: String
+    let arguments: [String]
+    let status: Int32
+    let stderr: String
+    var testDescription: String { id }
+  }
+
+  static let badUses: [BadUse] = [
+    BadUse(id: "no-file", arguments: ["devtools"], status: 64, stderr: "error: 'devtools' needs a journal file"),
+    BadUse(
+      id: "missing-file", arguments: ["devtools", "/nonexistent/x.jsonl"], status: 1,
+      stderr: "error: cannot read '/nonexistent/x.jsonl': No such file or directory"),
+    BadUse(
+      id: "not-a-journal", arguments: ["devtools", "\(DevtoolsPage.repository)/docs/dashboard.flow.json"], status: 1,
+      stderr: "docs/dashboard.flow.json' is not a FeatureHost journal"),
+  ]
+
+  @Test("host devtools refuses a bad FILE, naming it and what to pass", arguments: badUses)
+  func badFileIsRefused(_ use: BadUse) throws {
+    let result = try HostProcess.run(use.arguments)
+    #expect(result.status == use.status)
+    #expect(result.stderr.contains(use.stderr), "\(result.stderr)")
+    #expect(!result.stderr.contains("devtools: http"))
+  }
+
   /// A socket that asked for the event stream and read its first event; nil when it could not.
   static func openEvents(_ url: URL) -> Int32? {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
