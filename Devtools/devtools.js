@@ -453,6 +453,19 @@ $('open-button').onclick = () => {
 
 $('log').addEventListener('scroll', () => requestAnimationFrame(renderRows));
 
+// Up and down move the selection through the log, as the slider does without travelling.
+$('log').addEventListener('keydown', (event) => {
+  const step = { ArrowUp: -1, ArrowDown: 1 }[event.key];
+  if (!step || page.selected === null) return;
+  event.preventDefault();
+  const seq = Math.min(page.last, Math.max(0, page.selected + step));
+  page.following = seq === page.last;
+  const log = $('log');
+  if (seq * ROW < log.scrollTop) log.scrollTop = seq * ROW;
+  if ((seq + 1) * ROW > log.scrollTop + log.clientHeight) log.scrollTop = (seq + 1) * ROW - log.clientHeight;
+  select(seq).catch(showError);
+});
+
 // ---- pushed events ------------------------------------------------------------------------------
 
 let refreshTimer = null;
@@ -472,9 +485,13 @@ function refreshSoon() {
 
 function connect() {
   const events = new EventSource('/api/events');
+  let connectedBefore = false;
   events.addEventListener('hello', () => {
     $('connection').textContent = 'connected';
     $('connection').className = 'on';
+    // Back after a break: what was pushed meanwhile is fetched.
+    if (connectedBefore) loadStack().then(refreshSoon).catch(showError);
+    connectedBefore = true;
   });
   events.onerror = () => {
     $('connection').textContent = 'disconnected';

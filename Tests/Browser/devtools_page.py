@@ -87,6 +87,10 @@ def counter(driver, report):
     report["travelled"] = state(driver)
     report["travelRow"] = driver.find_element(By.CSS_SELECTOR, '.row[data-seq="4"]').text
     report["error"] = driver.find_element(By.ID, "error").text
+    # The arrow keys in the log select the next seq without travelling.
+    driver.find_element(By.ID, "log").send_keys(Keys.ARROW_DOWN)
+    wait_for(driver, "the state after seq 2 selected", lambda d: d.find_element(By.ID, "state-seq").text == "2")
+    report["selectedByKey"] = state(driver)
 
 
 def flow(driver, report):

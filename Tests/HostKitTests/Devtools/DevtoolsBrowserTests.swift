@@ -33,6 +33,8 @@ struct DevtoolsBrowserTests {
     #expect(report["travelled"] as? [String: Int] == ["count": 0, "clicks": 0])
     #expect((report["travelRow"] as? String)?.contains("to seq 1") == true)
     #expect(report["error"] as? String == "")
+    // Selecting a seq with the keyboard shows its state and travels nowhere.
+    #expect(report["selectedByKey"] as? [String: Int] == ["count": 1, "clicks": 1])
     try terminal.enter(":state", thenWaitFor: "{\"clicks\":0,\"count\":0}")
     #expect(FileManager.default.fileExists(atPath: screenshot))
     #expect(try terminal.quit() == 0)

@@ -167,6 +167,13 @@ struct DevtoolsServerCLITests {
     #expect(
       try DevtoolsPage.get(url, "/api/dispatch?feature=2", method: "POST", body: "increment").contains(
         "cannot be changed"))
+    // Another journal opened in its place: the counter's own.
+    let counter = "\(folder.sessions)/trip.d/2-counter.jsonl"
+    #expect(try DevtoolsPage.get(url, "/api/open", method: "POST", body: counter) == #"{"ok":true}"#)
+    #expect(
+      try DevtoolsPage.get(url, "/api/stack")
+        == #"{"live":false,"file":"\#(counter)","frames":[{"features":[{"focused":true,"id":"counter","key":1}],"focus":0}]}"#
+    )
     recorded.type("\u{4}")
     #expect(try recorded.waitForExit() == 0)
   }
