@@ -235,13 +235,16 @@ async function select(seq) {
   $('seq-label').textContent = `seq ${seq}`;
   renderRows();
   const skip = [...page.skips].join(',');
-  const viewQuery = page.live ? query({ feature: page.feature }) : query({ feature: page.feature, seq });
+  // The view now, as the terminal shows it, or the one after another seq, drawn for the page.
+  const now = page.live && seq === page.current;
+  const viewQuery = now ? query({ feature: page.feature }) : query({ feature: page.feature, seq });
   const [states, view] = await Promise.all([
     api(`/api/state?${query({ feature: page.feature, seq, skip })}`),
     api(`/api/view?${viewQuery}`),
   ]);
   if (ticket !== page.selecting) return;
   $('state-seq').textContent = String(seq);
+  $('view-label').textContent = now ? 'now, as the terminal shows it' : `after ${seq}`;
   $('skip-note').textContent = states.skipping.length ? `(without seq ${states.skipping.join(', ')})` : '';
   const tree = $('state');
   tree.textContent = '';

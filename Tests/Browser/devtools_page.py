@@ -91,6 +91,8 @@ def counter(driver, report):
     driver.find_element(By.ID, "log").send_keys(Keys.ARROW_DOWN)
     wait_for(driver, "the state after seq 2 selected", lambda d: d.find_element(By.ID, "state-seq").text == "2")
     report["selectedByKey"] = state(driver)
+    wait_for(driver, "the view after seq 2", lambda d: "count:  1" in d.find_element(By.ID, "view").text)
+    report["viewByKey"] = driver.find_element(By.ID, "view").text
 
 
 def flow(driver, report):

@@ -11,7 +11,7 @@ public protocol DevtoolsSubject: AnyObject, Sendable {
   func stackJSON() -> String
   /// The history of feature `key`.
   func timeline(_ key: Int) throws(HostError) -> DevtoolsTimeline
-  /// The view of feature `key` as the terminal shows it: now (live), or after `seq` (recorded).
+  /// The view of feature `key` as the terminal shows it: now (nil), or after `seq`.
   func view(_ key: Int, at seq: Int?) throws(HostError) -> String
   /// Performs `command` on feature `key` (live only); returns a JSON answer.
   func perform(_ command: DevtoolsCommand, on key: Int) throws(HostError) -> String

@@ -89,6 +89,11 @@ public final class LiveDevtools: DevtoolsSubject {
   }
 
   public func view(_ key: Int, at seq: Int?) throws(HostError) -> String {
+    // Another seq than the current one is drawn by the scratch instance, as a recorded one is.
+    if let seq {
+      let view = try timeline(key).view(at: seq, skipping: [])
+      return Self.viewJSON(text: view.text, structured: view.structured)
+    }
     let feature = try feature(key)
     let text = try runtime().view(of: feature) ?? ""
     let structured = feature.store.perform { instance in (try? instance.structuredView()) ?? nil }

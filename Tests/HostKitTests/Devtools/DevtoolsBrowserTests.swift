@@ -35,6 +35,7 @@ struct DevtoolsBrowserTests {
     #expect(report["error"] as? String == "")
     // Selecting a seq with the keyboard shows its state and travels nowhere.
     #expect(report["selectedByKey"] as? [String: Int] == ["count": 1, "clicks": 1])
+    #expect(report["viewByKey"] as? String == "Counter\n  count:  1\n  clicks: 1")
     try terminal.enter(":state", thenWaitFor: "{\"clicks\":0,\"count\":0}")
     #expect(FileManager.default.fileExists(atPath: screenshot))
     #expect(try terminal.quit() == 0)
