@@ -41,21 +41,24 @@ public final class EventStream: Sendable {
   func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
     var written = 0
     let ended = condition.wait(until: Date(timeIntervalSinceNow: keepAlive)) { queue in
-      while let first = queue.pending.first {
-        let count = Swift.min(first.count, max - written)
+      // The events taken are removed at once: a long queue is drained in one pass.
+      var taken = 0
+      for event in queue.pending {
+        let count = Swift.min(event.count, max - written)
         guard count > 0 else { break }
-        first.withUnsafeBytes { source in
+        event.withUnsafeBytes { source in
           if let base = source.baseAddress {
             (buffer + written).update(from: base.assumingMemoryBound(to: CChar.self), count: count)
           }
         }
         written += count
-        if count < first.count {
-          queue.pending[0] = Array(first[count...])
+        if count < event.count {
+          queue.pending[taken] = Array(event[count...])
           break
         }
-        queue.pending.removeFirst()
+        taken += 1
       }
+      queue.pending.removeFirst(taken)
       return queue.ended && written == 0
     }
     if ended { return -1 }
