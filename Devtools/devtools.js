@@ -236,15 +236,15 @@ async function select(seq) {
   renderRows();
   const skip = [...page.skips].join(',');
   // The view now, as the terminal shows it, or the one after another seq, drawn for the page.
-  const now = page.live && seq === page.current;
-  const viewQuery = now ? query({ feature: page.feature }) : query({ feature: page.feature, seq });
+  const now = page.live && seq === page.current && !skip;
+  const viewQuery = now ? query({ feature: page.feature }) : query({ feature: page.feature, seq, skip });
   const [states, view] = await Promise.all([
     api(`/api/state?${query({ feature: page.feature, seq, skip })}`),
     api(`/api/view?${viewQuery}`),
   ]);
   if (ticket !== page.selecting) return;
   $('state-seq').textContent = String(seq);
-  $('view-label').textContent = now ? 'now, as the terminal shows it' : `after ${seq}`;
+  $('view-label').textContent = now ? 'now, as the terminal shows it' : `after ${seq}${skip ? ' (skipping)' : ''}`;
   $('skip-note').textContent = states.skipping.length ? `(without seq ${states.skipping.join(', ')})` : '';
   const tree = $('state');
   tree.textContent = '';
@@ -486,10 +486,18 @@ function refreshSoon() {
   }, 30);
 }
 
+// Resolves once the stream is open (or after a bound): what the page loads next is then either
+// in what it loads or in an event it hears (a thumbnail that arrives meanwhile is not missed).
 function connect() {
   const events = new EventSource('/api/events');
   let connectedBefore = false;
+  let opened;
+  const open = new Promise((resolve) => {
+    opened = resolve;
+    setTimeout(resolve, 3000);
+  });
   events.addEventListener('hello', () => {
+    opened();
     $('connection').textContent = 'connected';
     $('connection').className = 'on';
     // Back after a break: what was pushed meanwhile is fetched.
@@ -536,8 +544,9 @@ function connect() {
   });
   events.addEventListener('stack', () => loadStack().catch(showError));
   events.addEventListener('resync', () => refreshSoon());
+  return open;
 }
 
-loadStack()
-  .then(connect)
+connect()
+  .then(loadStack)
   .catch(showError);

@@ -73,6 +73,8 @@ def counter(driver, report):
     skip.click()
     wait_for(driver, "the state without seq 2", lambda d: state(d) == {"count": 1, "clicks": 1})
     report["skipped"] = state(driver)
+    wait_for(driver, "the view without seq 2", lambda d: "count:  1" in d.find_element(By.ID, "view").text)
+    report["skippedView"] = driver.find_element(By.ID, "view").text
     report["skipNote"] = driver.find_element(By.ID, "skip-note").text
     driver.find_element(By.CSS_SELECTOR, '.row[data-seq="2"] input.skip').click()
     wait_for(driver, "the state with seq 2 again", lambda d: state(d) == {"count": 2, "clicks": 2})

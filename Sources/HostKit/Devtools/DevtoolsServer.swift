@@ -165,6 +165,18 @@ private struct Router: Sendable {
     }
   }
 
+  /// The seqs of `?skip=2,5`, each checked.
+  private func skipped(_ request: HTTPRequest) throws(HostError) -> Set<Int> {
+    var seqs = Set<Int>()
+    for text in (request.arguments["skip"] ?? "").split(separator: ",") {
+      guard let seq = Int(text), seq > 0 else {
+        throw HostError("?skip= takes the seqs of actions, got '\(text)'", help: "e.g. ?skip=2,5")
+      }
+      seqs.insert(seq)
+    }
+    return seqs
+  }
+
   private func int(_ request: HTTPRequest, _ name: String) throws(HostError) -> Int {
     guard let text = request.arguments[name] else { throw HostError("the request needs ?\(name)=") }
     guard let value = Int(text) else { throw HostError("?\(name)='\(text)' is not a whole number") }
@@ -187,12 +199,12 @@ private struct Router: Sendable {
       return .json(
         try subject.timeline(try int(request, "feature")).logPage(from: try int(request, "from"), count: count))
     case ("GET", "/api/state"):
-      let skip = Set((request.arguments["skip"] ?? "").split(separator: ",").compactMap { Int($0) })
+      let skip = try skipped(request)
       return .json(
         try subject.timeline(try int(request, "feature")).states(at: try int(request, "seq"), skipping: skip))
     case ("GET", "/api/view"):
       let seq = request.arguments["seq"].flatMap { Int($0) }
-      return .json(try subject.view(try int(request, "feature"), at: seq))
+      return .json(try subject.view(try int(request, "feature"), at: seq, skipping: try skipped(request)))
     case ("GET", "/api/thumbnail"):
       return thumbnail(request.arguments["url"] ?? "")
     case ("GET", "/api/catalogue"):

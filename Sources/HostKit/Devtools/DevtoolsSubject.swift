@@ -11,8 +11,9 @@ public protocol DevtoolsSubject: AnyObject, Sendable {
   func stackJSON() -> String
   /// The history of feature `key`.
   func timeline(_ key: Int) throws(HostError) -> DevtoolsTimeline
-  /// The view of feature `key` as the terminal shows it: now (nil), or after `seq`.
-  func view(_ key: Int, at seq: Int?) throws(HostError) -> String
+  /// The view of feature `key` as the terminal shows it: now (nil), or after `seq` (without the
+  /// actions in `skipping`).
+  func view(_ key: Int, at seq: Int?, skipping: Set<Int>) throws(HostError) -> String
   /// Performs `command` on feature `key` (live only); returns a JSON answer.
   func perform(_ command: DevtoolsCommand, on key: Int) throws(HostError) -> String
   /// Shows the recorded journal at `path` instead (recorded only).

@@ -88,10 +88,10 @@ public final class LiveDevtools: DevtoolsSubject {
     return header?.config ?? "{}"
   }
 
-  public func view(_ key: Int, at seq: Int?) throws(HostError) -> String {
+  public func view(_ key: Int, at seq: Int?, skipping: Set<Int>) throws(HostError) -> String {
     // Another seq than the current one is drawn by the scratch instance, as a recorded one is.
     if let seq {
-      let view = try timeline(key).view(at: seq, skipping: [])
+      let view = try timeline(key).view(at: seq, skipping: skipping)
       return Self.viewJSON(text: view.text, structured: view.structured)
     }
     let feature = try feature(key)

@@ -97,11 +97,11 @@ public final class RecordedDevtools: DevtoolsSubject {
     return found
   }
 
-  public func view(_ key: Int, at seq: Int?) throws(HostError) -> String {
+  public func view(_ key: Int, at seq: Int?, skipping: Set<Int>) throws(HostError) -> String {
     let timeline = try timeline(key)
     var at = seq ?? 0
     if seq == nil { at = try timeline.read { $0.currentSeq } }
-    let view = try timeline.view(at: at, skipping: [])
+    let view = try timeline.view(at: at, skipping: skipping)
     return Self.viewJSON(text: view.text, structured: view.structured)
   }
 

@@ -28,6 +28,7 @@ struct DevtoolsBrowserTests {
     try terminal.waitFor("count:  2")
     // Skipping seq 2 recomputed the state after seq 3 without it.
     #expect(report["skipped"] as? [String: Int] == ["count": 1, "clicks": 1])
+    #expect(report["skippedView"] as? String == "Counter\n  count:  1\n  clicks: 1")
     #expect((report["skipNote"] as? String)?.lowercased() == "(without seq 2)")
     // The slider travelled to seq 1, journaled as a goto, and the terminal's state is there too.
     #expect(report["travelled"] as? [String: Int] == ["count": 0, "clicks": 0])

@@ -73,6 +73,9 @@ struct DevtoolsServerCLITests {
     #expect(exported.split(separator: "\n").filter { $0.contains("\"increment\"") }.count == 3)
     let bad = try DevtoolsPage.get(url, "/api/dispatch?feature=1", method: "POST", body: "incremnt")
     #expect(bad.contains("unknown action 'incremnt'"))
+    #expect(
+      try DevtoolsPage.get(url, "/api/state?feature=1&seq=4&skip=0").contains(
+        "?skip= takes the seqs of actions, got '0'"))
     let missing = try DevtoolsPage.get(url, "/api/log?feature=1&from=x&count=2")
     #expect(missing.contains("?from='x' is not a whole number"))
     #expect(try terminal.quit() == 0)
