@@ -60,9 +60,12 @@ let package = Package(
     .target(name: "CSandbox", path: "Sources/CSandbox", linkerSettings: [.linkedLibrary("pthread")]),
     // The rings a worker and the host share for calls and callbacks, with their futex wake-ups.
     .target(name: "CWorkerRing", path: "Sources/CWorkerRing"),
+    // The devtools page's HTTP server: libmicrohttpd is loaded with dlopen when a page is served,
+    // so the host builds and runs without it.
+    .target(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", linkerSettings: [.linkedLibrary("dl")]),
     .target(
       name: "HostKit",
-      dependencies: ["FeatureABI", "FeatureJSON", "FeatureManifest", "CFFI", "CImageCodecs", "CSandbox", "CWorkerRing"],
+      dependencies: ["FeatureABI", "FeatureJSON", "FeatureManifest", "CFFI", "CImageCodecs", "CSandbox", "CWorkerRing", "CMicroHTTPD"],
       path: "Sources/HostKit"
     ),
     .executableTarget(name: "host", dependencies: ["HostKit"], path: "Sources/host"),

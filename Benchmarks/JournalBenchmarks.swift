@@ -55,7 +55,7 @@ func sessionRestore(actions: Int) -> Double {
 }
 
 /// A counter session: `created`, then increments, with snapshots as the plugin would write them.
-private func writeCounterSession(at path: String, plugin: LoadedPlugin, actions: Int) throws {
+func writeCounterSession(at path: String, plugin: LoadedPlugin, actions: Int) throws {
   let writer = try JournalWriter.create(at: path, header: JournalHeader(plugin: plugin))
   try writer.append(action: #"{"type":"created"}"#, source: .lifecycle)
   for count in 1..<max(actions, 1) {

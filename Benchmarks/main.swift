@@ -222,6 +222,32 @@ if wanted("journal.append") {
 if wanted("session.restore") {
   report("session.restore", median((0..<3).map { _ in sessionRestore(actions: 1_000_000) }), "ms")
 }
+if wanted("devtools.push") {
+  let latency = try devtoolsPushLatency(samples: 400)
+  report("devtools.push.median", latency.median, "µs")
+  report("devtools.push.p95", latency.p95, "µs")
+}
+if wanted("devtools.open") {
+  report("devtools.open.1M", median(try (0..<3).map { _ in try devtoolsOpen(actions: 1_000_000) }), "ms")
+}
+if wanted("devtools.skip") {
+  report("devtools.skip.1M", median(try (0..<3).map { _ in try devtoolsSkip(actions: 1_000_000) }), "ms")
+}
+if wanted("devtools.dispatch") {
+  // Without a hub, with one and no page, with a page reading: alternated within each round.
+  let rounds = try (0..<rounds).map { _ in
+    (
+      try devtoolsDispatch(actions: actions, hub: nil, reading: false),
+      try devtoolsDispatch(actions: actions, hub: DevtoolsHub(), reading: false),
+      try devtoolsDispatch(actions: actions, hub: DevtoolsHub(), reading: true)
+    )
+  }
+  report("devtools.dispatch.none", median(rounds.map(\.0)), "ns/action")
+  report("devtools.dispatch.closed", median(rounds.map(\.1)), "ns/action")
+  report("devtools.dispatch.closed.ratio", median(rounds.map { $0.1 / $0.0 }), "x")
+  report("devtools.dispatch.open", median(rounds.map(\.2)), "ns/action")
+  report("devtools.dispatch.open.ratio", median(rounds.map { $0.2 / $0.0 }), "x")
+}
 if wanted("counter.dispatch.isolated") {
   // In process and isolated alternate within each round, so both see the same machine load.
   let pairs = try (0..<rounds).map { _ in

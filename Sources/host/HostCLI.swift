@@ -84,6 +84,7 @@ struct HostCLI {
     case CommandTable.scan.name: ScanCommand.run(parsed)
     case CommandTable.sessions.name: return try SessionsCommand(console: console).run(parsed)
     case CommandTable.replay.name: return try ReplayCommand(console: console, global: global).run(parsed)
+    case CommandTable.devtools.name: return try DevtoolsCommand(console: console, global: global).run(parsed)
     case CommandTable.worker.name: return try WorkerCommand(console: console).run(parsed)
     default: return try help(parsed)
     }

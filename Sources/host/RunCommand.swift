@@ -52,7 +52,7 @@ struct RunCommand {
     }
     return try RunSession(
       console: console, plugins: found.plugins, flow: flow, config: JSONValue.object(config).serialized(),
-      settings: settings
+      settings: settings, devtools: arguments.has(CommandTable.Run.devtools)
     )
     .run()
   }

@@ -13,8 +13,14 @@ final class RunSession {
   /// The config of the feature `host run ID` names (the flow's first feature).
   private let config: String
   private let settings: RunSettings
+  /// Whether the run serves a devtools page (`--devtools`).
+  private let devtools: Bool
 
-  init(console: Console, plugins: [PluginRecord], flow: Flow, config: String, settings: RunSettings) {
+  init(
+    console: Console, plugins: [PluginRecord], flow: Flow, config: String, settings: RunSettings,
+    devtools: Bool = false
+  ) {
+    self.devtools = devtools
     self.console = console
     self.plugins = plugins
     // The home menu's picks open what is picked whatever the flow (`host run home`, `:open home`).
@@ -36,9 +42,13 @@ final class RunSession {
     // In a pipe, a closed feature wakes the reader: the run may have ended with it.
     let wake = console.inputIsTerminal ? nil : WakePipe()
     if let wake { settings.featureClosed = { wake.signal() } }
+    // Checked before anything runs: a page that cannot be served says what to install.
+    let page = devtools ? try DevtoolsCommand.pageFolder() : nil
+    let hub = devtools ? DevtoolsHub() : nil
+    let renderers: [any FeatureRenderer] =
+      [LineRenderer(sink: console, live: console.inputIsTerminal, images: images)] + (hub.map { [$0] } ?? [])
     let runtime = SessionRuntime(
-      plugins: plugins, flow: flow, settings: settings,
-      renderers: [LineRenderer(sink: console, live: console.inputIsTerminal, images: images)], reporter: console
+      plugins: plugins, flow: flow, settings: settings, renderers: renderers, reporter: console
     ) { plugin, number in
       // The home menu offers the features found; the first other feature gets `--config`.
       if plugin.id == HomeMenu.id { return HomeMenu.config(offering: plugins) }
@@ -48,6 +58,13 @@ final class RunSession {
     }
     defer { runtime.close() }
     try runtime.open()
+    let server = try page.map { page throws(HostError) in
+      try DevtoolsServer(
+        subject: LiveDevtools(runtime: runtime), hub: hub ?? DevtoolsHub(), page: page, images: DevtoolsCommand.images()
+      )
+    }
+    defer { server?.stop() }
+    if let server { console.err("devtools: \(server.url)") }
     let interactive = console.inputIsTerminal
     if interactive {
       console.note("type an action, ':help' for help, ':quit' to leave")
@@ -56,6 +73,8 @@ final class RunSession {
     let terminal = interactive ? TerminalInput(console: console, plugins: plugins) : nil
     let signals = RunSignals(runtime: runtime, console: console, input: terminal)
     defer {
+      // The page's requests end before the runtime they ask closes.
+      server?.stop()
       // Closed (journals committed, temporary folder removed) while a late SIGHUP is still caught.
       runtime.close()
       signals.cancel()

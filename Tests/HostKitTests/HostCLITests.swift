@@ -127,7 +127,7 @@ struct HostCLITests {
   @Test(
     "each command's help is the same whichever way it is asked for",
     arguments: [
-      "list", "run", "validate", "check", "new", "sessions", "replay", "help",
+      "list", "run", "validate", "check", "new", "sessions", "replay", "devtools", "help",
     ])
   func helpIsPrintedForEachCommand(_ command: String) throws {
     let asked = try HostProcess.run([command, "--help"])

@@ -120,6 +120,60 @@ public struct JournalHistory: Sendable {
     return entries
   }
 
+  /// At most `count` of the entries `seqs()` lists, from seq `from` on: a page of a long
+  /// history. Costs the entries plus a walk of the effective history down to `from`.
+  public func entries(from: Int, count: Int) -> [Entry] {
+    let from = max(0, from)
+    let end = min(currentSeq, from + max(0, count) - 1)
+    guard from <= end else { return [] }
+    var effective = Set<Int>()
+    var seq = currentSeq
+    walk: while seq >= from && seq > 0 {
+      switch steps[seq - 1] {
+      case .action:
+        if seq <= end { effective.insert(seq) }
+        seq -= 1
+      case .travel(let travel):
+        guard let to = travel.to else { break walk }
+        seq = to
+      }
+    }
+    var entries: [Entry] = []
+    entries.reserveCapacity(end - from + 1)
+    for seq in from...end {
+      guard seq > 0 else {
+        if snapshots[0] != nil { entries.append(Entry(seq: 0, kind: .start)) }
+        continue
+      }
+      switch steps[seq - 1] {
+      case .action(let action):
+        entries.append(Entry(seq: seq, kind: .action(action, effective: effective.contains(seq))))
+      case .travel(let travel):
+        entries.append(Entry(seq: seq, kind: .travel(travel)))
+      }
+    }
+    return entries
+  }
+
+  /// The actions of the effective history of `seq` that come at or after `floor`, oldest first,
+  /// and the seq before them (a state `restorePoint(to:)` reaches): what to replay to see `seq`
+  /// again with some of those actions left out.
+  public func effectiveActions(at seq: Int, from floor: Int) -> (base: Int, actions: [JournalAction]) {
+    var actions: [JournalAction] = []
+    var at = min(seq, currentSeq)
+    walk: while at > 0 && at >= floor {
+      switch steps[at - 1] {
+      case .action(let action):
+        actions.append(action)
+        at -= 1
+      case .travel(let travel):
+        guard let to = travel.to else { break walk }
+        at = to
+      }
+    }
+    return (at, actions.reversed())
+  }
+
   /// The nearest recorded state at or before `seq` and the actions from there to `seq`: how
   /// `:goto` (and redo) reach the state after `seq`.
   public func restorePoint(to seq: Int) throws(HostError) -> JournalRestorePoint {

@@ -189,6 +189,11 @@ public final class Coordinator: FeatureStage, @unchecked Sendable {
   /// Every live feature, bottom of the stack first.
   public var all: [PresentedFeature] { queue.sync { stack.flatMap(\.features) } }
 
+  /// The stack, bottom frame first: each frame's features and the index of its focus.
+  public var frames: [(features: [PresentedFeature], focus: Int)] {
+    queue.sync { stack.map { ($0.features, $0.focus) } }
+  }
+
   /// How many frames the stack holds.
   public var depth: Int { queue.sync { stack.count } }
 

@@ -220,7 +220,7 @@ extension SessionRuntime {
 
   /// Runs a journal operation on the feature's store thread, after everything queued before it;
   /// with `redraws`, the view is drawn again once the inbox drains.
-  private func travel<T>(
+  func travel<T>(
     _ feature: PresentedFeature, redraws: Bool = true,
     _ body: @escaping (SessionJournal, any PluginInstance) throws(HostError) -> T
   ) throws(HostError) -> T {

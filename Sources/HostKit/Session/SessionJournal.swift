@@ -225,6 +225,12 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     try writer.commit()
   }
 
+  /// Runs `body` on the history (read from the file the first time), on the store thread: a
+  /// reader takes what it needs from it (a page of entries, a restore point), not a copy of it.
+  public func withHistory<T>(_ body: (JournalHistory) throws(HostError) -> T) throws(HostError) -> T {
+    try body(try loadedHistory())
+  }
+
   private func loadedHistory() throws(HostError) -> JournalHistory {
     if let history { return history }
     try writer.commit()

@@ -7,7 +7,9 @@ enum CommandTable {
   static let longestWait = RunSettingCatalogue.longestWait
 
   /// The commands, in the order `host --help` lists them.
-  static let commands: [CommandSpec] = [list, run, validate, check, explore, new, dev, sessions, replay, help]
+  static let commands: [CommandSpec] = [
+    list, run, validate, check, explore, new, dev, sessions, replay, devtools, help,
+  ]
 
   /// Commands the host runs itself in child processes: accepted, never listed or suggested.
   static let hiddenCommands: [CommandSpec] = [scan, worker]
@@ -96,6 +98,11 @@ enum CommandTable {
     static let maxFeedbackSteps = OptionSpec(RunSettingCatalogue.maxFeedbackSteps)
     static let maxLineBytes = OptionSpec(RunSettingCatalogue.maxLineBytes)
     static let settleTimeout = OptionSpec(RunSettingCatalogue.settleTimeout)
+    static let devtools = OptionSpec(
+      name: "--devtools", kind: .flag,
+      help: "serve a devtools page on 127.0.0.1 (its address, with the run's token, is printed once): the "
+        + "stack, each feature's action log, states with their diffs, the view, a timeline to travel; needs "
+        + "libmicrohttpd12")
     static let watch = OptionSpec(
       name: "--watch", kind: .flag,
       help: "reload a feature, keeping its state, when its plugin file changes (rebuilt in place, replaced or "
@@ -129,7 +136,7 @@ enum CommandTable {
     positionals: [PositionalSpec(name: "ID", noun: "feature id", orElse: Run.flow, example: "counter")],
     options: [
       Run.flow, Run.logNavigation, Run.config, Run.session, Run.maxFeedbackSteps, Run.maxLineBytes,
-      Run.settleTimeout, Isolation.isolation, Isolation.callTimeout, Isolation.maxMemory, Run.watch,
+      Run.settleTimeout, Isolation.isolation, Isolation.callTimeout, Isolation.maxMemory, Run.watch, Run.devtools,
     ],
     epilogue: """
       commands while running (a unique prefix will do: ':o levels'):
@@ -313,6 +320,22 @@ enum CommandTable {
       """,
     positionals: [PositionalSpec(name: "FILE", noun: "journal file", example: "demo.jsonl")],
     options: [Replay.to, Isolation.isolation, Isolation.callTimeout, Isolation.maxMemory])
+
+  // MARK: - devtools
+
+  static let devtools = CommandSpec(
+    name: "devtools",
+    summary: "look at a recorded journal in the devtools page",
+    usesPluginFolders: true,
+    about: """
+      Serves the devtools page on 127.0.0.1 for a recorded journal: a feature's journal, or a
+      session's navigation.jsonl (the stack it ended on, each feature from its own journal). States
+      are recomputed by replaying the journal with effects off in a scratch instance. Prints
+      'devtools: http://127.0.0.1:PORT/#TOKEN' and serves until its input ends (Ctrl-D) or ':quit'.
+      Needs libmicrohttpd12.
+      """,
+    positionals: [PositionalSpec(name: "FILE", noun: "journal file", example: "demo.jsonl")],
+    options: [Isolation.isolation, Isolation.callTimeout, Isolation.maxMemory])
 
   // MARK: - __scan (hidden)
 
