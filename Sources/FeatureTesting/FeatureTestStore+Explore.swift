@@ -1,6 +1,6 @@
 import FeatureJSON
-import HostKit
 import Foundation
+import HostKit
 import Testing
 
 /// How a `FeatureTestStore` made its store, so `explore` can make fresh ones alike.
@@ -105,7 +105,9 @@ struct StoreExploration: Sendable {
       if store.settleMovingClock(timeout: timeout, maxTicks: FlowExploration.maxTicks).result == .timedOut {
         return Failure(steps: ran, kind: "crash", problem: "\(plugin.id) did not settle within \(timeout) (a hang?)")
       }
-      if let violation = watch.violation { return Failure(steps: ran, kind: violation.kind, problem: violation.description) }
+      if let violation = watch.violation {
+        return Failure(steps: ran, kind: violation.kind, problem: violation.description)
+      }
       let state: String
       switch store.perform({ SessionRuntime.probe($0, id: plugin.id) }) {
       case .failure(let violation): return Failure(steps: ran, kind: violation.kind, problem: violation.description)

@@ -82,7 +82,9 @@ struct ExploreContractTests {
     // then the refused action alone is the failure, the state before it the one right before
     #expect(issue.text.contains("failed after 1 action(s): add amount=10\n"), "\(issue.text)")
     #expect(
-      issue.text.contains(#"why: refusing {"amount":10,"type":"add"} changed the state from {"pongs":0,"total":0} to {"pongs":0,"total":1}"#),
+      issue.text.contains(
+        #"why: refusing {"amount":10,"type":"add"} changed the state from {"pongs":0,"total":0} to {"pongs":0,"total":1}"#
+      ),
       "\(issue.text)")
     #expect(issue.line == issue.at)
   }
@@ -134,7 +136,9 @@ struct ExploreContractTests {
       await flow.finish()
     }
     // then the shortest navigation that stops it, and an action it refuses as stopped
-    #expect(issue.text.hasPrefix("Exploring flow twice (seed 26) failed after 3 step(s): :open tally, :back, "), "\(issue.text)")
+    #expect(
+      issue.text.hasPrefix("Exploring flow twice (seed 26) failed after 3 step(s): :open tally, :back, "),
+      "\(issue.text)")
     #expect(issue.text.contains("why: tally is on show but refused an action as stopped"), "\(issue.text)")
     #expect(issue.line == issue.at)
   }
