@@ -41,6 +41,8 @@ struct StoreExploration: Sendable {
   let setup: ExplorationSetup
   let timeout: Duration
   let invariant: @Sendable (JSONValue) -> Bool
+  /// The states probed already, over every run and shrink candidate (one plugin, one config).
+  let cache = ProbeCache()
 
   /// A failing sequence, shrunk, and why it fails.
   struct Found: Sendable {
@@ -109,7 +111,7 @@ struct StoreExploration: Sendable {
         return Failure(steps: ran, kind: violation.kind, problem: violation.description)
       }
       let state: String
-      switch store.perform({ SessionRuntime.probe($0, id: plugin.id) }) {
+      switch store.perform({ [cache] in SessionRuntime.probe($0, id: plugin.id, cache: cache) }) {
       case .failure(let violation): return Failure(steps: ran, kind: violation.kind, problem: violation.description)
       case .success(let now): state = now
       }

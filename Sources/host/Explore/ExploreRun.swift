@@ -47,33 +47,35 @@ struct ExploreRun {
     guard var feature = runtime.focused else { throw HostError("the flow '\(flow.name)' presented nothing") }
     var steps: [ExploreStep] = []
     var ticks = 0
+    var parsed: [String: String] = [:]
     do throws(ContractViolation) {
       // The start settles first: a feedback loop (levels) moves the state on its own.
       ticks += settle(runtime)
-      probes.saw(try runtime.probe(feature), of: feature)
+      probes.saw(try runtime.probe(feature, cache: probes.cache(for: feature)), of: feature)
       while let step = next(position(runtime, feature: feature, seqs: steps.count + 1)) {
         steps.append(step)
         if step.isAction && streams {
           // Streamed as a pipe streams it: the listener checks each action on the store thread.
-          try send(step, to: feature, in: runtime)
+          try send(step, to: feature, in: runtime, parsed: &parsed)
           // A paced feature's timers fire only as the clock moves: settle it as a person waits.
           if feature.store.pendingTimers > 0 { ticks += settle(runtime) }
         } else if step.isAction {
           // In a worker the store's effect count can lag the worker's effects, so a late effect's
           // action cannot be told from a refusal's change: the refusal check is made in process.
-          try send(step, to: feature, in: runtime)
+          try send(step, to: feature, in: runtime, parsed: &parsed)
           ticks += settle(runtime)
           if let violation = probes.violation { throw violation }
-          _ = try runtime.probe(feature)
+          _ = try runtime.probe(feature, cache: probes.cache(for: feature))
         } else {
           ticks += settle(runtime)
           try perform(step, on: feature, in: runtime)
           ticks += settle(runtime)
-          if let now = runtime.focused { probes.saw(try runtime.probe(now), of: now) }
+          if let now = runtime.focused { probes.saw(try runtime.probe(now, cache: probes.cache(for: now)), of: now) }
         }
         if let violation = probes.violation { throw violation }
         try reporter.check()
-        guard let now = runtime.focused else { break }
+        // After a streamed action, where navigation last left it (sendParsed waited for any).
+        guard let now = step.isAction && streams ? runtime.focusedNow : runtime.focused else { break }
         feature = now
       }
       ticks += settle(runtime)
@@ -120,15 +122,29 @@ struct ExploreRun {
   static let maxTicks = 16
 
   /// Sends an action step as typed (home's lines as the home menu reads them).
-  private func send(_ step: ExploreStep, to feature: PresentedFeature, in runtime: SessionRuntime)
-    throws(ContractViolation)
-  {
-    do throws(HostError) {
-      let line = feature.id == HomeMenu.id ? HomeMenu.action(for: step.line) : step.line
-      try runtime.send(line, to: feature)
-    } catch {
-      throw .failed("\(feature.id) could not take '\(step.line)': \(error.message)")
+  /// Each line parsed once: the generator draws from a few hundred lines, and a pipe's word
+  /// table keeps its parses the same way.
+  private static let parsesKept = 4_096
+
+  private func send(
+    _ step: ExploreStep, to feature: PresentedFeature, in runtime: SessionRuntime, parsed: inout [String: String]
+  ) throws(ContractViolation) {
+    let line = feature.id == HomeMenu.id ? HomeMenu.action(for: step.line) : step.line
+    let key = feature.id + "\u{0}" + line
+    let action: String
+    if let known = parsed[key] {
+      action = known
+    } else {
+      do throws(HostError) {
+        action = try ActionLine.parse(line, manifest: runtime.manifest(of: feature))
+      } catch {
+        throw .failed("\(feature.id) could not take '\(step.line)': \(error.message)")
+      }
+      if parsed.count >= Self.parsesKept { parsed.removeAll(keepingCapacity: true) }
+      parsed[key] = action
     }
+    // As a pipe sends a parsed line: a feature with steps waits for the navigation it causes.
+    runtime.sendParsed(action, to: feature)
   }
 
   /// Runs `steps` as they are (a candidate while shrinking).
