@@ -48,7 +48,8 @@ func exploreShrink() throws -> Double {
 /// holds (one snapshot and a lookup). Side by side, so the cache's hit never hides its miss.
 /// Nanoseconds per probe.
 func exploreProbe(probes: Int) throws -> (new: Double, seen: Double) {
-  let instance = try InstanceFactory.inProcess.makeInstance(of: loadPlugin("Counter"), config: "{}", target: QuietTarget())
+  let instance = try InstanceFactory.inProcess.makeInstance(
+    of: loadPlugin("Counter"), config: "{}", target: QuietTarget())
   try instance.start()
   _ = try instance.dispatch(#"{"type":"created"}"#)
   defer { try? instance.stop() }
