@@ -34,7 +34,11 @@ let package = Package(
     // optimization makes its bodies (and FeatureJSON's, and the features' synthesized Codable)
     // available to them, so a feature's action decoding compiles against the concrete decoder.
     // Writes each feature module's action decoder at build time (FeatureKit's FlatActionDecodable).
-    .executableTarget(name: "ActionCodegen", path: "Sources/ActionCodegen"),
+    // Unoptimized even in release: it reads a few enums per build, and a first `./host` waits for
+    // it (built first, before the build can be planned, then again as a product): -O took 3-4 s a
+    // time where -Onone takes 1-1.5 s.
+    .executableTarget(
+      name: "ActionCodegen", path: "Sources/ActionCodegen", swiftSettings: [.unsafeFlags(["-Onone"])]),
     .plugin(
       name: "ActionDecoding", capability: .buildTool(), dependencies: ["ActionCodegen"],
       path: "Sources/ActionDecodingPlugin"),

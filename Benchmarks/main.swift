@@ -227,11 +227,22 @@ if wanted("counter.dispatch.isolated") {
   let pairs = try (0..<rounds).map { _ in
     (try counterDispatch(actions: actions), try counterDispatchIsolated(actions: actions))
   }
+  // The in-process half of the pairs, the ratio's denominator.
+  report("counter.dispatch.inprocess", median(pairs.map(\.0)), "ns/action")
   report("counter.dispatch.isolated", median(pairs.map(\.1)), "ns/action")
   report("counter.dispatch.isolated.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
 }
 if wanted("isolated.roundtrip") {
   report("isolated.roundtrip", median(try (0..<rounds).map { _ in try isolatedRoundtrip(actions: 20_000) }), "ns/call")
+}
+if wanted("worker.loss") {
+  // Target: 50 ms, every time: the worst of the rounds is reported beside the median.
+  let between = try (0..<20).map { _ in try workerLossBetweenCalls() }
+  report("worker.loss.between", median(between), "ms")
+  report("worker.loss.between.max", between.max() ?? 0, "ms")
+  let inCall = try (0..<20).map { _ in try workerLossInCall() }
+  report("worker.loss.incall", median(inCall), "ms")
+  report("worker.loss.incall.max", inCall.max() ?? 0, "ms")
 }
 if wanted("worker.start") {
   // With and without the sandbox alternate within each round, so both see the same machine load.

@@ -67,6 +67,19 @@ struct WorkerCrashCLITests {
     #expect(host.quit() == 0)
   }
 
+  @Test func aHostKilledWithSIGKILLLeavesNoWorkerBehind() throws {
+    // given a counter session with its worker running (in a process group of its own, so a
+    // signal to the host's group does not reach it)
+    let (_, host, workers) = try Self.counterSession(clicks: 1)
+    // when the host alone is killed, with no chance to clean up
+    kill(host.child.pid, SIGKILL)
+    _ = host.child.finish(until: nil)
+    // then its worker ends too (the kernel's parent-death signal), not left serving nobody
+    for worker in workers {
+      #expect(ProcessTree.waitUntilEnded(worker, within: .seconds(10)), "\(ProcessTree.commandLine(worker))")
+    }
+  }
+
   @Test func isolatedTheHostNeverLoadsThePluginItRuns() throws {
     // given a plugin folder with the fixture, run in a worker
     let plugins = try FixturePlugin.temporaryFolder()

@@ -13,7 +13,9 @@ import Testing
 
 /// Records every callback an instance makes, in order.
 final class CallbackLog: InstanceCallbackTarget {
-  let entries = Mutex<[String]>([])
+  /// Locked, not Mutex: the callbacks come from the listener and the caller, and ThreadSanitizer
+  /// (Tests/Sanitizers/run thread) does not see a Mutex handed over between them.
+  let entries = Locked<[String]>([])
   private let nextTimer = Atomic<UInt64>(100)
 
   var all: [String] { entries.withLock { $0 } }
@@ -186,7 +188,7 @@ struct WorkerInstanceTests {
 
   @Test func timersScheduledInTheWorkerReachTheStoreAndLevelsSettle() throws {
     // given levels in a worker with a zero interval, through a Store
-    let events = Mutex<[String]>([])
+    let events = Locked<[String]>([])
     let store = try Store(
       plugin: try PluginLoader.load(PluginPaths.library("Levels")), config: #"{"interval":0}"#,
       instances: .worker(WorkerFixtures.settings),

@@ -39,6 +39,17 @@ struct ShippedPluginTests {
     #expect(report.output.stderr == "")
   }
 
+  @Test func theMenuWithoutEntriesFailsOnlyTheCatalogueAndSaysToGiveItAConfig() throws {
+    // given home validated as it loads alone, with no entries to pick from
+    let report = try ValidateReport.run(PluginPaths.library("Home"), ["--timeout", "60"])
+    // then `pick` can never succeed, and the failure says what would make it
+    #expect(report.status == 1)
+    #expect(Array(report.failures.keys) == ["catalogue"], "\(report.output.stdout)")
+    let why = report.failures["catalogue"] ?? ""
+    #expect(why.contains("action 'pick' was refused with every sample"), "\(why)")
+    #expect(why.contains("--config"), "\(why)")
+  }
+
   @Test(arguments: shipped)
   func declaresABI1_1(_ plugin: Shipped) throws {
     #expect(try PluginLoader.load(PluginPaths.library(plugin.library)).abiMinor == 1)

@@ -47,7 +47,8 @@ extension ConformanceSuite {
         let last = lastRefusal[action.type] ?? ""
         throw CheckFailure(
           "action '\(action.type)' was refused with every sample, after created and after every other action; "
-            + "last: \(last)")
+            + "last: \(last); if the feature needs a config for it (a list to pick from, an endpoint), "
+            + "give one as 'host run' would, with --config")
       }
     }
   }

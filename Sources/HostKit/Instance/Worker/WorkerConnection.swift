@@ -200,6 +200,7 @@ final class WorkerConnection: @unchecked Sendable {
     // Set when this side first sleeps, and again after each answer: no clock is read while the
     // answers come at once.
     var deadline: ContinuousClock.Instant?
+    var readAfterGone = false
     while answered < replies {
       var progressed = false
       if written < bytes.count {
@@ -242,7 +243,12 @@ final class WorkerConnection: @unchecked Sendable {
       // Read before `gone`: the listener sets it, then wakes this side.
       let seen = fh_channel_caller_wake_count(channel)
       if gone.load(ordering: .acquiring) {
-        // Everything it wrote before it went is read (this turn read nothing): the rest is lost.
+        // What it wrote after this turn's read and before it went is read first, once: answers
+        // left unread would blame a call it had answered.
+        if !readAfterGone {
+          readAfterGone = true
+          continue
+        }
         throw lost(call, reap(), replies: replies, answered: answered, blamed: &blamed)
       }
       if deadline == nil, callTimeout > 0 { deadline = ContinuousClock.now + .milliseconds(Int64(callTimeout * 1000)) }
