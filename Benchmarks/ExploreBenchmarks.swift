@@ -42,3 +42,35 @@ func exploreShrink() throws -> Double {
   precondition(shrunk == Array(repeating: increment, count: 10), "shrunk to \(shrunk.map(\.line))")
   return elapsed
 }
+
+/// The probe exploring makes after each action, on a counter in process: `new`, a state not yet
+/// checked (snapshot, restore, snapshot, render, then noted in the cache); `seen`, one the cache
+/// holds (one snapshot and a lookup). Side by side, so the cache's hit never hides its miss.
+/// Nanoseconds per probe.
+func exploreProbe(probes: Int) throws -> (new: Double, seen: Double) {
+  let instance = try InstanceFactory.inProcess.makeInstance(
+    of: loadPlugin("Counter"), config: "{}", target: QuietTarget())
+  try instance.start()
+  _ = try instance.dispatch(#"{"type":"created"}"#)
+  defer { try? instance.stop() }
+  let increment = #"{"type":"increment"}"#
+  // Each probe of `new` on a fresh cache: the miss path, with the insertion it makes.
+  let new = try seconds {
+    for _ in 0..<probes {
+      guard case .success = SessionRuntime.probe(instance, id: "counter", cache: ProbeCache()) else {
+        throw HostError("the counter's probe failed")
+      }
+    }
+  }
+  _ = try instance.dispatch(increment)
+  let cache = ProbeCache()
+  _ = SessionRuntime.probe(instance, id: "counter", cache: cache)
+  let seen = try seconds {
+    for _ in 0..<probes {
+      guard case .success = SessionRuntime.probe(instance, id: "counter", cache: cache) else {
+        throw HostError("the counter's probe failed")
+      }
+    }
+  }
+  return (new * 1e9 / Double(probes), seen * 1e9 / Double(probes))
+}

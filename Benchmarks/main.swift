@@ -306,6 +306,12 @@ if wanted("explore.step") {
   report("explore.step", median(pairs.map(\.1)), "ns/step")
   report("explore.step.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
 }
+if wanted("explore.probe") {
+  // The probe cache's miss and hit, beside each other.
+  let pairs = try (0..<rounds).map { _ in try exploreProbe(probes: 20_000) }
+  report("explore.probe.new", median(pairs.map(\.new)), "ns/probe")
+  report("explore.probe.seen", median(pairs.map(\.seen)), "ns/probe")
+}
 if wanted("explore.shrink") {
   // The target: shrinking a 1,000-step failure takes at most 10 s.
   report("explore.shrink", median(try (0..<rounds).map { _ in try exploreShrink() }), "s")

@@ -62,6 +62,12 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   private let encoder = JSONValueEncoder()
   /// The length of the state JSON last restored or snapshot, to reserve for the next snapshot.
   private var stateSize = 0
+  /// The encoding of the state a restore just made, for the snapshot that follows it (a probe's
+  /// snapshot -> restore -> snapshot encodes it once); any action forgets it.
+  @usableFromInline var restoredEncoding: [UInt8]?
+  /// States up to this size are encoded in full by restore (about the cost of their structure);
+  /// a larger one (100,000 URLs) only its structure, as its snapshot may never come.
+  private static var restoreEncodesUpTo: Int { 64 << 10 }
   /// Whether dispatch has taken the lifecycle action.
   @exclusivity(unchecked) @usableFromInline var lifecycleSent = false
 
@@ -228,6 +234,7 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   @inlinable
   func apply(_ action: F.Action, type: String, flags: inout UInt32, runsEffects: Bool) -> fh_status {
     if let refused = refusedLifecycle(type, runsEffects: runsEffects) { return refused }
+    if restoredEncoding != nil { restoredEncoding = nil }
     let effect: Effect<F.Action>
     var changed = false
     do {
@@ -282,6 +289,14 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   override func snapshot(_ out: inout UnsafePointer<CChar>?) -> fh_status {
     // The last text handed out is valid only until this call (feature_abi.h): let it go first.
     output.clear()
+    if let encoded = restoredEncoding.take() {
+      stateSize = encoded.count
+      guard let text = output.set(adopting: encoded) else {
+        return fail(FH_ERR_INTERNAL, "cannot hold \(stateSize) bytes for the state of \(F.manifest.id)")
+      }
+      out = text
+      return succeed()
+    }
     do {
       // Straight from the state to bytes, with room for the size last seen: no tree, no `String`.
       let bytes = try JSONBytesEncoder().encode(state, capacity: stateSize + stateSize / 8)
@@ -302,17 +317,20 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
       let length = strlen(json)
       let value = try JSONValue.parse(bytes: UnsafeRawBufferPointer(start: json, count: length))
       let restored = try decoder.decode(F.State.self, from: value)
-      // Compared with the state's structure only: its values are not copied again, and its
-      // arrays of scalars (which hold no members) are not built at all.
-      let structure = try JSONBytesEncoder().encodeStructure(restored).withUnsafeBytes {
-        try JSONValue.parseMembers(bytes: $0)
-      }
+      // Compared with the state's structure only: its arrays of scalars (which hold no members)
+      // are not built at all. A small state is encoded in full, kept for the next snapshot.
+      let encoded =
+        length <= Self.restoreEncodesUpTo
+        ? try JSONBytesEncoder().encode(restored, capacity: length + length / 8)
+        : try JSONBytesEncoder().encodeStructure(restored)
+      let structure = try encoded.withUnsafeBytes { try JSONValue.parseMembers(bytes: $0) }
       if let extra = UnreadMember.find(in: value, comparedTo: structure) {
         return fail(FH_ERR_BAD_STATE, "state refused by \(F.manifest.id): it has no member '\(extra)'")
       }
       try feature.validate(restored)
       state = restored
       stateSize = length
+      restoredEncoding = length <= Self.restoreEncodesUpTo ? encoded : nil
       return succeed()
     } catch let error as JSONParseError {
       return fail(FH_ERR_BAD_STATE, "state is not valid JSON: \(error)")

@@ -1,6 +1,6 @@
 import FeatureJSON
+import Foundation
 import HostKit
-import Synchronization
 import Testing
 
 /// How a `FeatureTestStore` made its store, so `explore` can make fresh ones alike.
@@ -41,6 +41,8 @@ struct StoreExploration: Sendable {
   let setup: ExplorationSetup
   let timeout: Duration
   let invariant: @Sendable (JSONValue) -> Bool
+  /// The states probed already, over every run and shrink candidate (one plugin, one config).
+  let cache = ProbeCache()
 
   /// A failing sequence, shrunk, and why it fails.
   struct Found: Sendable {
@@ -75,50 +77,86 @@ struct StoreExploration: Sendable {
   }
 
   /// Runs `steps` in a fresh store; nil when every check held.
+  ///
+  /// A refusal is checked on the store thread as it happens, against the state right after the
+  /// action before it (an effect's or a feedback's included), not against what settling left.
   func run(_ steps: [ExploreStep]) -> Failure? {
-    let refused = Mutex(false)
-    let lost = Mutex<String?>(nil)
+    let watch = RefusalWatch()
     let store: Store
     do {
       store = try Store(
         plugin: plugin, config: setup.config,
-        options: Store.Options(maxFeedbackSteps: setup.maxFeedbackSteps, rendersViews: false, clock: setup.clock),
-        instances: setup.instances
-      ) { event in
-        switch event {
-        case .rejected(_, .user, _, _): refused.withLock { $0 = true }
-        case .instanceLost(let loss, _, let action):
-          lost.withLock { $0 = "\(loss)" + (action.map { " applying \($0)" } ?? "") }
-        default: break
-        }
-      }
+        options: Store.Options(
+          maxFeedbackSteps: setup.maxFeedbackSteps, rendersViews: false, clock: setup.clock,
+          batchesDispatches: false),
+        instances: setup.instances, observer: watch.hear)
+      watch.watch(store)
       try store.start()
     } catch {
       return Failure(steps: [], kind: "error", problem: "no store to explore in: \(error)")
     }
-    defer { _ = store.stop() }
-    _ = store.waitUntilSettled(timeout: timeout)
-    var state = store.perform { (try? $0.snapshot()) ?? "" }
+    defer {
+      _ = store.stop()
+      watch.watch(nil)
+    }
+    _ = store.settleMovingClock(timeout: timeout, maxTicks: FlowExploration.maxTicks)
     for (index, step) in steps.enumerated() {
       let ran = Array(steps[...index])
       guard let action = try? ActionLine.parse(step.line, manifest: plugin.manifest) else { continue }
-      refused.withLock { $0 = false }
       store.send(action, source: .user)
-      _ = store.waitUntilSettled(timeout: timeout)
-      if let loss = lost.withLock({ $0 }) { return Failure(steps: ran, kind: "crash", problem: "\(plugin.id) \(loss)") }
-      let before = state
-      switch store.perform({ SessionRuntime.probe($0, id: plugin.id) }) {
+      if store.settleMovingClock(timeout: timeout, maxTicks: FlowExploration.maxTicks).result == .timedOut {
+        return Failure(steps: ran, kind: "crash", problem: "\(plugin.id) did not settle within \(timeout) (a hang?)")
+      }
+      if let violation = watch.violation {
+        return Failure(steps: ran, kind: violation.kind, problem: violation.description)
+      }
+      let state: String
+      switch store.perform({ [cache] in SessionRuntime.probe($0, id: plugin.id, cache: cache) }) {
       case .failure(let violation): return Failure(steps: ran, kind: violation.kind, problem: violation.description)
       case .success(let now): state = now
-      }
-      if refused.withLock({ $0 }) && state != before {
-        return Failure(
-          steps: ran, kind: "refusal", problem: "refusing \(action) changed the state from \(before) to \(state)")
       }
       guard let value = try? JSONValue.parse(state), invariant(value) else {
         return Failure(steps: ran, kind: "invariant", problem: "the invariant does not hold for \(state)")
       }
     }
     return nil
+  }
+}
+
+/// Watches a store's events on its thread: the state after each applied action, and a user
+/// action refused that changed it, or an instance lost. The first violation is kept.
+// @unchecked: `store` and `found` are guarded by `lock`.
+final class RefusalWatch: @unchecked Sendable {
+  private let lock = NSLock()
+  /// Released by `watch(nil)`: the store holds this watch (its observer).
+  private var store: Store?
+  private var last: String?
+  private var found: ContractViolation?
+
+  func watch(_ store: Store?) { lock.withLock { self.store = store } }
+
+  var violation: ContractViolation? { lock.withLock { found } }
+
+  func hear(_ event: StoreEvent) {
+    guard let store = lock.withLock({ store }) else { return }
+    switch event {
+    case .applied:
+      // On the store thread: `perform` runs at once, before the next action.
+      let state = store.perform { try? $0.snapshot() }
+      lock.withLock { last = state }
+    case .rejected(let action, .user, _, _):
+      guard let after = store.perform({ try? $0.snapshot() }) else { return }
+      lock.withLock {
+        if let before = last, before != after, found == nil {
+          found = .refusalChangedState(action: action, before: before, after: after)
+        }
+      }
+    case .instanceLost(let loss, _, let action):
+      lock.withLock {
+        if found == nil { found = .crashed("\(loss)" + (action.map { " applying \($0)" } ?? "")) }
+      }
+    default:
+      break
+    }
   }
 }

@@ -38,7 +38,7 @@ public final class FlowTestStore: Sendable {
   public let timeout: Duration
 
   private let coordinator: Coordinator
-  private let launcher: FlowLauncher
+  let launcher: FlowLauncher
   private let location: SourceLocation
   private struct Progress {
     var userActions: [Int: Int] = [:]

@@ -42,3 +42,119 @@ struct FeatureTestStoreExploreTests {
     await store.finish()
   }
 }
+
+/// The refusal check, the manual clock and `FlowTestStore.explore`.
+@Suite("Exploring: refusals, paced features and flows")
+struct ExploreContractTests {
+  /// The line a test calls `explore` at.
+  final class Line: Sendable {
+    let value = Mutex(0)
+  }
+
+  /// Runs `body`, which must record exactly one issue; returns its text and line.
+  static func oneIssue(_ body: (Line) async throws -> Void) async throws -> (text: String, line: Int?, at: Int) {
+    let recorded = Mutex<[(text: String, line: Int?)]>([])
+    let line = Line()
+    try await withKnownIssue {
+      try await body(line)
+    } matching: { issue in
+      recorded.withLock {
+        $0.append((issue.comments.map(\.rawValue).joined(separator: "\n"), issue.sourceLocation?.line))
+      }
+      return true
+    }
+    let issues = recorded.withLock { $0 }
+    #expect(issues.count == 1, "\(issues)")
+    let first = try #require(issues.first)
+    return (first.text, first.line, line.value.withLock { $0 })
+  }
+
+  @Test("a refused action that changed the state is found against the state right before it")
+  func aRefusalThatChangesTheStateIsFound() async throws {
+    // given a tally whose add amount=10 is refused but adds 1
+    let library = try FixturePlugin.path(["FIXTURE_TALLY", "EXPLORE_REFUSAL_CHANGES"])
+    let issue = try await Self.oneIssue { line in
+      let store = try await FeatureTestStore(plugin: library)
+      line.value.withLock { $0 = #line + 1 }
+      await store.explore(runs: 20, steps: 50, seed: 4)
+      await store.finish()
+    }
+    // then the refused action alone is the failure, the state before it the one right before
+    #expect(issue.text.contains("failed after 1 action(s): add amount=10\n"), "\(issue.text)")
+    #expect(
+      issue.text.contains(
+        #"why: refusing {"amount":10,"type":"add"} changed the state from {"pongs":0,"total":0} to {"pongs":0,"total":1}"#
+      ),
+      "\(issue.text)")
+    #expect(issue.line == issue.at)
+  }
+
+  @Test("a paced feature explores on the manual clock: its timers fire by ticks, not by waiting")
+  func levelsExploresOnTheManualClock() async throws {
+    // given levels paced at a minute a step, on the manual clock
+    let plugin = try PluginLoader.load(PluginPaths.library("Levels"))
+    let store = try Store(
+      plugin: plugin, config: #"{"interval": 60000}"#, options: Store.Options(rendersViews: false, clock: .manual),
+      observer: { _ in })
+    try store.start()
+    defer { _ = store.stop() }
+    // when a regulation of 10 steps is started and the store settled, moving the clock
+    store.send(#"{"type":"set","left":0,"right":10}"#, source: .user)
+    let settled = store.settleMovingClock(timeout: .seconds(30), maxTicks: 100)
+    // then it ran its course in ticks of the manual clock (a real one would take ten minutes)
+    #expect(settled.result == .settled)
+    #expect(settled.ticks >= 5 && settled.ticks <= 12, "\(settled.ticks) ticks")
+    #expect(try JSONValue.parse(store.state()) == ["left": 5, "right": 5])
+    #expect(store.pendingTimers == 0)
+    // and a bound on the ticks leaves the pace where it is: settled as far as a person waits
+    store.send(#"{"type":"set","left":0,"right":100}"#, source: .user)
+    let bounded = store.settleMovingClock(timeout: .seconds(30), maxTicks: 3)
+    #expect(bounded.result == .settled && bounded.ticks == 3, "\(bounded)")
+    #expect(store.pendingTimers == 1)
+  }
+
+  @Test("FeatureTestStore.explore runs a paced feature on the manual clock")
+  func featureTestStoreExploresLevels() async throws {
+    // levels at a minute a step: 200 steps with a real clock would wait for hours
+    let store = try await FeatureTestStore(
+      plugin: "Levels", config: ["interval": 60000], exhaustivity: .off, clock: .manual)
+    await store.explore(runs: 2, steps: 100, seed: 7) { state in
+      abs(state["left"]?.intValue ?? 9999) <= 2000 && abs(state["right"]?.intValue ?? 9999) <= 2000
+    }
+    await store.finish()
+  }
+
+  @Test("FlowTestStore.explore finds a feature left stopped after :open then :back, at the caller's line")
+  func flowExploreFindsAStoppedFeature() async throws {
+    // given a tally whose instances share one "stopped" flag, in a flow that starts on it
+    let library = try FixturePlugin.path(["FIXTURE_TALLY", "EXPLORE_STOPPED_GLOBAL"])
+    let issue = try await Self.oneIssue { line in
+      let flow = try await FlowTestStore(
+        flow: .json(#"{"flow": "twice", "start": {"push": "tally"}, "on": {}}"#), plugins: [.init(library: library)])
+      line.value.withLock { $0 = #line + 1 }
+      await flow.explore(runs: 50, steps: 100, seed: 26)
+      await flow.finish()
+    }
+    // then the shortest navigation that stops it, and an action it refuses as stopped
+    #expect(
+      issue.text.hasPrefix("Exploring flow twice (seed 26) failed after 3 step(s): :open tally, :back, "),
+      "\(issue.text)")
+    #expect(issue.text.contains("why: tally is on show but refused an action as stopped"), "\(issue.text)")
+    #expect(issue.line == issue.at)
+  }
+
+  @Test("FlowTestStore.explore of the main flow keeps the contract and the test's invariant")
+  func flowExploreOfTheMainFlowIsClean() async throws {
+    let catalog = "file://\(FixturePlugin.packageRoot)/Plugins/Kittens/catalog.json"
+    let flow = try await FlowTestStore(
+      plugins: [
+        "Home", "Counter", .plugin("Levels", config: ["interval": 50]),
+        .plugin("Kittens", config: ["endpoint": .string(catalog), "limit": 2]),
+      ], exhaustivity: .off)
+    await flow.explore(runs: 3, steps: 60, seed: 11) { look in
+      // home stays at the bottom of the stack
+      look.stack.first == "home"
+    }
+    await flow.finish()
+  }
+}

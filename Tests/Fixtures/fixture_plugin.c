@@ -31,7 +31,8 @@
 // total over 20, which three adds reach), EXPLORE_CLOCK (add reads the clock: replay differs),
 // EXPLORE_CRASH_ORDER (reset right after an add crashes, in dispatch only), EXPLORE_STOPPED_GLOBAL (one
 // flag for every instance of the process, cleared by create and set by stop: in a flow run in process,
-// a tally left on show after ':open tally' then ':back' answers "stopped" to every action).
+// a tally left on show after ':open tally' then ':back' answers "stopped" to every action),
+// EXPLORE_REFUSAL_CHANGES (add amount=10 is refused but adds 1 all the same).
 // FIXTURE_HANG_IN_DISPATCH (fixture only): {"type":"hang"} never returns, for call timeouts.
 //
 // Config, for either feature: "refuse" anywhere refuses it; {"destroy_log": "/path"} (or, without it,
@@ -190,6 +191,9 @@ static fh_status apply(fh_instance *instance, const char *json, uint32_t *flags,
     } else if (strcmp(type->text, "restored") == 0) {
     } else if (strcmp(type->text, "add") == 0) {
         if (!amount || amount->kind != FLAT_INTEGER || amount->integer < 1 || amount->integer > 9) {
+#ifdef EXPLORE_REFUSAL_CHANGES
+            if (amount && amount->kind == FLAT_INTEGER && amount->integer == 10) instance->total += 1;
+#endif
             return refuse_action(instance, "add needs amount=<integer from 1 to 9>");
         }
         total += amount->integer;

@@ -6,15 +6,19 @@ extension SessionRuntime {
   /// Checks `feature` as it is now: its state survives snapshot -> restore -> snapshot byte for
   /// byte (so its own `validate` accepts what its reducer reached), and its view is clean text.
   /// Returns the state, or throws the first rule broken. One trip to the store thread.
-  public func probe(_ feature: PresentedFeature) throws(ContractViolation) -> String {
-    try feature.store.perform { Self.probe($0, id: feature.id) }.get()
+  public func probe(_ feature: PresentedFeature, cache: ProbeCache? = nil) throws(ContractViolation) -> String {
+    try feature.store.perform { Self.probe($0, id: feature.id, cache: cache) }.get()
   }
 
   /// The probe on `instance` (of feature `id`), from the thread that owns it: the state, or the
-  /// first rule broken.
-  public static func probe(_ instance: any PluginInstance, id: String) -> Result<String, ContractViolation> {
+  /// first rule broken. With a `cache`, a state it holds costs one snapshot; one that passes is
+  /// added to it.
+  public static func probe(
+    _ instance: any PluginInstance, id: String, cache: ProbeCache? = nil
+  ) -> Result<String, ContractViolation> {
     do throws(PluginCallError) {
       let first = try instance.snapshot()
+      if let cache, cache.contains(first) { return .success(first) }
       do throws(PluginCallError) {
         try instance.restore(first)
       } catch {
@@ -24,6 +28,7 @@ extension SessionRuntime {
       let second = try instance.snapshot()
       guard second == first else { return .failure(.roundTripDiffers(first: first, second: second)) }
       if let why = uncleanness(of: try instance.render()) { return .failure(.viewUnclean(why)) }
+      cache?.insert(first)
       return .success(first)
     } catch {
       return .failure(error.loss != nil ? .crashed("\(id) \(error)") : .failed("\(id): \(error)"))

@@ -301,6 +301,32 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     external.fire(external.advanceClock(by: nanoseconds))
   }
 
+  /// Settles a store whose timers follow the manual clock: while nothing but timers is left in
+  /// flight, moves the clock to the next timer's deadline (one tick) and applies what it fires,
+  /// so a paced feature (levels' feedback every 50 ms) runs its course without waiting for real
+  /// time. Then waits for whatever else is in flight, as `waitUntilSettled`.
+  ///
+  /// At most `maxTicks` ticks: a feedback loop that never ends leaves its timer pending, which is
+  /// its pace, not a failure. Any thread but the store's. Returns how it settled and the ticks.
+  public func settleMovingClock(timeout: Duration, maxTicks: Int = 10_000) -> (result: SettleResult, ticks: Int) {
+    guard external.clock == .manual else { return (waitUntilSettled(timeout: timeout), 0) }
+    var ticks = 0
+    while true {
+      // Idle first: the action a timer fired may schedule the next timer as it is applied.
+      guard waitUntilIdle(timeout: timeout) else { return (.timedOut, ticks) }
+      if isClosed { return (.stopped, ticks) }
+      if isPaused { return (.paused, ticks) }
+      if pendingTimers == 0 { return (waitUntilSettled(timeout: timeout), ticks) }
+      // Only timers left, or the ticks used up: settled as far as a person waits. Another effect
+      // (a network call) may still deliver, between ticks, as it would at a real pace.
+      if ticks >= maxTicks { return (.settled, ticks) }
+      let due = external.advanceClockToNextTimer()
+      guard !due.isEmpty else { return (.settled, ticks) }
+      ticks += 1
+      external.fire(due)
+    }
+  }
+
   /// Timers not yet fired or cancelled.
   public var pendingTimers: Int { external.pendingTimers }
 

@@ -197,6 +197,9 @@ final class StoreExternalState: @unchecked Sendable {
   /// Moves the manual clock: the ids of the timers now due, in order.
   func advanceClock(by nanoseconds: UInt64) -> [UInt64] { locked { timers.advance(by: nanoseconds) } }
 
+  /// Moves the manual clock to the next timer's deadline: the ids of the timers due then.
+  func advanceClockToNextTimer() -> [UInt64] { locked { timers.advanceToNextDeadline() } }
+
   /// Fires timers `ids`: their actions are queued as emitted (counted as unapplied once the store
   /// is ending).
   func fire(_ ids: [UInt64]) {

@@ -59,6 +59,13 @@ struct StoreTimers {
     }.map(\.key)
   }
 
+  /// Moves the manual clock to the earliest timer's deadline; returns the timers due then (none
+  /// when no timer waits).
+  mutating func advanceToNextDeadline() -> [UInt64] {
+    guard let next = timers.values.map(\.deadline).min() else { return [] }
+    return advance(by: next > manualNow ? next - manualNow : 0)
+  }
+
   /// Forgets every timer (stop, a lost or replaced instance); returns how many there were.
   @discardableResult
   mutating func removeAll() -> Int {

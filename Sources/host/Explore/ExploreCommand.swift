@@ -54,6 +54,8 @@ struct ExploreCommand {
     settings.reload = try global.reloadSettings(arguments)
     if let timeout = arguments.duration(CommandTable.Run.settleTimeout) { settings.settleTimeout = timeout }
     settings.store.rendersViews = false
+    // Paced features (levels) explore on the manual clock: no step waits for their pace.
+    settings.store.clock = .manual
     let isolated = try Isolation.chosen(arguments) == .process
     let explorer = ExploreRun(
       plugins: found.plugins, flow: flow, config: JSONValue.object(config).serialized(), settings: settings)

@@ -12,21 +12,14 @@ struct ExploreRun {
   let config: String
   let settings: RunSettings
 
-  /// Where a run stands when the next step is drawn.
-  struct Position {
-    /// The steps run so far, plus one: the seqs `:goto` may take, roughly.
-    var seqs: Int
-    /// The feature input goes to, and the features of the top frame.
-    var focused: String
-    var shown: [String]
-    /// How many frames the stack holds.
-    var depth: Int
-  }
+  typealias Position = ExplorePosition
 
   /// How a run ended: the steps it ran, and the rule broken at the last of them, if any.
   struct Outcome {
     var steps: [ExploreStep]
     var violation: ContractViolation?
+    /// How often the manual clock moved to fire a paced feature's timers.
+    var ticks = 0
   }
 
   /// Runs the steps `next` gives until it gives nil or a rule is broken; at the end, the focused
@@ -53,34 +46,39 @@ struct ExploreRun {
     try runtime.open()
     guard var feature = runtime.focused else { throw HostError("the flow '\(flow.name)' presented nothing") }
     var steps: [ExploreStep] = []
+    var ticks = 0
+    var parsed: [String: String] = [:]
     do throws(ContractViolation) {
       // The start settles first: a feedback loop (levels) moves the state on its own.
-      settle(runtime)
-      probes.saw(try runtime.probe(feature), of: feature)
+      ticks += settle(runtime)
+      probes.saw(try runtime.probe(feature, cache: probes.cache(for: feature)), of: feature)
       while let step = next(position(runtime, feature: feature, seqs: steps.count + 1)) {
         steps.append(step)
         if step.isAction && streams {
           // Streamed as a pipe streams it: the listener checks each action on the store thread.
-          try send(step, to: feature, in: runtime)
+          try send(step, to: feature, in: runtime, parsed: &parsed)
+          // A paced feature's timers fire only as the clock moves: settle it as a person waits.
+          if feature.store.pendingTimers > 0 { ticks += settle(runtime) }
         } else if step.isAction {
           // In a worker the store's effect count can lag the worker's effects, so a late effect's
           // action cannot be told from a refusal's change: the refusal check is made in process.
-          try send(step, to: feature, in: runtime)
-          settle(runtime)
+          try send(step, to: feature, in: runtime, parsed: &parsed)
+          ticks += settle(runtime)
           if let violation = probes.violation { throw violation }
-          _ = try runtime.probe(feature)
+          _ = try runtime.probe(feature, cache: probes.cache(for: feature))
         } else {
-          settle(runtime)
+          ticks += settle(runtime)
           try perform(step, on: feature, in: runtime)
-          settle(runtime)
-          if let now = runtime.focused { probes.saw(try runtime.probe(now), of: now) }
+          ticks += settle(runtime)
+          if let now = runtime.focused { probes.saw(try runtime.probe(now, cache: probes.cache(for: now)), of: now) }
         }
         if let violation = probes.violation { throw violation }
         try reporter.check()
-        guard let now = runtime.focused else { break }
+        // After a streamed action, where navigation last left it (sendParsed waited for any).
+        guard let now = step.isAction && streams ? runtime.focusedNow : runtime.focused else { break }
         feature = now
       }
-      settle(runtime)
+      ticks += settle(runtime)
       if let violation = probes.violation { throw violation }
       try reporter.check()
       try runtime.checkReplay(feature, state: try runtime.probe(feature))
@@ -88,10 +86,10 @@ struct ExploreRun {
       // What the listener saw first comes first: a crash, then the closed feature it left. The
       // steps end with the action it broke on, not with what was streamed after it: the same seed
       // gives the same failing sequence however fast the store kept up.
-      guard let seen = probes.violation else { return Outcome(steps: steps, violation: error) }
-      return Outcome(steps: Self.cut(steps, afterActions: probes.actionsAtViolation), violation: seen)
+      guard let seen = probes.violation else { return Outcome(steps: steps, violation: error, ticks: ticks) }
+      return Outcome(steps: Self.cut(steps, afterActions: probes.actionsAtViolation), violation: seen, ticks: ticks)
     }
-    return Outcome(steps: steps, violation: nil)
+    return Outcome(steps: steps, violation: nil, ticks: ticks)
   }
 
   /// `steps` up to and including the `count`-th action (all of them when there are fewer).
@@ -107,20 +105,46 @@ struct ExploreRun {
 
   /// Waits (bounded) until the features on show have applied what they were sent and their
   /// effects and feedbacks have ended.
-  private func settle(_ runtime: SessionRuntime) {
-    for shown in runtime.top?.features ?? [] { _ = shown.store.waitUntilSettled(timeout: settings.settleTimeout) }
+  /// Paced features run on the manual clock: their timers fire at once, tick by tick.
+  /// Returns the clock's ticks.
+  @discardableResult
+  private func settle(_ runtime: SessionRuntime) -> Int {
+    var ticks = 0
+    for shown in runtime.top?.features ?? [] {
+      ticks += shown.store.settleMovingClock(timeout: settings.settleTimeout, maxTicks: Self.maxTicks).ticks
+    }
+    return ticks
   }
 
+  /// The ticks of the manual clock between two steps, at most: a person types the next line
+  /// while a regulation runs (levels 4,000 apart take 4,000 ticks), so its steps and the
+  /// person's interleave, and no step waits for the whole loop.
+  static let maxTicks = 16
+
   /// Sends an action step as typed (home's lines as the home menu reads them).
-  private func send(_ step: ExploreStep, to feature: PresentedFeature, in runtime: SessionRuntime)
-    throws(ContractViolation)
-  {
-    do throws(HostError) {
-      let line = feature.id == HomeMenu.id ? HomeMenu.action(for: step.line) : step.line
-      try runtime.send(line, to: feature)
-    } catch {
-      throw .failed("\(feature.id) could not take '\(step.line)': \(error.message)")
+  /// Each line parsed once: the generator draws from a few hundred lines, and a pipe's word
+  /// table keeps its parses the same way.
+  private static let parsesKept = 4_096
+
+  private func send(
+    _ step: ExploreStep, to feature: PresentedFeature, in runtime: SessionRuntime, parsed: inout [String: String]
+  ) throws(ContractViolation) {
+    let line = feature.id == HomeMenu.id ? HomeMenu.action(for: step.line) : step.line
+    let key = feature.id + "\u{0}" + line
+    let action: String
+    if let known = parsed[key] {
+      action = known
+    } else {
+      do throws(HostError) {
+        action = try ActionLine.parse(line, manifest: runtime.manifest(of: feature))
+      } catch {
+        throw .failed("\(feature.id) could not take '\(step.line)': \(error.message)")
+      }
+      if parsed.count >= Self.parsesKept { parsed.removeAll(keepingCapacity: true) }
+      parsed[key] = action
     }
+    // As a pipe sends a parsed line: a feature with steps waits for the navigation it causes.
+    runtime.sendParsed(action, to: feature)
   }
 
   /// Runs `steps` as they are (a candidate while shrinking).
@@ -168,9 +192,14 @@ final class ExploreReporter: RuntimeReporter {
   func report(_ error: HostError) { reports.withLock { $0.append(error) } }
 
   func notice(_ notice: RuntimeNotice) {
-    // Notes and a plugin's own log lines are no failure; a warning (a sandbox refusal) is.
+    // Notes and a plugin's own log lines are no failure; a warning (a journal lost) is. A sandbox
+    // refusal is the system saying no (kittens' name lookup in a worker): the feature gets an
+    // error, and what it makes of it (its error state, its view) is what the probe checks.
     guard notice.level == .warning else { return }
-    if case .pluginLog = notice { return }
+    switch notice {
+    case .pluginLog, .sandboxRefused: return
+    default: break
+    }
     reports.withLock { $0.append(HostError(notice.description)) }
   }
 

@@ -19,6 +19,8 @@ final class ProbeListener: StoreListener {
     var applied = 0
   }
   private let watch = Mutex(Watch())
+  /// The states already probed, by store: each distinct state is round-tripped once.
+  private let caches = Mutex<[ObjectIdentifier: ProbeCache]>([:])
   /// Whether to probe on the store thread at each applied action. Only in process: a worker's
   /// instance may be in the middle of a batch when the store reports, and takes no call then.
   private let probes: Bool
@@ -35,6 +37,17 @@ final class ProbeListener: StoreListener {
   /// How many user actions had been taken when the violation was found, counting the one that
   /// broke the rule: the run is cut there, whatever was sent after it meanwhile.
   var actionsAtViolation: Int { watch.withLock { $0.actionsAtViolation } }
+
+  /// The states of `feature`'s store already probed.
+  func cache(for feature: PresentedFeature) -> ProbeCache {
+    caches.withLock { caches in
+      let key = ObjectIdentifier(feature.store)
+      if let cache = caches[key] { return cache }
+      let cache = ProbeCache()
+      caches[key] = cache
+      return cache
+    }
+  }
 
   /// Records `state` as `feature`'s last (after a travel, which applies no action).
   func saw(_ state: String, of feature: PresentedFeature) {
@@ -61,7 +74,8 @@ final class ProbeListener: StoreListener {
     switch event {
     case .applied where probes:
       // On the store thread: `perform` runs the probe at once, before the next action.
-      switch feature.store.perform({ SessionRuntime.probe($0, id: feature.id) }) {
+      let cache = cache(for: feature)
+      switch feature.store.perform({ SessionRuntime.probe($0, id: feature.id, cache: cache) }) {
       case .success(let state): watch.withLock { $0.states[key] = state }
       case .failure(let violation): found(violation)
       }
@@ -70,8 +84,9 @@ final class ProbeListener: StoreListener {
         found(.stopped(feature: feature.id, reason: error.description))
         return
       }
+      let cache = cache(for: feature)
       guard probes, source == .user,
-        case .success(let state) = feature.store.perform({ SessionRuntime.probe($0, id: feature.id) })
+        case .success(let state) = feature.store.perform({ SessionRuntime.probe($0, id: feature.id, cache: cache) })
       else { return }
       let before = watch.withLock { $0.states[key] }
       if let before, before != state { found(.refusalChangedState(action: action, before: before, after: state)) }

@@ -1,8 +1,6 @@
-import HostKit
-
 /// Draws the steps of a flow: the focused feature's actions and travels (its `StepGenerator`)
 /// and, when it navigates, `:open ID`, `:back` and `:focus ID` between them.
-struct FlowSteps {
+public struct FlowSteps: Sendable {
   private let generators: [String: StepGenerator]
   private let ids: [String]
   private let navigates: Bool
@@ -10,7 +8,7 @@ struct FlowSteps {
   static let navigationsPerThousand = 80
 
   /// `openable`: the ids `:open` draws from (nil: every plugin's).
-  init(plugins: [PluginRecord], navigates: Bool, openable: [String]? = nil, events: [StepGenerator.Event]) {
+  public init(plugins: [PluginRecord], navigates: Bool, openable: [String]? = nil, events: [StepGenerator.Event]) {
     var generators: [String: StepGenerator] = [:]
     for plugin in plugins where generators[plugin.id] == nil {
       generators[plugin.id] = StepGenerator(manifest: plugin.manifest, events: events)
@@ -20,11 +18,11 @@ struct FlowSteps {
     self.navigates = navigates
   }
 
-  func isEmpty(_ id: String) -> Bool { generators[id]?.isEmpty ?? true }
+  public func isEmpty(_ id: String) -> Bool { generators[id]?.isEmpty ?? true }
 
   /// The features `flow` names itself (its start and its rules), which `:open` draws from: a
   /// feature it does not name may need a config the exploration does not give (a network).
-  static func named(in flow: Flow) -> [String] {
+  public static func named(in flow: Flow) -> [String] {
     func ids(_ navigation: Flow.Navigation) -> [String] {
       let targets: [Flow.Target] =
         switch navigation {
@@ -39,7 +37,7 @@ struct FlowSteps {
       .filter { seen.insert($0).inserted }
   }
 
-  func next(using random: inout SeededRandom, at position: ExploreRun.Position) -> ExploreStep {
+  public func next(using random: inout SeededRandom, at position: ExplorePosition) -> ExploreStep {
     if navigates, Int.random(in: 0..<1000, using: &random) < Self.navigationsPerThousand {
       switch Int.random(in: 0..<3, using: &random) {
       case 0 where !ids.isEmpty: return .command(":open \(ids[Int.random(in: 0..<ids.count, using: &random)])")
@@ -53,7 +51,7 @@ struct FlowSteps {
   }
 
   /// Simpler versions of an action, from the catalogue that has its type.
-  func simpler(_ step: ExploreStep) -> [ExploreStep] {
+  public func simpler(_ step: ExploreStep) -> [ExploreStep] {
     for generator in generators.values {
       let found = generator.simpler(step)
       if !found.isEmpty { return found }
