@@ -322,6 +322,24 @@ struct KittensStoreTests {
     await store.finish()
   }
 
+  @Test(.timeLimit(.minutes(2)))
+  func aRequestCancelledAtAnyMomentEndsAndTheStoreStops() async throws {
+    // given a server that holds every request open
+    let server = try LoopbackServer(.hold)
+    defer { server.stop() }
+    for round in 0..<60 {
+      let store = try await Self.kittens(config: Self.config(endpoint: server.endpoint, timeout: 3600))
+      // when the store stops at once, or once its request reached the server: cancelled before the
+      // request starts, while it connects, or while it waits for the answer
+      if round % 2 == 1 { #expect(await server.requestsArrived(round / 2 + 1)) }
+      let report = await store.stop()
+      // then the cancel ends the request (a cancel that waited on its own request hung here)
+      #expect(report == StopReport(unapplied: 0, late: 0), "round \(round)")
+      #expect(!store.logs.contains { $0.message.contains("left behind") }, "round \(round): \(store.logs)")
+      await store.finish()
+    }
+  }
+
   static func decode(_ json: JSONValue) throws -> State {
     try JSONValueDecoder().decode(State.self, from: json)
   }

@@ -1,64 +1,95 @@
+import Dispatch
 import Foundation
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
 #endif
 
-/// One HTTP GET with a deadline, cancelled with the task that awaits it.
+/// One HTTP GET with a deadline and a cancel, ending in exactly one call of `finish`.
 ///
-/// On Linux, `URLSession.data(for:)` honours task cancellation (it cancels its data task, and the
-/// server sees the connection closed), but URLSession's own timeouts are cut to whole seconds, so
-/// a sub-second timeout fires at once. The deadline is therefore a sibling task that cancels the
-/// request; URLSession's timeout is set later as a backstop only.
-struct KittenWebClient {
-  /// Seconds the whole request may take.
-  let timeout: Double
+/// A data task with a completion handler, cancelled directly and never from inside a lock: on
+/// Linux, cancelling `URLSession.data(for:)` through Swift task cancellation ran URLSession's
+/// cancel under the task's status lock, where it waits for URLSession's queue, whose work may need
+/// that lock (exploring the main flow deadlocked so). URLSession's own timeouts are cut to whole
+/// seconds, so the deadline is a timer of its own; URLSession's is a backstop only.
+// @unchecked: `task`, `stopped` and `finished` are touched under `lock` only.
+final class KittenRequest: @unchecked Sendable {
+  private let url: URL
+  private let timeout: Double
+  private let finish: @Sendable (Result<Data, HTTPFailure>) -> Void
+  private let lock = NSLock()
+  private var task: URLSessionDataTask?
+  /// Why the request was stopped (cancelled, or out of time) before it answered.
+  private var stopped: HTTPFailure?
+  private var finished = false
+  private var deadline: DispatchWorkItem?
 
-  /// The body of a 2xx answer to a GET of `url`.
-  func get(_ url: URL) async throws(HTTPFailure) -> Data {
-    do {
-      return try await withThrowingTaskGroup(of: Data.self) { group in
-        group.addTask { try await fetch(url) }
-        group.addTask {
-          try await Task.sleep(for: .seconds(timeout))
-          throw HTTPFailure(
-            "no answer from \(url.absoluteString) within \(Self.seconds(timeout)) s")
-        }
-        defer { group.cancelAll() }
-        guard let body = try await group.next() else { throw CancellationError() }
-        return body
-      }
-    } catch let error as HTTPFailure {
-      throw error
-    } catch let error as URLError {
-      throw describe(error, url: url)
-    } catch is CancellationError {
-      throw HTTPFailure("the request to \(url.absoluteString) was cancelled")
-    } catch {
-      throw HTTPFailure("the request to \(url.absoluteString) failed: \(error)")
-    }
+  /// Where a cancel is carried out: never on the canceller's thread, which may hold a lock.
+  private static let cancels = DispatchQueue(label: "kittens.http.cancel")
+
+  init(url: URL, timeout: Double, finish: @escaping @Sendable (Result<Data, HTTPFailure>) -> Void) {
+    self.url = url
+    self.timeout = timeout
+    self.finish = finish
   }
 
-  private func fetch(_ url: URL) async throws -> Data {
+  func start() {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.timeoutIntervalForRequest = timeout.rounded(.up) + 1
     configuration.timeoutIntervalForResource = timeout.rounded(.up) + 1
     configuration.urlCache = nil
     let session = URLSession(configuration: configuration)
-    defer { session.invalidateAndCancel() }
     var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
     request.setValue("application/json", forHTTPHeaderField: "Accept")
-    let (body, response) = try await session.data(for: request)
-    guard let http = response as? HTTPURLResponse else {
-      throw HTTPFailure("\(url.absoluteString) did not answer with HTTP")
+    let task = session.dataTask(with: request) { body, response, error in
+      session.finishTasksAndInvalidate()
+      self.complete(body, response, error)
     }
-    guard (200..<300).contains(http.statusCode) else {
-      throw HTTPFailure("HTTP \(http.statusCode) from \(url.absoluteString)")
+    let deadline = DispatchWorkItem { [weak self] in
+      guard let self else { return }
+      self.stop(HTTPFailure("no answer from \(self.url.absoluteString) within \(Self.seconds(self.timeout)) s"))
     }
-    return body
+    lock.withLock {
+      self.task = task
+      self.deadline = deadline
+    }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
+    task.resume()
   }
 
-  private func describe(_ error: URLError, url: URL) -> HTTPFailure {
+  /// Stops the request; its completion still comes, saying it was cancelled.
+  func cancel() {
+    stop(HTTPFailure("the request to \(url.absoluteString) was cancelled"))
+  }
+
+  private func stop(_ why: HTTPFailure) {
+    let task: URLSessionDataTask? = lock.withLock {
+      guard !finished, stopped == nil else { return nil }
+      stopped = why
+      return self.task
+    }
+    if let task { Self.cancels.async { task.cancel() } }
+  }
+
+  private func complete(_ body: Data?, _ response: URLResponse?, _ error: Error?) {
+    let (stopped, deadline): (HTTPFailure?, DispatchWorkItem?) = lock.withLock {
+      finished = true
+      return (self.stopped, self.deadline)
+    }
+    deadline?.cancel()
+    if let stopped { return finish(.failure(stopped)) }
+    if let error = error as? URLError { return finish(.failure(describe(error))) }
+    if let error { return finish(.failure(HTTPFailure("the request to \(url.absoluteString) failed: \(error)"))) }
+    guard let http = response as? HTTPURLResponse else {
+      return finish(.failure(HTTPFailure("\(url.absoluteString) did not answer with HTTP")))
+    }
+    guard (200..<300).contains(http.statusCode) else {
+      return finish(.failure(HTTPFailure("HTTP \(http.statusCode) from \(url.absoluteString)")))
+    }
+    finish(.success(body ?? Data()))
+  }
+
+  private func describe(_ error: URLError) -> HTTPFailure {
     let address = url.absoluteString
     switch error.code {
     case .timedOut:

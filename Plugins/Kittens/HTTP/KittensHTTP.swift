@@ -5,32 +5,13 @@ import Foundation
 /// FoundationNetworking and libcurl only when it first fetches over http(s) (`KittenHTTP` opens
 /// it). Only C types cross: a URL string, a timeout, and a completion with the body or a reason.
 
-/// Called exactly once per request, on any thread: the body (valid during the call only) and its
-/// byte count when `reason` is nil, else one line saying why the request failed.
+/// Called exactly once per request, on a thread of the library's (never inside the call that
+/// started it): the body (valid during the call only) and its byte count when `reason` is nil,
+/// else one line saying why the request failed.
 public typealias KittensHTTPCompletion =
   @convention(c) (
     _ context: UnsafeMutableRawPointer?, _ body: UnsafePointer<UInt8>?, _ count: Int, _ reason: UnsafePointer<CChar>?
   ) -> Void
-
-/// Where requests run: threads of this library's own, not Swift's cooperative pool. That pool has
-/// one thread per core, and a host (or a test run) may hold them all in blocking waits, some of them
-/// for this very request; on the pool, the request would not even start until one came free.
-private final class RequestExecutor: TaskExecutor, Sendable {
-  static let shared = RequestExecutor()
-
-  private let queue = DispatchQueue(label: "kittens.http", attributes: .concurrent)
-
-  func enqueue(_ job: consuming ExecutorJob) {
-    let job = UnownedJob(job)
-    queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-  }
-}
-
-/// A request in flight; the handle keeps it until `kittens_http_release_v1`.
-private final class Request {
-  let task: Task<Void, Never>
-  init(task: Task<Void, Never>) { self.task = task }
-}
 
 /// Starts a GET of `url` that may take `timeout` seconds; returns a handle for
 /// `kittens_http_cancel_v1`, which the caller frees with `kittens_http_release_v1`.
@@ -43,24 +24,37 @@ public func kittensHTTPGet(
   // The context is the caller's and only passes through; the completion is a C function.
   nonisolated(unsafe) let context = context
   nonisolated(unsafe) let completion = completion
-  let task = Task.detached(executorPreference: RequestExecutor.shared) {
-    do throws(HTTPFailure) {
-      guard let url = URL(string: address) else { throw HTTPFailure("'\(address)' is not a URL") }
-      let body = try await KittenWebClient(timeout: timeout).get(url)
+  let finish: @Sendable (Result<Data, HTTPFailure>) -> Void = { result in
+    switch result {
+    case .success(let body):
       body.withUnsafeBytes { raw in
         completion(context, raw.bindMemory(to: UInt8.self).baseAddress, raw.count, nil)
       }
-    } catch {
-      error.reason.withCString { completion(context, nil, 0, $0) }
+    case .failure(let failure):
+      failure.reason.withCString { completion(context, nil, 0, $0) }
     }
   }
-  return Unmanaged.passRetained(Request(task: task)).toOpaque()
+  guard let parsed = URL(string: address) else {
+    // Never from inside this call: the caller may hold a lock the completion takes.
+    DispatchQueue.global().async { finish(.failure(HTTPFailure("'\(address)' is not a URL"))) }
+    return Unmanaged.passRetained(Request(nil)).toOpaque()
+  }
+  let request = KittenRequest(url: parsed, timeout: timeout, finish: finish)
+  request.start()
+  return Unmanaged.passRetained(Request(request)).toOpaque()
+}
+
+/// A request in flight (nil for an address that was no URL); the handle keeps it until
+/// `kittens_http_release_v1`.
+private final class Request {
+  let request: KittenRequest?
+  init(_ request: KittenRequest?) { self.request = request }
 }
 
 /// Cancels the request; its completion still comes, with the reason.
 @_cdecl("kittens_http_cancel_v1")
 public func kittensHTTPCancel(_ handle: UnsafeMutableRawPointer) {
-  Unmanaged<Request>.fromOpaque(handle).takeUnretainedValue().task.cancel()
+  Unmanaged<Request>.fromOpaque(handle).takeUnretainedValue().request?.cancel()
 }
 
 /// Frees the handle; the request goes on if it was not cancelled.
