@@ -111,13 +111,26 @@ async function showFeature(key) {
 
 // ---- the log, paged from the host -------------------------------------------------------------
 
+// A log entry, with the crashes the journal holds after its seq: they replace the ones pushed
+// live for that seq (the same crash, as journaled).
+function takeEntry(entry) {
+  page.entries.set(entry.seq, entry);
+  if (!entry.crashes) return;
+  const marks = (page.marks.get(entry.seq) || []).filter((mark) => mark.kind !== 'crash');
+  for (const crash of entry.crashes) {
+    const applying = crash.action ? ` applying ${crash.action}` : '';
+    marks.push({ kind: 'crash', text: `${crash.loss} during ${crash.call || 'no call'}${applying}` });
+  }
+  page.marks.set(entry.seq, marks);
+}
+
 async function loadPage(number, force = false) {
   if (!force && page.pages.has(number)) return;
   page.pages.set(number, 'loading');
   const feature = page.feature;
   const log = await api(`/api/log?${query({ feature, from: number * PAGE, count: PAGE })}`);
   if (feature !== page.feature) return;
-  for (const entry of log.entries) page.entries.set(entry.seq, entry);
+  for (const entry of log.entries) takeEntry(entry);
   page.pages.set(number, 'loaded');
   setLast(log.last, log.current);
   renderRows();
@@ -127,7 +140,7 @@ async function loadTail() {
   // The last page first tells how long the log is.
   const log = await api(`/api/log?${query({ feature: page.feature, from: Math.max(0, page.last - PAGE + 1), count: PAGE })}`);
   setLast(log.last, log.current);
-  for (const entry of log.entries) page.entries.set(entry.seq, entry);
+  for (const entry of log.entries) takeEntry(entry);
   const first = Math.floor(Math.max(0, log.last - PAGE + 1) / PAGE);
   await loadPage(Math.floor(log.last / PAGE), true);
   if (first !== Math.floor(log.last / PAGE)) await loadPage(first, true);

@@ -40,26 +40,41 @@ public final class DevtoolsTimeline: Sendable {
 
   /// A page of the log as JSON: `{"current":SEQ,"last":SEQ,"entries":[...]}`.
   public func logPage(from: Int, count: Int) throws(HostError) -> String {
-    let (current, entries) = try read { history in (history.currentSeq, history.entries(from: from, count: count)) }
+    let (current, entries) = try read { history in
+      (history.currentSeq, history.entries(from: from, count: count).map { ($0, history.crashes(after: $0.seq)) })
+    }
     var out = "{\"current\":\(current),\"last\":\(current),\"entries\":["
-    for (index, entry) in entries.enumerated() {
+    for (index, (entry, crashes)) in entries.enumerated() {
       if index > 0 { out += "," }
-      out += Self.json(entry)
+      out += Self.json(entry, crashes: crashes)
     }
     return out + "]}"
   }
 
-  static func json(_ entry: JournalHistory.Entry) -> String {
+  /// An entry of the log; the crashes journaled after its seq, if any, as `"crashes"`.
+  static func json(_ entry: JournalHistory.Entry, crashes: [JournalCrash] = []) -> String {
+    var out: String
     switch entry.kind {
     case .start:
-      return "{\"seq\":0,\"kind\":\"start\"}"
+      out = "{\"seq\":0,\"kind\":\"start\""
     case .action(let action, let effective):
-      return "{\"seq\":\(entry.seq),\"kind\":\"action\",\"source\":\"\(action.source.rawValue)\","
-        + "\"effective\":\(effective),\"action\":\(action.json)}"
+      out =
+        "{\"seq\":\(entry.seq),\"kind\":\"action\",\"source\":\"\(action.source.rawValue)\","
+        + "\"effective\":\(effective),\"action\":\(action.json)"
     case .travel(let travel):
-      return "{\"seq\":\(entry.seq),\"kind\":\"travel\",\"travel\":\"\(travel.kind.rawValue)\","
-        + "\"to\":\(travel.to.map(String.init) ?? "null")}"
+      out =
+        "{\"seq\":\(entry.seq),\"kind\":\"travel\",\"travel\":\"\(travel.kind.rawValue)\","
+        + "\"to\":\(travel.to.map(String.init) ?? "null")"
     }
+    if !crashes.isEmpty {
+      let quoted = { (text: String) in JSONValue.string(text).serialized() }
+      out += ",\"crashes\":["
+      out += crashes.map { crash in
+        "{\"loss\":\(quoted(crash.loss)),\"call\":\(quoted(crash.call)),\"action\":\(quoted(crash.action ?? ""))}"
+      }.joined(separator: ",")
+      out += "]"
+    }
+    return out + "}"
   }
 
   /// The state after `seq` and the one before it (for the diff), as JSON; with `skipping`, the

@@ -16,6 +16,8 @@ public struct JournalHistory: Sendable {
   private var steps: [Step] = []
   /// Snapshot states by seq.
   private var snapshots: [Int: String] = [:]
+  /// Crashes by the seq whose state the store restarted from.
+  private var crashes: [Int: [JournalCrash]] = [:]
 
   /// Builds the history of checked records (from `Journal.records()`, in file order).
   public init(path: String, records: [JournalRecord] = []) {
@@ -38,12 +40,18 @@ public struct JournalHistory: Sendable {
       steps.append(.travel(travel))
     case .snapshot(let seq, let state):
       snapshots[seq] = state
-    case .crash, .reload:
-      // A crash changes no state: the store restarted from the state it names. A reload is
-      // followed by a snapshot of the state the new build took over.
+    case .crash(let crash):
+      // A crash changes no state: the store restarted from the state it names. It is kept to be
+      // shown beside that seq.
+      crashes[crash.seq, default: []].append(crash)
+    case .reload:
+      // Followed by a snapshot of the state the new build took over.
       break
     }
   }
+
+  /// The crashes after `seq`, before the next action or travel, in journal order.
+  public func crashes(after seq: Int) -> [JournalCrash] { crashes[seq] ?? [] }
 
   /// The actions that made the state after `seq` (default: the current one), oldest first;
   /// undone actions are not in it.

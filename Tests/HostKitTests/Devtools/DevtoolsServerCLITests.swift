@@ -181,6 +181,34 @@ struct DevtoolsServerCLITests {
     #expect(try recorded.waitForExit() == 0)
   }
 
+  @Test("a recorded journal's crashes are in the log, beside the seq the store restarted from")
+  func recordedCrashesAreListed() throws {
+    // given a counter journal whose worker was lost after seq 2, then went on
+    let folder = try FixturePlugin.temporaryFolder()
+    let journal = "\(folder)/c.jsonl"
+    let lines = [
+      #"{"created":"2026-12-06T19:38:37Z","feature":"counter","featureVersion":"1.0.0","format":1,"host":"0.1.0","journal":"featurehost"}"#,
+      #"{"seq":0,"state":{"clicks":0,"count":0}}"#,
+      #"{"action":{"type":"created"},"seq":1,"source":"lifecycle"}"#,
+      #"{"action":{"type":"increment"},"seq":2,"source":"user"}"#,
+      #"{"applying":{"type":"increment"},"call":"dispatch","crash":"signal 11","seq":2}"#,
+      #"{"action":{"type":"increment"},"seq":3,"source":"user"}"#,
+    ]
+    try (lines.joined(separator: "\n") + "\n").write(toFile: journal, atomically: true, encoding: .utf8)
+    // when it is looked at
+    let (recorded, url) = try DevtoolsPage.start(["devtools", journal])
+    let page = try DevtoolsPage.get(url, "/api/log?feature=1&from=1&count=3")
+    // then the crash is on seq 2's entry, and only there
+    #expect(
+      page.contains(
+        #""seq":2,"kind":"action","source":"user","effective":true,"action":{"type":"increment"},"#
+          + #""crashes":[{"loss":"signal 11","call":"dispatch","action":"{\"type\":\"increment\"}"}]}"#),
+      "\(page)")
+    #expect(page.components(separatedBy: "crashes").count == 2, "\(page)")
+    recorded.type("\u{4}")
+    #expect(try recorded.waitForExit() == 0)
+  }
+
   /// A bad use of `host devtools` and what the host must say.
   struct BadUse: Sendable, CustomTestStringConvertible {
     let id: String
