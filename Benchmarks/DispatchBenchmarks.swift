@@ -30,7 +30,7 @@ func distinctLevelsActions(_ count: Int) -> [String] {
 
 /// Each of `actions` through `PluginInstance.dispatch` on this thread: the ABI and the plugin.
 func directDispatch(plugin: String, config: String = "{}", actions: [String]) throws -> Double {
-  let target = QuietTarget()
+  let target = SilentTarget()
   let instance = try InstanceFactory.inProcess.makeInstance(of: loadPlugin(plugin), config: config, target: target)
   try instance.start()
   // feature_abi.h: the lifecycle action comes first.

@@ -49,7 +49,7 @@ func exploreShrink() throws -> Double {
 /// Nanoseconds per probe.
 func exploreProbe(probes: Int) throws -> (new: Double, seen: Double) {
   let instance = try InstanceFactory.inProcess.makeInstance(
-    of: loadPlugin("Counter"), config: "{}", target: QuietTarget())
+    of: loadPlugin("Counter"), config: "{}", target: SilentTarget())
   try instance.start()
   _ = try instance.dispatch(#"{"type":"created"}"#)
   defer { try? instance.stop() }

@@ -2,14 +2,6 @@ import HostKit
 
 // The price of running a feature in a worker process (`--isolation process`).
 
-/// Callbacks nobody reads.
-final class QuietTarget: InstanceCallbackTarget {
-  func instanceEmitted(_ json: String, origin: EmitOrigin) {}
-  func instanceLogged(level: LogLevel, message: String) {}
-  func instanceEffectBegan() {}
-  func instanceEffectEnded() {}
-}
-
 let workerFactory = InstanceFactory.worker(executable: "\(folder)/host", callTimeout: 10)
 
 /// counter.dispatch with the counter in a worker: a burst queued in a Store, sent across the
@@ -31,7 +23,7 @@ func counterDispatchIsolated(actions: Int) throws -> Double {
 
 /// One dispatch to a counter in a worker, waited for, on this thread: the round trip.
 func isolatedRoundtrip(actions: Int, factory: InstanceFactory = workerFactory) throws -> Double {
-  let target = QuietTarget()
+  let target = SilentTarget()
   let instance = try factory.makeInstance(of: loadPlugin("Counter"), config: "{}", target: target)
   try instance.start()
   // feature_abi.h: the lifecycle action comes first.
@@ -56,7 +48,7 @@ func hostPipeIsolated(lines: Int) throws -> Double {
 func workerStartAndStop(sandbox: SandboxSettings) throws -> (start: Double, stop: Double) {
   let factory = InstanceFactory.worker(executable: "\(folder)/host", callTimeout: 10, sandbox: sandbox)
   let plugin = loadPlugin("Counter")
-  let target = QuietTarget()
+  let target = SilentTarget()
   var instance: (any PluginInstance)?
   let start = try seconds {
     let made = try factory.makeInstance(of: plugin, config: "{}", target: target)

@@ -52,7 +52,7 @@ func kittensPageLoaded(urls: Int, pages: Int) throws -> Double {
     "urls": .array(list), "isLoading": false, "loadingOffset": 0, "nextOffset": .number(.int(Int64(urls))),
     "endReached": false,
   ]).serialized()
-  let target = QuietTarget()
+  let target = SilentTarget()
   // An endpoint that never answers in time: the load `loadMore` starts is cancelled at stop.
   let instance = try InstanceFactory.inProcess.makeInstance(
     of: loadPlugin("Kittens"), config: #"{"endpoint":"file:///nonexistent/catalog.json"}"#, target: target)

@@ -180,11 +180,3 @@ struct ReplayCommand {
     return (lastView ?? "", applied, checked, reachedDamage)
   }
 }
-
-/// A replay runs no effects: nothing should call back, and whatever does is ignored.
-private final class SilentTarget: InstanceCallbackTarget {
-  func instanceEmitted(_ json: String, origin: EmitOrigin) {}
-  func instanceLogged(level: LogLevel, message: String) {}
-  func instanceEffectBegan() {}
-  func instanceEffectEnded() {}
-}

@@ -152,7 +152,7 @@ final class ScratchReplay: @unchecked Sendable {
     } else {
       held?.destroy()
       held = nil
-      scratch = try instances.makeInstance(of: plugin, config: config, target: ScratchTarget())
+      scratch = try instances.makeInstance(of: plugin, config: config, target: SilentTarget())
     }
     held = scratch
     do throws(HostError) {
@@ -167,12 +167,4 @@ final class ScratchReplay: @unchecked Sendable {
   }
 
   deinit { held?.destroy() }
-}
-
-/// A scratch instance runs no effects: whatever calls back is ignored.
-private final class ScratchTarget: InstanceCallbackTarget {
-  func instanceEmitted(_ json: String, origin: EmitOrigin) {}
-  func instanceLogged(level: LogLevel, message: String) {}
-  func instanceEffectBegan() {}
-  func instanceEffectEnded() {}
 }

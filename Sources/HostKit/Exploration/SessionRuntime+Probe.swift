@@ -47,7 +47,7 @@ extension SessionRuntime {
     let instance: any PluginInstance
     do throws(HostError) {
       instance = try settings.instances.makeInstance(
-        of: feature.plugin, config: config(feature.plugin, feature.number), target: ReplayTarget())
+        of: feature.plugin, config: config(feature.plugin, feature.number), target: SilentTarget())
     } catch {
       throw .failed("\(feature.id): no instance to replay in: \(error.message)")
     }
@@ -81,12 +81,4 @@ extension SessionRuntime {
     }
     return nil
   }
-}
-
-/// A replay runs no effects: whatever calls back is ignored.
-private final class ReplayTarget: InstanceCallbackTarget {
-  func instanceEmitted(_ json: String, origin: EmitOrigin) {}
-  func instanceLogged(level: LogLevel, message: String) {}
-  func instanceEffectBegan() {}
-  func instanceEffectEnded() {}
 }

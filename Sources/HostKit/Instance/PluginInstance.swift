@@ -202,3 +202,13 @@ extension InstanceCallbackTarget {
   /// Targets without an inbox take everything at once.
   public func instanceWaitForRoom(atMost: Duration) -> Bool { true }
 }
+
+/// The target of an instance whose callbacks nobody wants: a replay, a scratch instance, a
+/// benchmark. It runs no effects, so nothing should call back; whatever does is ignored.
+public final class SilentTarget: InstanceCallbackTarget {
+  public init() {}
+  public func instanceEmitted(_ json: String, origin: EmitOrigin) {}
+  public func instanceLogged(level: LogLevel, message: String) {}
+  public func instanceEffectBegan() {}
+  public func instanceEffectEnded() {}
+}
