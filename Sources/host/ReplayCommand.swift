@@ -15,18 +15,12 @@ struct ReplayCommand {
     // A FIFO or a device would block the peek below, or never end.
     if let problem = RegularFile.problem(at: file) { throw problem }
     let instances = try Isolation.factory(arguments)
-    if Self.isNavigationJournal(file) { return try replayNavigation(file, stop: stop, instances: instances) }
+    if NavigationJournal.isNavigationJournal(file) {
+      return try replayNavigation(file, stop: stop, instances: instances)
+    }
     let result = try replay(file, stop: stop, printsViews: true, instances: instances)
     console.note("replayed \(result.applied) action(s) of \(file); \(result.checked) snapshot(s) matched byte for byte")
     return result.damaged ? 1 : 0
-  }
-
-  /// Whether `file` is a session's navigation journal rather than a feature's.
-  static func isNavigationJournal(_ file: String) -> Bool {
-    guard let handle = FileHandle(forReadingAtPath: file) else { return false }
-    defer { try? handle.close() }
-    let start = String(decoding: (try? handle.read(upToCount: 512)) ?? Data(), as: UTF8.self)
-    return start.contains("\"journal\":\"\(NavigationJournal.marker)\"")
   }
 
   /// Replays where a session went: each navigation, then the features it ended on, each from its

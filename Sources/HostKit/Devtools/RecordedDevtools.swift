@@ -35,7 +35,7 @@ public final class RecordedDevtools: DevtoolsSubject {
     -> Shown
   {
     if let problem = RegularFile.problem(at: path) { throw problem }
-    guard isNavigationJournal(path) else {
+    guard NavigationJournal.isNavigationJournal(path) else {
       return Shown(
         path: path, frames: [[try timeline(path, key: 1, instances: instances, resolve: resolve)]], focus: [0])
     }
@@ -56,14 +56,6 @@ public final class RecordedDevtools: DevtoolsSubject {
       frames.append(timelines)
     }
     return Shown(path: path, frames: frames, focus: last.frames.map(\.focus))
-  }
-
-  /// Whether `file` is a session's navigation journal rather than a feature's.
-  public static func isNavigationJournal(_ file: String) -> Bool {
-    guard let handle = FileHandle(forReadingAtPath: file) else { return false }
-    defer { try? handle.close() }
-    let start = String(decoding: (try? handle.read(upToCount: 512)) ?? Data(), as: UTF8.self)
-    return start.contains("\"journal\":\"\(NavigationJournal.marker)\"")
   }
 
   private static func timeline(

@@ -48,6 +48,15 @@ public final class NavigationJournal: @unchecked Sendable {
 
   public static let marker = "featurehost-navigation"
 
+  /// Whether `file` is a session's navigation journal rather than a feature's (its header names
+  /// the marker), without reading more than its start.
+  public static func isNavigationJournal(_ file: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: file) else { return false }
+    defer { try? handle.close() }
+    let start = String(decoding: (try? handle.read(upToCount: 512)) ?? Data(), as: UTF8.self)
+    return start.contains("\"journal\":\"\(marker)\"")
+  }
+
   public let path: String
   private let file: JSONLinesFile
   private var seq: Int
