@@ -56,19 +56,7 @@ public struct JournalHistory: Sendable {
   /// The actions that made the state after `seq` (default: the current one), oldest first;
   /// undone actions are not in it.
   public func effectiveActions(at seq: Int? = nil) -> [JournalAction] {
-    var actions: [JournalAction] = []
-    var seq = min(seq ?? currentSeq, currentSeq)
-    walk: while seq > 0 {
-      switch steps[seq - 1] {
-      case .action(let action):
-        actions.append(action)
-        seq -= 1
-      case .travel(let travel):
-        guard let to = travel.to else { break walk }
-        seq = to
-      }
-    }
-    return actions.reversed()
+    effectiveActions(at: seq ?? currentSeq, from: 0).actions
   }
 
   /// Where `:undo` travels: the seq before the last action of the effective history; nil when
@@ -135,16 +123,8 @@ public struct JournalHistory: Sendable {
     let end = min(currentSeq, from + max(0, count) - 1)
     guard from <= end else { return [] }
     var effective = Set<Int>()
-    var seq = currentSeq
-    walk: while seq >= from && seq > 0 {
-      switch steps[seq - 1] {
-      case .action:
-        if seq <= end { effective.insert(seq) }
-        seq -= 1
-      case .travel(let travel):
-        guard let to = travel.to else { break walk }
-        seq = to
-      }
+    walkEffective(at: currentSeq, from: from) { action in
+      if action.seq <= end { effective.insert(action.seq) }
     }
     var entries: [Entry] = []
     entries.reserveCapacity(end - from + 1)
@@ -168,18 +148,26 @@ public struct JournalHistory: Sendable {
   /// again with some of those actions left out.
   public func effectiveActions(at seq: Int, from floor: Int) -> (base: Int, actions: [JournalAction]) {
     var actions: [JournalAction] = []
+    let base = walkEffective(at: seq, from: floor) { actions.append($0) }
+    return (base, actions.reversed())
+  }
+
+  /// Walks the effective history of `seq` back to `floor` (or to its start: seq 0, or a load),
+  /// handing each of its actions to `visit`, newest first; returns the seq it stopped at.
+  @discardableResult
+  private func walkEffective(at seq: Int, from floor: Int, _ visit: (JournalAction) -> Void) -> Int {
     var at = min(seq, currentSeq)
     walk: while at > 0 && at >= floor {
       switch steps[at - 1] {
       case .action(let action):
-        actions.append(action)
+        visit(action)
         at -= 1
       case .travel(let travel):
         guard let to = travel.to else { break walk }
         at = to
       }
     }
-    return (at, actions.reversed())
+    return at
   }
 
   /// The nearest recorded state at or before `seq` and the actions from there to `seq`: how
