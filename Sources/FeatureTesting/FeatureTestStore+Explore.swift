@@ -53,18 +53,30 @@ struct StoreExploration: Sendable {
   func explore(runs: Int, steps: Int, seed: UInt64) -> Found? {
     let generator = StepGenerator(manifest: plugin.manifest, events: [])
     guard !generator.isEmpty else { return nil }
+    return Self.firstFailure(
+      runs: runs, seed: seed, simpler: generator.simpler,
+      attempt: { random in run((0..<steps).map { generator.next(using: &random, seqs: $0 + 1) }) },
+      rerun: { run($0) })
+  }
+
+  /// The first of `runs` runs (each `attempt`, drawing from its own seeded source) that fails,
+  /// shrunk with `simpler` to steps that `rerun` still fails the same way (the same kind); nil
+  /// when every run passed. Shared by feature and flow explorations.
+  static func firstFailure(
+    runs: Int, seed: UInt64, simpler: @escaping (ExploreStep) -> [ExploreStep],
+    attempt: (inout SeededRandom) -> Failure?, rerun: ([ExploreStep]) -> Failure?
+  ) -> Found? {
     for run in 0..<runs {
       var random = SeededRandom(seed: SeededRandom.seed(seed, run: run))
-      let drawn = (0..<steps).map { generator.next(using: &random, seqs: $0 + 1) }
-      guard let failure = self.run(drawn) else { continue }
+      guard let failure = attempt(&random) else { continue }
       var last = failure
-      var shrinker = StepShrinker(simpler: generator.simpler)
+      var shrinker = StepShrinker(simpler: simpler)
       let shrunk = shrinker.shrink(failure.steps) { candidate in
-        guard let again = self.run(candidate), again.kind == failure.kind else { return false }
+        guard let again = rerun(candidate), again.kind == failure.kind else { return false }
         last = again
         return true
       }
-      return Found(steps: shrunk, problem: self.run(shrunk)?.problem ?? last.problem)
+      return Found(steps: shrunk, problem: rerun(shrunk)?.problem ?? last.problem)
     }
     return nil
   }

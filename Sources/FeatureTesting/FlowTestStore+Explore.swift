@@ -53,26 +53,17 @@ struct FlowExploration: Sendable {
 
   func explore(runs: Int, steps: Int, seed: UInt64) -> StoreExploration.Found? {
     let generator = FlowSteps(plugins: plugins.map(PluginRecord.init), navigates: true, events: [])
-    for run in 0..<runs {
-      var random = SeededRandom(seed: SeededRandom.seed(seed, run: run))
-      var left = steps
-      guard
-        let failure = self.run({ position in
+    return StoreExploration.firstFailure(
+      runs: runs, seed: seed, simpler: generator.simpler,
+      attempt: { random in
+        var left = steps
+        return run { position in
           guard left > 0 else { return nil }
           left -= 1
           return generator.next(using: &random, at: position)
-        })
-      else { continue }
-      var last = failure
-      var shrinker = StepShrinker(simpler: generator.simpler)
-      let shrunk = shrinker.shrink(failure.steps) { candidate in
-        guard let again = self.run(candidate), again.kind == failure.kind else { return false }
-        last = again
-        return true
-      }
-      return StoreExploration.Found(steps: shrunk, problem: self.run(shrunk)?.problem ?? last.problem)
-    }
-    return nil
+        }
+      },
+      rerun: { run($0) })
   }
 
   /// Runs `steps` as they are (a candidate while shrinking).
