@@ -65,9 +65,18 @@ extension DevtoolsSubject {
     return JSONValue.object(members).serialized()
   }
 
-  /// One feature of the stack as JSON.
-  static func featureJSON(key: Int, id: String, focused: Bool) -> String {
-    JSONValue.object(["key": .number(.int(Int64(key))), "id": .string(id), "focused": .bool(focused)])
-      .serialized()
+  /// The frames of a stack as a JSON array, bottom first: each frame's features (key and id)
+  /// and the index of its focus; the focus of the top frame is the one marked focused.
+  static func framesJSON(_ frames: [(features: [(key: Int, id: String)], focus: Int)]) -> String {
+    let text = frames.enumerated().map { index, frame in
+      let features = frame.features.enumerated().map { position, feature in
+        JSONValue.object([
+          "key": .number(.int(Int64(feature.key))), "id": .string(feature.id),
+          "focused": .bool(index == frames.count - 1 && position == frame.focus),
+        ]).serialized()
+      }
+      return "{\"features\":[\(features.joined(separator: ","))],\"focus\":\(frame.focus)}"
+    }
+    return "[\(text.joined(separator: ","))]"
   }
 }

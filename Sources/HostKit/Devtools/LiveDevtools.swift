@@ -26,15 +26,8 @@ public final class LiveDevtools: DevtoolsSubject {
 
   public func stackJSON() -> String {
     guard let runtime = try? runtime(), let coordinator = runtime.coordinator else { return "{\"frames\":[]}" }
-    let frames = coordinator.frames
-    let top = frames.count - 1
-    let text = frames.enumerated().map { index, frame in
-      let features = frame.features.enumerated().map { position, feature in
-        Self.featureJSON(key: feature.number, id: feature.id, focused: index == top && position == frame.focus)
-      }
-      return "{\"features\":[\(features.joined(separator: ","))],\"focus\":\(frame.focus)}"
-    }
-    return "{\"live\":true,\"frames\":[\(text.joined(separator: ","))]}"
+    let frames = coordinator.frames.map { frame in (frame.features.map { ($0.number, $0.id) }, frame.focus) }
+    return "{\"live\":true,\"frames\":\(Self.framesJSON(frames))}"
   }
 
   private func feature(_ key: Int) throws(HostError) -> PresentedFeature {

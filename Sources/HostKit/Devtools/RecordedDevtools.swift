@@ -71,15 +71,9 @@ public final class RecordedDevtools: DevtoolsSubject {
 
   public func stackJSON() -> String {
     let (path, frames, focus) = shown.withLock { ($0.path, $0.frames, $0.focus) }
-    let text = frames.enumerated().map { index, frame in
-      let features = frame.enumerated().map { position, timeline in
-        Self.featureJSON(
-          key: timeline.key, id: timeline.plugin.id, focused: index == frames.count - 1 && position == focus[index])
-      }
-      return "{\"features\":[\(features.joined(separator: ","))],\"focus\":\(focus[index])}"
-    }
+    let stack = zip(frames, focus).map { frame, focus in (frame.map { ($0.key, $0.plugin.id) }, focus) }
     let file = JSONValue.string(path).serialized()
-    return "{\"live\":false,\"file\":\(file),\"frames\":[\(text.joined(separator: ","))]}"
+    return "{\"live\":false,\"file\":\(file),\"frames\":\(Self.framesJSON(stack))}"
   }
 
   public func timeline(_ key: Int) throws(HostError) -> DevtoolsTimeline {
