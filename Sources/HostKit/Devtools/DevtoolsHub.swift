@@ -20,8 +20,7 @@ public final class DevtoolsHub: FeatureRenderer {
   /// within the stream's keep-alive).
   public var readerCount: Int {
     streams.withLock { streams in
-      streams.removeAll { $0.hasEnded }
-      readers.store(streams.count, ordering: .relaxed)
+      prune(&streams)
       return streams.count
     }
   }
@@ -30,7 +29,7 @@ public final class DevtoolsHub: FeatureRenderer {
   public func subscribe() -> EventStream {
     let stream = EventStream()
     streams.withLock { streams in
-      streams.removeAll { $0.hasEnded }
+      prune(&streams)
       streams.append(stream)
       readers.store(streams.count, ordering: .relaxed)
     }
@@ -49,12 +48,18 @@ public final class DevtoolsHub: FeatureRenderer {
     for stream in ended { stream.end() }
   }
 
+  /// Drops the streams that ended, and counts the rest as readers when that changed their number
+  /// (the count is read at every store event). Under `streams`' lock.
+  private func prune(_ streams: inout [EventStream]) {
+    let before = streams.count
+    streams.removeAll { $0.hasEnded }
+    if streams.count != before { readers.store(streams.count, ordering: .relaxed) }
+  }
+
   /// Sends `data` as event `name` to every open page.
   func push(_ name: String, _ data: String) {
     let open = streams.withLock { streams in
-      let before = streams.count
-      streams.removeAll { $0.hasEnded }
-      if streams.count != before { readers.store(streams.count, ordering: .relaxed) }
+      prune(&streams)
       return streams
     }
     for stream in open { stream.send(name, data: data) }
