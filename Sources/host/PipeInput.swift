@@ -6,8 +6,8 @@ import HostKit
 
 /// The input loop of `host run` when stdin is not a terminal: lines read in chunks, no prompt,
 /// and a bare action word (`increment`) looked up in a table made from the focused feature's
-/// catalogue instead of parsed again on every line. Everything else (`:` commands, actions with
-/// arguments, JSON) goes the way a typed line goes.
+/// catalogue instead of parsed again on every line. Other actions (with arguments, JSON) are
+/// parsed as a typed line is and streamed the same way; `:` commands go the way a typed line goes.
 ///
 /// Every error about a line says its number (`error: line 7: ...`), and errors come out in input
 /// order: a refusal by the plugin is reported by its store as it applies the action, later than
@@ -19,6 +19,8 @@ struct PipeInput {
   let console: Console
   /// The longest line taken (`--max-line-bytes`); a longer one is skipped with an error.
   let limit: Int
+  /// The action object a line sends to the feature, parsed; nil when the line is no action.
+  let action: (String, PresentedFeature) throws(HostError) -> String?
   /// Handles a line (with its number) the general way; true to quit.
   let handle: (String, Int) throws(HostError) -> Bool
   /// Readable when a feature closed (`RunSettings.featureClosed`): the loop looks at
@@ -54,6 +56,12 @@ struct PipeInput {
         continue
       }
       do throws(HostError) {
+        // Not through `handle`: a typed line's round trip to the navigation queue is not needed
+        // here (`sendParsed` waits for navigation when the feature has steps).
+        if let parsed = try action(line, feature) {
+          runtime.sendParsed(parsed, to: feature, inputLine: lineNumber)
+          continue
+        }
         if try handle(line, lineNumber) { return true }
       } catch {
         report(error, line: lineNumber)

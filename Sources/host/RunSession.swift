@@ -81,9 +81,10 @@ final class RunSession {
     }
     var quit = false
     if !interactive {
-      var input = PipeInput(runtime: runtime, console: console, limit: settings.maxLineBytes) {
-        line, number throws(HostError) in try self.perform(line, runtime: runtime, inputLine: number)
-      }
+      var input = PipeInput(
+        runtime: runtime, console: console, limit: settings.maxLineBytes,
+        action: { line, feature throws(HostError) in try Self.pipedAction(line, feature: feature, runtime: runtime) },
+        handle: { line, number throws(HostError) in try self.perform(line, runtime: runtime, inputLine: number) })
       input.wake = wake?.readEnd ?? -1
       quit = input.run()
     }
@@ -175,9 +176,7 @@ final class RunSession {
     if text.isEmpty || text.hasPrefix("#") { return false }
     guard let feature = runtime.focused else { return true }
     guard text.hasPrefix(":") else {
-      try Self.refuseCommandWithoutColon(text, feature: feature)
-      let action = feature.id == HomeMenu.id ? HomeMenu.action(for: text) : text
-      try runtime.send(action, to: feature, inputLine: inputLine)
+      try runtime.send(Self.actionLine(text, feature: feature), to: feature, inputLine: inputLine)
       return false
     }
     let words = String(text.dropFirst()).split(separator: " ", omittingEmptySubsequences: true).map(String.init)
@@ -192,6 +191,23 @@ final class RunSession {
   /// Whether `line` is `:quit` (by a name, an alias or a prefix).
   @Sendable static func isQuit(_ line: String) -> Bool {
     ColonCommand.typed(in: line)?.name == "quit"
+  }
+
+  /// The action line `text` (trimmed, not a command) stands for in `feature`: the home menu's
+  /// words and numbers are its own; `help`, `quit` and `exit` without the colon are refused.
+  static func actionLine(_ text: String, feature: PresentedFeature) throws(HostError) -> String {
+    try refuseCommandWithoutColon(text, feature: feature)
+    return feature.id == HomeMenu.id ? HomeMenu.action(for: text) : text
+  }
+
+  /// The action object a piped line sends to `feature`, parsed as a typed line is; nil for a
+  /// line that is no action (empty, a comment, a `:` command).
+  static func pipedAction(_ line: String, feature: PresentedFeature, runtime: SessionRuntime) throws(HostError)
+    -> String?
+  {
+    let text = line.trimmingWhitespace()
+    if text.isEmpty || text.hasPrefix("#") || text.hasPrefix(":") { return nil }
+    return try ActionLine.parse(actionLine(text, feature: feature), manifest: runtime.manifest(of: feature))
   }
 
   /// `help`, `quit` or `exit` typed without the colon, when the feature has no such action.
