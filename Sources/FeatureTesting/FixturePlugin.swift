@@ -23,11 +23,24 @@ public enum FixturePlugin {
 
   private static let built = Mutex<[String: String]>([:])
 
-  /// A fresh folder (mode 0700) for one test.
+  /// A fresh folder (mode 0700) for one test, removed with what it holds when the test process
+  /// exits.
   public static func temporaryFolder() throws -> String {
     var template = Array((NSTemporaryDirectory() + "featurehost-test-XXXXXX").utf8CString)
     guard let path = mkdtemp(&template) else { throw FixtureError("mkdtemp failed: errno \(errno)") }
-    return String(cString: path)
+    let folder = String(cString: path)
+    made.withLock { made in
+      if made.isEmpty { atexit { FixturePlugin.removeMadeFolders() } }
+      made.append(folder)
+    }
+    return folder
+  }
+
+  /// The folders `temporaryFolder` made: a test run would otherwise leave thousands behind.
+  private static let made = Mutex<[String]>([])
+
+  private static func removeMadeFolders() {
+    for folder in made.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: folder) }
   }
 
   /// The path of the fixture built with `defines`, built on first use and shared by the process's
