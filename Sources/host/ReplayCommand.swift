@@ -15,6 +15,9 @@ struct ReplayCommand {
     // A FIFO or a device would block the peek below, or never end.
     if let problem = RegularFile.problem(at: file) { throw problem }
     let instances = try Isolation.factory(arguments)
+    // The worker starts while the journal is read and its plugin found.
+    instances.prepare()
+    defer { InstanceFactory.discardPrepared() }
     if NavigationJournal.isNavigationJournal(file) {
       return try replayNavigation(file, stop: stop, instances: instances)
     }

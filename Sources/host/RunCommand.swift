@@ -17,6 +17,10 @@ struct RunCommand {
   /// Its arguments are read against `CommandTable.run` (or `mainFlow`); the values are checked
   /// here for what the table cannot know: a config's shape, a session name.
   func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
+    var settings = try RunSettings(arguments, global: global)
+    // The first feature's worker starts while the plugins are found and the flow is read.
+    settings.instances.prepare()
+    defer { InstanceFactory.discardPrepared() }
     var config: [String: JSONValue] = [:]
     let found = global.discover()
     var scoped: [String: [String: JSONValue]] = [:]
@@ -29,7 +33,6 @@ struct RunCommand {
       }
     }
     let flowFile = arguments.text(CommandTable.Run.flow)
-    var settings = try RunSettings(arguments, global: global)
     settings.featureConfigs = scoped.mapValues { JSONValue.object($0).serialized() }
     let id = arguments.positionals.first
     let flow: Flow

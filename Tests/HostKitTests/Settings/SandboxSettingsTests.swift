@@ -92,16 +92,19 @@ struct SandboxSettingsTests {
     try ended.run()
     ended.waitUntilExit()
     let gone = ended.processIdentifier
-    let stale = "\(temporary)/featurehost-worker-\(gone)-AbCdEf"
+    let workers = "\(temporary)/featurehost-workers-\(geteuid())"
+    let stale = "\(workers)/\(gone)-AbCdEf"
+    try FileManager.default.createDirectory(
+      atPath: workers, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
     try FileManager.default.createDirectory(atPath: stale + "/tmp", withIntermediateDirectories: true)
     // when a host runs a feature in a worker there
     let result = try HostProcess.run(
       ["run", "counter", "--isolation", "process"], input: "increment\n", environment: ["TMPDIR": temporary])
     #expect(result.status == 0, "\(result.stderr)")
-    // then the gone host's folder was swept away, and the worker's own went with it
-    let left = try FileManager.default.contentsOfDirectory(atPath: temporary).filter {
-      $0.hasPrefix("featurehost-worker-")
-    }
-    #expect(left == [])
+    // then the gone host's folder was swept away, and the worker's own went with it; the
+    // user's folder of them stays, closed to others
+    #expect(try FileManager.default.contentsOfDirectory(atPath: workers) == [])
+    let mode = try FileManager.default.attributesOfItem(atPath: workers)[.posixPermissions] as? Int
+    #expect(mode == 0o700)
   }
 }

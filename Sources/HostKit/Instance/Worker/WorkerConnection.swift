@@ -91,57 +91,21 @@ final class WorkerConnection: @unchecked Sendable {
     self.callTimeout = callTimeout
   }
 
-  /// Spawns a worker with a socketpair end on its descriptor 3 and the channel's memory on 5,
-  /// and the listener thread. `environment` is what the worker sees (`settings.environment`,
-  /// worked out once by the caller).
+  /// Starts a worker (or takes the spare started for these settings) and the listener thread.
+  /// `environment` is what the worker sees (`settings.environment`, worked out once by the
+  /// caller).
   static func start(
     feature: String, target: any InstanceCallbackTarget, settings: WorkerSettings, environment: [String: String]
   ) throws(HostError) -> WorkerConnection {
-    var ends: [Int32] = [-1, -1]
-    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
-      throw HostError(
-        "cannot create a socket for a worker process: \(String(cString: strerror(errno)))",
-        help: "close some files, or raise the limit on open files (ulimit -n)")
+    let process: WorkerProcess
+    if let spare = WorkerSpare.shared.take(settings, environment: environment) {
+      process = spare
+    } else {
+      process = try WorkerProcess.start(settings: settings, environment: environment)
     }
-    var channel = fh_channel()
-    let memory = fh_channel_create(ringCapacity, &channel)
-    guard memory >= 0 else {
-      let reason = String(cString: strerror(errno))
-      close(ends[0])
-      close(ends[1])
-      throw HostError(
-        "cannot create the memory a worker process shares with the host: \(reason)",
-        help: "free some memory, or run with --isolation none")
-    }
-    let scratch = settings.sandbox.enabled ? WorkerScratch.make() : nil
-    var process = ChildProcess(
-      settings.executable, arguments: ["__worker", "\(getpid())"],
-      environment: scratch?.environment(environment) ?? environment)
-    process.standardInput = .null
-    process.standardOutput = .inherit
-    process.standardError = .inherit
-    // A sandboxed worker stopped for a refused call or its memory limit says so on the note pipe.
-    let notes = settings.sandbox.enabled ? SandboxNotes.pipe() : nil
-    process.passedDescriptors = [3: ends[1], channelDescriptor: memory]
-    if let notes { process.passedDescriptors[SandboxNotes.descriptor] = notes.write }
-    let started = WorkerSpawner.shared.spawn(process)
-    close(ends[1])
-    close(memory)
-    if let notes { close(notes.write) }
-    let child: RunningChild
-    switch started {
-    case .success(let running): child = running.child
-    case .failure(let failure):
-      close(ends[0])
-      fh_channel_unmap(&channel)
-      if let notes { close(notes.read) }
-      scratch?.remove()
-      throw HostError(failure)
-    }
-    _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
     let connection = WorkerConnection(
-      feature: feature, child: child, socket: ends[0], channel: channel, sandbox: (notes?.read ?? -1, scratch),
-      target: target, callTimeout: settings.callTimeout)
+      feature: feature, child: process.child, socket: process.socket, channel: process.channel,
+      sandbox: (process.notes, process.scratch), target: target, callTimeout: settings.callTimeout)
     guard connection.startListener() else {
       // Without it nothing would see the worker go while a caller sleeps.
       connection.destroy()

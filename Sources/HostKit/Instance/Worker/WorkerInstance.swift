@@ -66,9 +66,11 @@ extension InstanceFactory {
   /// Each instance in a worker process of its own: a crash or a hang costs that worker, which
   /// the call reports as `PluginCallError.loss`, never the host.
   public static func worker(_ settings: WorkerSettings) -> InstanceFactory {
-    InstanceFactory(runsPluginsHere: false) { plugin, config, target throws(HostError) in
-      try WorkerInstance(plugin: plugin, config: config, target: target, settings: settings)
-    }
+    InstanceFactory(
+      runsPluginsHere: false, prepare: { WorkerSpare.shared.prepare(settings) },
+      { plugin, config, target throws(HostError) in
+        try WorkerInstance(plugin: plugin, config: config, target: target, settings: settings)
+      })
   }
 
   /// `worker(WorkerSettings(...))` spelled out.

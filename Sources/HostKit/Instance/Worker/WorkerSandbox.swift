@@ -227,12 +227,13 @@ final class WorkerScratch: Sendable {
 
   private init(path: String) { self.path = path }
 
-  /// A fresh folder (mode 0700) under the host's temporary folder, with its four homes; nil when
-  /// it cannot be made (the worker then has none).
+  /// A fresh folder (mode 0700) in the user's folder of them under the host's temporary folder,
+  /// with its four homes; nil when it cannot be made (the worker then has none).
   static func make() -> WorkerScratch? {
     let base = ChildProcess.currentEnvironment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-    sweepOnce(base)
-    var template = Array("\(base)/\(prefix)\(getpid())-XXXXXX".utf8CString)
+    guard let parent = userFolder(in: base) else { return nil }
+    sweepOnce(parent)
+    var template = Array("\(parent)/\(getpid())-XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else { return nil }
     let scratch = WorkerScratch(path: String(cString: made))
     for home in homes.values where mkdir("\(scratch.path)/\(home)", 0o700) != 0 {
@@ -242,24 +243,34 @@ final class WorkerScratch: Sendable {
     return scratch
   }
 
-  /// A folder's name: `featurehost-worker-HOSTPID-XXXXXX`.
-  private static let prefix = "featurehost-worker-"
+  /// The folder of one user's worker folders, `featurehost-workers-UID`: its own, so that the
+  /// sweep reads a few names, not the whole temporary folder. Made if missing; nil when the name
+  /// is taken by anything but a folder of this user's that nobody else may open.
+  static func userFolder(in base: String) -> String? {
+    let path = "\(base)/featurehost-workers-\(geteuid())"
+    if mkdir(path, 0o700) != 0 && errno != EEXIST { return nil }
+    var status = stat()
+    guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(),
+      status.st_mode & 0o077 == 0
+    else { return nil }
+    return path
+  }
 
   /// The first folder a host makes sweeps away the folders of hosts that are gone (killed before
-  /// they could remove their workers').
+  /// they could remove their workers'): each is named `HOSTPID-XXXXXX`.
   private static let swept = Locked(false)
 
-  private static func sweepOnce(_ base: String) {
+  private static func sweepOnce(_ parent: String) {
     guard
       swept.withLock({ swept in
         defer { swept = true }
         return !swept
       })
     else { return }
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
-    for name in names where name.hasPrefix(prefix) {
-      guard let host = pid_t(name.dropFirst(prefix.count).prefix { $0 != "-" }), host != getpid() else { continue }
-      if kill(host, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(atPath: "\(base)/\(name)") }
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
+    for name in names {
+      guard let host = pid_t(name.prefix { $0 != "-" }), host != getpid() else { continue }
+      if kill(host, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(atPath: "\(parent)/\(name)") }
     }
   }
 

@@ -1,0 +1,171 @@
+import CWorkerRing
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A worker process before it serves a feature: the process, the host's end of its socket, the
+/// memory the two share, and the sandbox's note pipe and private folder. Nothing in it names a
+/// plugin: the worker learns which one from its first request, so a process started ahead of
+/// time (`WorkerSpare`) serves any feature.
+// @unchecked: made by one thread and handed whole to the one that uses it (a connection's
+// start, or `discard`); never used by two.
+struct WorkerProcess: @unchecked Sendable {
+  let child: RunningChild
+  let socket: Int32
+  var channel: fh_channel
+  /// The read end of the note pipe (-1: none), and the private folder (nil: none).
+  let notes: Int32
+  let scratch: WorkerScratch?
+
+  /// Starts `settings.executable` as a worker with a socketpair end on its descriptor 3 and the
+  /// channel's memory on `WorkerConnection.channelDescriptor`. `environment` is what it sees.
+  static func start(settings: WorkerSettings, environment: [String: String]) throws(HostError) -> WorkerProcess {
+    var ends: [Int32] = [-1, -1]
+    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+      throw HostError(
+        "cannot create a socket for a worker process: \(String(cString: strerror(errno)))",
+        help: "close some files, or raise the limit on open files (ulimit -n)")
+    }
+    var channel = fh_channel()
+    let memory = fh_channel_create(WorkerConnection.ringCapacity, &channel)
+    guard memory >= 0 else {
+      let reason = String(cString: strerror(errno))
+      close(ends[0])
+      close(ends[1])
+      throw HostError(
+        "cannot create the memory a worker process shares with the host: \(reason)",
+        help: "free some memory, or run with --isolation none")
+    }
+    let scratch = settings.sandbox.enabled ? WorkerScratch.make() : nil
+    var process = ChildProcess(
+      settings.executable, arguments: ["__worker", "\(getpid())"],
+      environment: scratch?.environment(environment) ?? environment)
+    process.standardInput = .null
+    process.standardOutput = .inherit
+    process.standardError = .inherit
+    // A sandboxed worker stopped for a refused call or its memory limit says so on the note pipe.
+    let notes = settings.sandbox.enabled ? SandboxNotes.pipe() : nil
+    process.passedDescriptors = [3: ends[1], WorkerConnection.channelDescriptor: memory]
+    if let notes { process.passedDescriptors[SandboxNotes.descriptor] = notes.write }
+    let started = WorkerSpawner.shared.spawn(process)
+    close(ends[1])
+    close(memory)
+    if let notes { close(notes.write) }
+    switch started {
+    case .success(let running):
+      _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+      return WorkerProcess(
+        child: running.child, socket: ends[0], channel: channel, notes: notes?.read ?? -1, scratch: scratch)
+    case .failure(let failure):
+      close(ends[0])
+      fh_channel_unmap(&channel)
+      if let notes { close(notes.read) }
+      scratch?.remove()
+      throw HostError(failure)
+    }
+  }
+
+  /// Ends a worker that never served: closing the channel tells it to leave; it is reaped (killed
+  /// after a second), and what it held is released.
+  mutating func discard() {
+    fh_channel_close(&channel)
+    shutdown(socket, Int32(SHUT_RDWR))
+    _ = child.finish(until: ContinuousClock.now + .seconds(1))
+    close(socket)
+    fh_channel_unmap(&channel)
+    if notes >= 0 { close(notes) }
+    scratch?.remove()
+  }
+}
+
+/// One worker process started ahead of time (`InstanceFactory.prepare`), while the host reads
+/// its settings and finds its plugins: the first worker asked for with the same settings takes
+/// it, and its start-up (exec, the dynamic loader, the runtime) has overlapped the host's own.
+/// It is the only one kept: a worker started later (a restart, a second feature) starts then.
+final class WorkerSpare: Sendable {
+  static let shared = WorkerSpare()
+
+  /// What a worker's start depends on: a spare serves only a request with the same.
+  private struct Key: Equatable {
+    let executable: String
+    let environment: [String: String]
+    let sandboxed: Bool
+  }
+
+  private final class Pending: Sendable {
+    let key: Key
+    let ready = DispatchSemaphore(value: 0)
+    let result = Mutex<Result<WorkerProcess, HostError>?>(nil)
+
+    init(key: Key) { self.key = key }
+
+    /// Waits for the start to end; nil when it failed (the caller starts one as usual and gets
+    /// the error from there).
+    func wait() -> WorkerProcess? {
+      ready.wait()
+      ready.signal()
+      return result.withLock { result in
+        defer { result = nil }
+        return try? result?.get()
+      }
+    }
+  }
+
+  private let pending = Mutex<Pending?>(nil)
+
+  /// Starts a spare for `settings` on another thread, replacing (and ending) one kept before.
+  func prepare(_ settings: WorkerSettings) {
+    let environment = settings.environment
+    let next = Pending(
+      key: Key(executable: settings.executable, environment: environment, sandboxed: settings.sandbox.enabled))
+    let previous = pending.withLock { kept in
+      defer { kept = next }
+      return kept
+    }
+    DispatchQueue.global().async {
+      let started = Result { () throws(HostError) in
+        try WorkerProcess.start(settings: settings, environment: environment)
+      }
+      next.result.withLock { $0 = started }
+      next.ready.signal()
+      if var old = previous?.wait() { old.discard() }
+    }
+  }
+
+  /// The spare, when one was prepared with these settings and is still running; nil otherwise.
+  func take(_ settings: WorkerSettings, environment: [String: String]) -> WorkerProcess? {
+    let key = Key(executable: settings.executable, environment: environment, sandboxed: settings.sandbox.enabled)
+    let taken = pending.withLock { kept -> Pending? in
+      guard let spare = kept, spare.key == key else { return nil }
+      kept = nil
+      return spare
+    }
+    guard var process = taken?.wait() else { return nil }
+    // A spare that died waiting (killed, out of memory) would fail the first call; start anew.
+    guard !process.child.hasExited else {
+      process.discard()
+      return nil
+    }
+    return process
+  }
+
+  /// The process id of the spare kept (waiting for its start), without taking it (tests).
+  var preparedProcessID: pid_t? {
+    guard let kept = pending.withLock({ $0 }) else { return nil }
+    kept.ready.wait()
+    kept.ready.signal()
+    return kept.result.withLock { try? $0?.get().child.pid }
+  }
+
+  /// Ends the spare if nobody took it (the run ended before it started a feature in a worker).
+  func discard() {
+    let taken = pending.withLock { kept in
+      defer { kept = nil }
+      return kept
+    }
+    if var process = taken?.wait() { process.discard() }
+  }
+}
