@@ -72,6 +72,9 @@ struct DevCommand {
     }
     var settings = try RunSettings(arguments, global: global)
     settings.reload.watches = true
+    // The first worker starts while the plugin builds.
+    settings.instances.prepare()
+    defer { InstanceFactory.discardPrepared() }
     let project = try Project.find(in: folder)
     console.note("building \(folder) (\(([project.tool.name] + project.tool.arguments).joined(separator: " ")))")
     if let failure = Self.build(project), !FileManager.default.fileExists(atPath: project.library) {
