@@ -1,3 +1,6 @@
+import Dispatch
+import FeatureJSON
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -5,15 +8,48 @@
 /// One build of a plugin file as a reload sees it: the loaded plugin and a hash of its bytes.
 public struct PluginBuild: Sendable {
   public let plugin: LoadedPlugin
-  /// `fnv1a64:` and 16 hex digits: tells two builds apart in the journal.
-  public let hash: String
+  private let hashed: BuildHash
 
   public init(plugin: LoadedPlugin, hash: String) {
     self.plugin = plugin
-    self.hash = hash
+    hashed = BuildHash(hash)
   }
 
+  /// The build of `plugin` as its file is now, hashed on another thread: a run needs the hash
+  /// only when it reloads, and reading a plugin of a few megabytes byte by byte took a few
+  /// milliseconds of every start.
+  init(hashing plugin: LoadedPlugin) {
+    self.plugin = plugin
+    hashed = BuildHash(hashing: plugin.path)
+  }
+
+  /// `fnv1a64:` and 16 hex digits: tells two builds apart in the journal. Waits for the hash
+  /// when it is still being worked out.
+  public var hash: String { hashed.value }
+
   public var version: String { plugin.manifest.version }
+}
+
+/// A build's hash, given or being worked out.
+private final class BuildHash: Sendable {
+  private let worked = DispatchGroup()
+  private let result = Locked<String?>(nil)
+
+  init(_ hash: String) { result.withLock { $0 = hash } }
+
+  init(hashing path: String) {
+    worked.enter()
+    DispatchQueue.global(qos: .utility).async { [self] in
+      let hash = BuildFile.hash(path) ?? "unknown"
+      result.withLock { $0 = hash }
+      worked.leave()
+    }
+  }
+
+  var value: String {
+    worked.wait()
+    return result.withLock { $0 } ?? "unknown"
+  }
 }
 
 /// Reading plugin files: their hash, and whether a build being written is complete.

@@ -60,11 +60,11 @@ public final class PluginBuilds: Sendable {
   }
 
   /// The build instances of `plugin` are made from now: the plugin itself until a reload.
-  /// The first time, hashes its file (the file a later change replaces).
+  /// The first time, starts hashing its file (the file a later change replaces).
   public func current(of plugin: LoadedPlugin) -> PluginBuild {
     let original = original(of: plugin)
     if let known = builds.withLock({ $0.current[original] }) { return known }
-    let build = PluginBuild(plugin: plugin, hash: BuildFile.hash(plugin.path) ?? "unknown")
+    let build = PluginBuild(hashing: plugin)
     return builds.withLock { state in
       if let known = state.current[original] { return known }
       state.current[original] = build
