@@ -13,16 +13,19 @@ public final class DevtoolsTimeline: Sendable {
   public let key: Int
   public let plugin: LoadedPlugin
   public let journalPath: String
+  /// The journal header's `created`: what the actions' times count from.
+  public let created: String
   private let readHistory: HistoryReader
   private let scratch: ScratchReplay
 
   init(
-    key: Int, plugin: LoadedPlugin, config: String, journalPath: String, instances: InstanceFactory,
-    readHistory: @escaping HistoryReader
+    key: Int, plugin: LoadedPlugin, config: String, journalPath: String, created: String,
+    instances: InstanceFactory, readHistory: @escaping HistoryReader
   ) {
     self.key = key
     self.plugin = plugin
     self.journalPath = journalPath
+    self.created = created
     self.readHistory = readHistory
     scratch = ScratchReplay(plugin: plugin, config: config, instances: instances)
   }
@@ -38,7 +41,8 @@ public final class DevtoolsTimeline: Sendable {
     return value
   }
 
-  /// A page of the log as JSON: `{"current":SEQ,"last":SEQ,"entries":[...]}`.
+  /// A page of the log as JSON: `{"current":SEQ,"last":SEQ,"entries":[...],"created":TIME}`; an
+  /// action's `at` (when its journal line has one) counts milliseconds from `created`.
   public func logPage(from: Int, count: Int) throws(HostError) -> String {
     let (current, entries) = try read { history in
       (history.currentSeq, history.entries(from: from, count: count).map { ($0, history.crashes(after: $0.seq)) })
@@ -48,7 +52,7 @@ public final class DevtoolsTimeline: Sendable {
       if index > 0 { out += "," }
       out += Self.json(entry, crashes: crashes)
     }
-    return out + "]}"
+    return out + "],\"created\":\(JSONValue.string(created).serialized())}"
   }
 
   /// An entry of the log; the crashes journaled after its seq, if any, as `"crashes"`.
@@ -61,6 +65,7 @@ public final class DevtoolsTimeline: Sendable {
       out =
         "{\"seq\":\(entry.seq),\"kind\":\"action\",\"source\":\"\(action.source.rawValue)\","
         + "\"effective\":\(effective),\"action\":\(action.json)"
+      if let at = action.at { out += ",\"at\":\(at)" }
     case .travel(let travel):
       out =
         "{\"seq\":\(entry.seq),\"kind\":\"travel\",\"travel\":\"\(travel.kind.rawValue)\","

@@ -60,6 +60,11 @@ struct DevtoolsServerCLITests {
     let page = try DevtoolsPage.get(url, "/api/log?feature=1&from=2&count=2")
     #expect(page.hasPrefix("{\"current\":4,\"last\":4,\"entries\":[{\"seq\":2,"))
     #expect(page.contains("{\"seq\":3,") && !page.contains("{\"seq\":4,"))
+    // Each action carries its time since the journal's creation, which the page says too.
+    #expect(
+      page.contains(
+        /"seq":2,"kind":"action","source":"user","effective":true,"action":\{"type":"increment"\},"at":\d+\}/))
+    #expect(page.contains(/\],"created":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"\}$/), "\(page)")
     let skipped = try DevtoolsPage.get(url, "/api/state?feature=1&seq=4&skip=2,3")
     #expect(
       skipped
@@ -205,6 +210,8 @@ struct DevtoolsServerCLITests {
           + #""crashes":[{"loss":"signal 11","call":"dispatch","action":"{\"type\":\"increment\"}"}]}"#),
       "\(page)")
     #expect(page.components(separatedBy: "crashes").count == 2, "\(page)")
+    // A journal older than action times lists its actions without one.
+    #expect(!page.contains("\"at\":"), "\(page)")
     recorded.type("\u{4}")
     #expect(try recorded.waitForExit() == 0)
   }
