@@ -110,13 +110,18 @@ async function showFeature(key) {
 
 // ---- the log, paged from the host -------------------------------------------------------------
 
-// A log entry, with the crashes the journal holds after its seq: they replace the ones pushed
-// live for that seq (the same crash, as journaled).
+// A log entry, with the refusals and crashes the journal holds after its seq: they replace the
+// ones pushed live for that seq (the same ones, as journaled).
 function takeEntry(entry) {
   page.entries.set(entry.seq, entry);
-  if (!entry.crashes) return;
-  const marks = (page.marks.get(entry.seq) || []).filter((mark) => mark.kind !== 'crash');
-  for (const crash of entry.crashes) {
+  if (!entry.crashes && !entry.refusals) return;
+  const marks = [];
+  for (const refusal of entry.refusals || []) {
+    const action = typeof refusal.action === 'string' ? refusal.action : JSON.stringify(refusal.action);
+    const at = refusal.at === undefined ? '' : ` at +${(refusal.at / 1000).toFixed(3)} s`;
+    marks.push({ kind: 'refused', text: `${action}${at}: ${refusal.error}` });
+  }
+  for (const crash of entry.crashes || []) {
     const applying = crash.action ? ` applying ${crash.action}` : '';
     marks.push({ kind: 'crash', text: `${crash.loss} during ${crash.call || 'no call'}${applying}` });
   }
@@ -223,6 +228,7 @@ function row(seq) {
       const item = document.createElement('span');
       item.className = mark.kind;
       item.textContent = `${mark.kind === 'refused' ? '⛔ refused' : '✖ crash'} ${mark.text}`;
+      item.title = item.textContent;
       span.append(item);
     }
   }

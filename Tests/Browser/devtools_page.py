@@ -131,6 +131,11 @@ def recorded(driver, report):
     report["state"] = state(driver)
     report["dispatchShown"] = driver.find_element(By.ID, "dispatch").is_displayed()
     report["times"] = [r.text for r in driver.find_elements(By.CSS_SELECTOR, ".row .time")]
+    report["refusals"] = [
+        [r.get_attribute("data-seq"), m.text]
+        for r in driver.find_elements(By.CSS_SELECTOR, ".row")
+        for m in r.find_elements(By.CSS_SELECTOR, ".marks .refused")
+    ]
 
 
 def kittens(driver, report):

@@ -79,6 +79,38 @@ struct SessionCLITests {
       }, "\(added)")
   }
 
+  @Test func aRefusedActionIsJournaledWithoutASeqAndSkippedByReplayRestoreHistoryAndSessions() throws {
+    // given: a session in which the counter refused an action between two increments
+    let first = try state.host(
+      ["run", "counter", "--session", "demo"], "increment\n{\"type\":\"nope\"}\nincrement\n")
+    #expect(first.status == 0)
+    #expect(first.stderr.contains(#"error: line 2: counter refused the user action {"type":"nope"}"#))
+    let journal = try String(contentsOfFile: journalPath, encoding: .utf8)
+    let refusal = try #require(journal.split(separator: "\n").first { $0.contains(#""refused":"#) })
+    #expect(refusal.hasPrefix(#"{"at":"#), "\(refusal)")
+    #expect(
+      refusal.replacing(/"at":\d+,/, with: "")
+        == #"{"error":"action 'nope' of counter was refused: type: unknown \"type\" \"nope\" for Action","#
+        + #""refused":{"type":"nope"},"seq":2,"source":"user"}"#, "\(refusal)")
+    #expect(journal.contains(/"seq":3,"source":"user"\}\n$/), "the next action takes seq 3")
+    // when / then: host sessions counts the three applied actions only
+    let listed = try state.host(["sessions"]).stdout.split(separator: "\n").first { $0.hasPrefix("demo ") }
+    #expect(listed?.split(separator: " ").prefix(3) == ["demo", "counter", "3"], "\(listed ?? "")")
+    // when / then: replay does not send it again, and says so
+    let replay = try state.host(["replay", journalPath])
+    #expect(replay.status == 0, "\(replay.stderr)")
+    #expect(replay.stdout.hasSuffix("count:  2\n  clicks: 2\n"))
+    #expect(
+      replay.stderr.contains(
+        #"note: journal '\#(journalPath)' seq 2: counter refused the user action {"type":"nope"}: action 'nope'"#),
+      "\(replay.stderr)")
+    // when / then: restore and :history skip it
+    let again = try state.host(["run", "counter", "--session", "demo"], ":state\n:history\n")
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(again.stdout.hasPrefix(#"{"clicks":2,"count":2}"#), "\(again.stdout)")
+    #expect(!again.stdout.contains("nope"), "\(again.stdout)")
+  }
+
   @Test func saveAndLoadReapplyAStateCheckedByThePlugin() throws {
     let file = "\(state.path)/saved.json"
     let bad = "\(state.path)/bad.json"

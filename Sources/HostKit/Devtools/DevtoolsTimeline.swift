@@ -45,18 +45,26 @@ public final class DevtoolsTimeline: Sendable {
   /// action's `at` (when its journal line has one) counts milliseconds from `created`.
   public func logPage(from: Int, count: Int) throws(HostError) -> String {
     let (current, entries) = try read { history in
-      (history.currentSeq, history.entries(from: from, count: count).map { ($0, history.crashes(after: $0.seq)) })
+      (
+        history.currentSeq,
+        history.entries(from: from, count: count).map {
+          ($0, history.crashes(after: $0.seq), history.refusals(after: $0.seq))
+        }
+      )
     }
     var out = "{\"current\":\(current),\"last\":\(current),\"entries\":["
-    for (index, (entry, crashes)) in entries.enumerated() {
+    for (index, (entry, crashes, refusals)) in entries.enumerated() {
       if index > 0 { out += "," }
-      out += Self.json(entry, crashes: crashes)
+      out += Self.json(entry, crashes: crashes, refusals: refusals)
     }
     return out + "],\"created\":\(JSONValue.string(created).serialized())}"
   }
 
-  /// An entry of the log; the crashes journaled after its seq, if any, as `"crashes"`.
-  static func json(_ entry: JournalHistory.Entry, crashes: [JournalCrash] = []) -> String {
+  /// An entry of the log; the crashes and refusals journaled after its seq, if any, as `"crashes"`
+  /// and `"refusals"` (each refusal's action as journaled: an object, or the text sent).
+  static func json(
+    _ entry: JournalHistory.Entry, crashes: [JournalCrash] = [], refusals: [JournalRefusal] = []
+  ) -> String {
     var out: String
     switch entry.kind {
     case .start:
@@ -76,6 +84,18 @@ public final class DevtoolsTimeline: Sendable {
       out += ",\"crashes\":["
       out += crashes.map { crash in
         "{\"loss\":\(quoted(crash.loss)),\"call\":\(quoted(crash.call)),\"action\":\(quoted(crash.action ?? ""))}"
+      }.joined(separator: ",")
+      out += "]"
+    }
+    if !refusals.isEmpty {
+      out += ",\"refusals\":["
+      out += refusals.map { refusal in
+        var members: [String: JSONValue] = [
+          "source": .string(refusal.source.rawValue), "error": .string(refusal.error),
+          "action": (try? JSONValue.parse(refusal.action)) ?? .string(refusal.action),
+        ]
+        if let at = refusal.at { members["at"] = .number(.int(Int64(at))) }
+        return JSONValue.object(members).serialized()
       }.joined(separator: ",")
       out += "]"
     }

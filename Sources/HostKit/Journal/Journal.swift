@@ -20,7 +20,7 @@ public struct Journal: Sendable {
   public let actionCount: Int
   /// Actions after the last line that carries a state: what a restore replays.
   public let actionsSinceState: Int
-  /// The time (`"at"`) of the last action line that has one; nil when none has.
+  /// The time (`"at"`) of the last action or refusal line that has one; nil when none has.
   public let lastActionAt: Int?
 
   private let bytes: [UInt8]
@@ -92,7 +92,7 @@ public struct Journal: Sendable {
       case .snapshot, .travel:
         point.state = try JournalLineScanner.payloadText(scanned.payload, in: line, what: "a state")
         point.stateSeq = scanned.seq
-      case .crash, .reload:
+      case .crash, .reload, .refusal:
         break
       }
     }
@@ -128,6 +128,9 @@ public struct Journal: Sendable {
         records.append(.crash(JournalCrash(seq: scanned.seq, call: call, action: action, loss: loss)))
       case .reload(let reload):
         records.append(.reload(reload))
+      case .refusal(let source, let action, let error):
+        records.append(
+          .refusal(JournalRefusal(seq: scanned.seq, source: source, action: action, error: error, at: scanned.at)))
       }
     }
     return (records, damage)
@@ -266,10 +269,13 @@ public struct Journal: Sendable {
       try checkSeqUnchanged(checked.lastSeq, "is a crash at seq", scanned.seq, path: path, line: number)
     case .reload:
       try checkSeqUnchanged(checked.lastSeq, "is a reload at seq", scanned.seq, path: path, line: number)
+    case .refusal:
+      try checkSeqUnchanged(checked.lastSeq, "is a refusal at seq", scanned.seq, path: path, line: number)
+      if let at = scanned.at { checked.lastActionAt = at }
     }
   }
 
-  /// Snapshots, crashes and reloads name the seq the records before them reached.
+  /// Snapshots, crashes, reloads and refusals name the seq the records before them reached.
   private static func checkSeqUnchanged(_ lastSeq: Int, _ what: String, _ seq: Int, path: String, line: Int)
     throws(HostError)
   {

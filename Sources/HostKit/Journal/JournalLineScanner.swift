@@ -14,6 +14,8 @@ struct ScannedLine {
     case crash(call: String, action: String?, loss: String)
     /// A reload line; its payload is empty.
     case reload(JournalReload)
+    /// A refusal line; its payload is empty (rare lines: parsed in full when read).
+    case refusal(source: ActionSource, action: String, error: String)
   }
 
   enum Payload {
@@ -256,6 +258,9 @@ enum JournalLineScanner {
       let reload = JournalReload(seq: Int(seq), feature: feature, from: from, to: to)
       return ScannedLine(kind: .reload(reload), seq: Int(seq), payload: .text(""))
     }
+    if let refused = members["refused"] {
+      return try scanRefusal(members, seq: Int(seq), refused: refused)
+    }
     if let action = members["action"] {
       guard case .object = action else {
         throw LineProblem(message: "is not a journal record: its \"action\" is not a JSON object")
@@ -297,6 +302,31 @@ enum JournalLineScanner {
     return ScannedLine(
       kind: .travel(kind, to: to.map { Int($0) }), seq: Int(seq), payload: .text(state.serialized())
     )
+  }
+
+  /// `{"at":T,"error":E,"refused":A,"seq":S,"source":SRC}`, `at` optional; A an object, or a string
+  /// when what was sent was not JSON.
+  private static func scanRefusal(_ members: [String: JSONValue], seq: Int, refused: JSONValue) throws(LineProblem)
+    -> ScannedLine
+  {
+    let action: String
+    switch refused {
+    case .object(let object): action = JSONValue.object(object).serialized()
+    case .string(let text): action = text
+    default:
+      throw LineProblem(message: "is not a journal record: its \"refused\" is neither a JSON object nor a text")
+    }
+    guard let error = members["error"]?.stringValue else {
+      throw LineProblem(message: "is not a journal record: a refusal has no \"error\" (what the feature said)")
+    }
+    guard let name = members["source"]?.stringValue, let source = ActionSource(rawValue: name) else {
+      throw LineProblem(
+        message:
+          "is not a journal record: a refusal has no \"source\" (user, effect, feedback, lifecycle or navigation)")
+    }
+    return ScannedLine(
+      kind: .refusal(source: source, action: action, error: error), seq: seq, payload: .text(""),
+      at: try actionTime(members["at"]))
   }
 
   /// An action line's `"at"`: nil when absent; anything but a whole number from 0 to

@@ -33,6 +33,9 @@ import FeatureJSON
 ///   feature F was reloaded at seq S from one build to another (versions from their manifests,
 ///   hashes of their files, `fnv1a64:` and 16 hex digits). A snapshot at seq S follows it: the
 ///   state the new build took over, which restore starts from. Replay names it.
+/// - Refusal: `{"at":T,"error":E,"refused":A,"seq":S,"source":SRC}`: the feature refused the action
+///   A (a JSON object, or the text sent when it was not one) from SRC, saying E; nothing changed.
+///   S is the seq before it, as for a snapshot; T as for an action. Restore, history and replay skip it.
 ///
 /// Sequence numbers: actions and travels number 1, 2, 3, ... with no gap, in file order; every
 /// seq names exactly one state, "the state after seq S": for an action, the state before it (the
@@ -53,6 +56,8 @@ public enum JournalRecord: Sendable, Equatable {
   case crash(JournalCrash)
   /// The feature was reloaded from a new build; names no state of its own.
   case reload(JournalReload)
+  /// The feature refused an action; names no state of its own.
+  case refusal(JournalRefusal)
 
   /// The seq the record carries.
   public var seq: Int {
@@ -62,6 +67,7 @@ public enum JournalRecord: Sendable, Equatable {
     case .travel(let travel): travel.seq
     case .crash(let crash): crash.seq
     case .reload(let reload): reload.seq
+    case .refusal(let refusal): refusal.seq
     }
   }
 }
@@ -101,6 +107,27 @@ public struct JournalCrash: Sendable, Equatable {
     case .unresponsive(let call, let seconds):
       "no answer to \(call) within \(seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)) s"
     }
+  }
+}
+
+/// A refusal line: the feature refused an action, which changed nothing.
+public struct JournalRefusal: Sendable, Equatable {
+  /// The seq of the last action or travel before it: the state the action was refused in.
+  public var seq: Int
+  public var source: ActionSource
+  /// The action refused (a JSON object, or the text as sent when it is not JSON).
+  public var action: String
+  /// What the feature said.
+  public var error: String
+  /// When: milliseconds since the header's `created`, as for an action; nil when the line has none.
+  public var at: Int?
+
+  public init(seq: Int, source: ActionSource, action: String, error: String, at: Int? = nil) {
+    self.seq = seq
+    self.source = source
+    self.action = action
+    self.error = error
+    self.at = at
   }
 }
 

@@ -30,7 +30,7 @@ public final class JournalWriter: @unchecked Sendable {
   public private(set) var lastSeq: Int
   /// Actions appended since the last snapshot or travel.
   public private(set) var actionsSinceState: Int
-  /// The time (`"at"`) of the last action line written or read: milliseconds since the header's
+  /// The time (`"at"`) of the last action or refusal line written or read: milliseconds since the header's
   /// `created`; nil before any, or when the header's `created` is not a time (none is written).
   public private(set) var lastActionAt: Int?
   /// Lines appended but not yet committed.
@@ -225,6 +225,25 @@ public final class JournalWriter: @unchecked Sendable {
     }
     file.pending.append(contentsOf: JSONValue.object(members).serialized().utf8)
     file.pending.append(JournalByte.newline)
+    try lineAppended()
+  }
+
+  /// Appends a refusal line at the current seq (see `JournalRefusal`; its `seq` and `at` are the
+  /// writer's own); it takes no seq of its own. Rare: written through the JSON serializer.
+  public func append(refusal: JournalRefusal) throws(HostError) {
+    try file.checkUsable()
+    var members: [String: JSONValue] = [
+      "error": .string(refusal.error), "seq": .number(.int(Int64(lastSeq))),
+      "source": .string(refusal.source.rawValue),
+      // An action that is not a JSON object (what was sent, as sent) is kept as a text.
+      "refused": (try? JSONValue.parse(refusal.action)).flatMap { $0.objectValue != nil ? $0 : nil }
+        ?? .string(refusal.action),
+    ]
+    let at = nextActionTime()
+    if at >= 0 { members["at"] = .number(.int(Int64(at))) }
+    file.pending.append(contentsOf: JSONValue.object(members).serialized().utf8)
+    file.pending.append(JournalByte.newline)
+    if at >= 0 { lastActionAt = at }
     try lineAppended()
   }
 

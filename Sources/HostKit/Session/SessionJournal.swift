@@ -122,6 +122,15 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     try writer.commit()
   }
 
+  public func recordRefusal(action: String, source: ActionSource, error: String) throws(HostError) {
+    let refusal = JournalRefusal(seq: writer.lastSeq, source: source, action: action, error: error)
+    try writer.append(refusal: refusal)
+    history?.append(
+      .refusal(
+        JournalRefusal(
+          seq: refusal.seq, source: source, action: action, error: error, at: writer.lastActionAt)))
+  }
+
   public func recordReload(_ reload: JournalReload, state: String) throws(HostError) {
     try writer.append(reload: reload, state: state)
     history?.append(.reload(reload))

@@ -64,10 +64,11 @@ struct DevtoolsBrowserTests {
     #expect(try terminal.quit() == 0)
   }
 
-  @Test("a recorded journal opens read-only: its last state, its actions' times, no dispatch box")
+  @Test("a recorded journal opens read-only: its last state, its actions' times and refusals, no dispatch box")
   func recordedJournalOpensReadOnly() throws {
     let folder = try StateFolder()
-    let recorded = try folder.host(["run", "counter", "--session", "rec"], "increment\nincrement\ndecrement\n")
+    let recorded = try folder.host(
+      ["run", "counter", "--session", "rec"], "increment\nincrement\n{\"type\":\"nope\"}\ndecrement\n")
     #expect(recorded.status == 0)
     let (terminal, url) = try DevtoolsPage.start(
       ["devtools", folder.journal("rec")], environment: ["XDG_STATE_HOME": folder.path])
@@ -80,6 +81,12 @@ struct DevtoolsBrowserTests {
     let times = try #require(report["times"] as? [String])
     #expect(times.count == 5 && times.first == "", "\(times)")
     #expect(times.dropFirst().allSatisfy { $0.wholeMatch(of: /\+\d+\.\d{3} s/) != nil }, "\(times)")
+    // The action the counter refused is marked on the row it followed, from the journal.
+    let refusals = try #require(report["refusals"] as? [[String]])
+    #expect(refusals.count == 1 && refusals.first?.first == "3", "\(refusals)")
+    #expect(
+      refusals.first?.last?.hasPrefix(#"⛔ refused {"type":"nope"} at +"#) == true
+        && refusals.first?.last?.contains(": action 'nope' of counter was refused") == true, "\(refusals)")
     terminal.type("\u{4}")
     #expect(try terminal.waitForExit() == 0)
   }
