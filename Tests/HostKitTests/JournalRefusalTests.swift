@@ -15,11 +15,12 @@ struct JournalRefusalTests {
     let writer = try JournalWriter.create(at: path, header: JournalFixtures.header, clock: JournalFixtures.clock)
     try writer.append(action: JournalFixtures.increment, source: .user)
     // when
-    try writer.append(refusal: JournalRefusal(seq: 0, source: .user, action: Self.nope, error: "unknown \"nope\""))
-    try writer.append(refusal: JournalRefusal(seq: 0, source: .effect, action: "not json", error: "bad"))
+    let written = try writer.append(refused: Self.nope, source: .user, error: "unknown \"nope\"")
+    try writer.append(refused: "not json", source: .effect, error: "bad")
     // then: the next action still takes seq 2
     #expect(try writer.append(action: JournalFixtures.increment, source: .user) == 2)
     try writer.close()
+    #expect(written == JournalRefusal(seq: 1, source: .user, action: Self.nope, error: "unknown \"nope\"", at: 1500))
     let lines = try scratch.text("s.jsonl").split(separator: "\n").dropFirst().map(String.init)
     #expect(
       lines == [

@@ -228,16 +228,19 @@ public final class JournalWriter: @unchecked Sendable {
     try lineAppended()
   }
 
-  /// Appends a refusal line at the current seq (see `JournalRefusal`; its `seq` and `at` are the
-  /// writer's own); it takes no seq of its own. Rare: written through the JSON serializer.
-  public func append(refusal: JournalRefusal) throws(HostError) {
+  /// Appends a refusal line at the current seq: the feature refused `action` (a JSON object, or the
+  /// text sent when it was not one) from `source`, saying `error`. It takes no seq of its own and
+  /// carries a time as an action line does. Returns the refusal as written (see `JournalRefusal`).
+  /// Rare: written through the JSON serializer.
+  @discardableResult
+  public func append(refused action: String, source: ActionSource, error: String) throws(HostError)
+    -> JournalRefusal
+  {
     try file.checkUsable()
     var members: [String: JSONValue] = [
-      "error": .string(refusal.error), "seq": .number(.int(Int64(lastSeq))),
-      "source": .string(refusal.source.rawValue),
+      "error": .string(error), "seq": .number(.int(Int64(lastSeq))), "source": .string(source.rawValue),
       // An action that is not a JSON object (what was sent, as sent) is kept as a text.
-      "refused": (try? JSONValue.parse(refusal.action)).flatMap { $0.objectValue != nil ? $0 : nil }
-        ?? .string(refusal.action),
+      "refused": (try? JSONValue.parse(action)).flatMap { $0.objectValue != nil ? $0 : nil } ?? .string(action),
     ]
     let at = nextActionTime()
     if at >= 0 { members["at"] = .number(.int(Int64(at))) }
@@ -245,6 +248,7 @@ public final class JournalWriter: @unchecked Sendable {
     file.pending.append(JournalByte.newline)
     if at >= 0 { lastActionAt = at }
     try lineAppended()
+    return JournalRefusal(seq: lastSeq, source: source, action: action, error: error, at: at >= 0 ? at : nil)
   }
 
   /// Appends a reload line at the current seq (see `JournalReload`), then a snapshot of `state`,

@@ -123,12 +123,8 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
   }
 
   public func recordRefusal(action: String, source: ActionSource, error: String) throws(HostError) {
-    let refusal = JournalRefusal(seq: writer.lastSeq, source: source, action: action, error: error)
-    try writer.append(refusal: refusal)
-    history?.append(
-      .refusal(
-        JournalRefusal(
-          seq: refusal.seq, source: source, action: action, error: error, at: writer.lastActionAt)))
+    let refusal = try writer.append(refused: action, source: source, error: error)
+    history?.append(.refusal(refusal))
   }
 
   public func recordReload(_ reload: JournalReload, state: String) throws(HostError) {
