@@ -19,7 +19,7 @@ const page = {
   skips: new Set(),
   entries: new Map(), // seq -> log entry
   pages: new Map(), // page number -> 'loading' | 'loaded'
-  times: new Map(), // seq -> ms, for actions seen while the page was open
+  created: null, // when the journal was created (ms since 1970): what an action's time counts from
   marks: new Map(), // seq -> [{kind, text}] refusals and crashes after that seq
   catalogue: [],
   selecting: 0,
@@ -97,7 +97,6 @@ async function showFeature(key) {
   page.feature = key;
   page.entries.clear();
   page.pages.clear();
-  page.times.clear();
   page.marks.clear();
   page.skips.clear();
   page.following = true;
@@ -111,13 +110,18 @@ async function showFeature(key) {
 
 // ---- the log, paged from the host -------------------------------------------------------------
 
-// A log entry, with the crashes the journal holds after its seq: they replace the ones pushed
-// live for that seq (the same crash, as journaled).
+// A log entry, with the refusals and crashes the journal holds after its seq: they replace the
+// ones pushed live for that seq (the same ones, as journaled).
 function takeEntry(entry) {
   page.entries.set(entry.seq, entry);
-  if (!entry.crashes) return;
-  const marks = (page.marks.get(entry.seq) || []).filter((mark) => mark.kind !== 'crash');
-  for (const crash of entry.crashes) {
+  if (!entry.crashes && !entry.refusals) return;
+  const marks = [];
+  for (const refusal of entry.refusals || []) {
+    const action = typeof refusal.action === 'string' ? refusal.action : JSON.stringify(refusal.action);
+    const at = refusal.at === undefined ? '' : ` at +${(refusal.at / 1000).toFixed(3)} s`;
+    marks.push({ kind: 'refused', text: `${action}${at}: ${refusal.error}` });
+  }
+  for (const crash of entry.crashes || []) {
     const applying = crash.action ? ` applying ${crash.action}` : '';
     marks.push({ kind: 'crash', text: `${crash.loss} during ${crash.call || 'no call'}${applying}` });
   }
@@ -131,6 +135,7 @@ async function loadPage(number, force = false) {
   const log = await api(`/api/log?${query({ feature, from: number * PAGE, count: PAGE })}`);
   if (feature !== page.feature) return;
   for (const entry of log.entries) takeEntry(entry);
+  page.created = log.created ? Date.parse(log.created) : null;
   page.pages.set(number, 'loaded');
   setLast(log.last, log.current);
   renderRows();
@@ -209,8 +214,10 @@ function row(seq) {
     if (entry.kind === 'travel') cell('source travel', entry.travel);
     else cell('source lifecycle', 'start');
   }
-  const time = page.times.get(seq);
-  cell('time', time ? new Date(time).toLocaleTimeString() : '');
+  // An action's time since the journal began (journals older than action times have none); the
+  // clock time as its tooltip.
+  const time = cell('time', entry.at === undefined ? '' : `+${(entry.at / 1000).toFixed(3)} s`);
+  if (entry.at !== undefined && page.created !== null) time.title = new Date(page.created + entry.at).toLocaleString();
   if (entry.kind === 'action') cell('json', JSON.stringify(entry.action));
   else if (entry.kind === 'travel') cell('json', entry.to === null ? 'loaded a state' : `to seq ${entry.to}`);
   else cell('json', 'the state before the first action');
@@ -221,6 +228,7 @@ function row(seq) {
       const item = document.createElement('span');
       item.className = mark.kind;
       item.textContent = `${mark.kind === 'refused' ? '⛔ refused' : '✖ crash'} ${mark.text}`;
+      item.title = item.textContent;
       span.append(item);
     }
   }
@@ -525,7 +533,6 @@ function connect() {
   events.addEventListener('applied', (message) => {
     const data = JSON.parse(message.data);
     if (!mine(data)) return;
-    page.times.set(data.seq, data.time);
     refreshSoon();
   });
   for (const kind of ['refused', 'crash']) {

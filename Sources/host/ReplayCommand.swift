@@ -158,6 +158,11 @@ struct ReplayCommand {
         let applying =
           crash.action.map { "while applying \($0)" } ?? (crash.call.isEmpty ? "between calls" : "during \(crash.call)")
         console.note("journal '\(file)' seq \(crash.seq): \(plugin.id) was lost (\(crash.loss)) \(applying)")
+      case .refusal(let refusal):
+        // Refused when recorded: not sent again; the state after it is the one before it.
+        console.note(
+          "journal '\(file)' seq \(refusal.seq): \(plugin.id) refused the \(refusal.source.rawValue) action "
+            + "\(refusal.action): \(refusal.error)")
       case .reload(let reload):
         // Replayed with the current build throughout; the snapshot after it is checked as any.
         console.note(

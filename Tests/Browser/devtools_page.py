@@ -11,6 +11,7 @@ import sys
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -78,23 +79,42 @@ def counter(driver, report):
     report["skipNote"] = driver.find_element(By.ID, "skip-note").text
     driver.find_element(By.CSS_SELECTOR, '.row[data-seq="2"] input.skip').click()
     wait_for(driver, "the state with seq 2 again", lambda d: state(d) == {"count": 2, "clicks": 2})
-    # The slider, moved with the keyboard two seqs back: a travel to seq 1.
-    slider = driver.find_element(By.ID, "slider")
-    slider.click()
-    slider.send_keys(Keys.END)
-    slider.send_keys(Keys.ARROW_LEFT)
-    slider.send_keys(Keys.ARROW_LEFT)
-    wait_for(driver, "the state after seq 1", lambda d: state(d) == {"count": 0, "clicks": 0})
+    # The slider, dragged with the mouse from the last seq (3) back to seq 2: a travel there.
+    drag_slider(driver, 2)
+    wait_for(driver, "the state after seq 2", lambda d: state(d) == {"count": 1, "clicks": 1})
     wait_for(driver, "the log holding the travel", lambda d: d.find_elements(By.CSS_SELECTOR, '.row[data-seq="4"]'))
     report["travelled"] = state(driver)
+    report["travelledSeq"] = driver.find_element(By.ID, "state-seq").text
+    report["travelledView"] = driver.find_element(By.ID, "view").text
+    report["travelRows"] = [r.text for r in driver.find_elements(By.CSS_SELECTOR, ".row .source.travel")]
     report["travelRow"] = driver.find_element(By.CSS_SELECTOR, '.row[data-seq="4"]').text
     report["error"] = driver.find_element(By.ID, "error").text
     # The arrow keys in the log select the next seq without travelling.
     driver.find_element(By.ID, "log").send_keys(Keys.ARROW_DOWN)
-    wait_for(driver, "the state after seq 2 selected", lambda d: d.find_element(By.ID, "state-seq").text == "2")
+    wait_for(driver, "the state after seq 3 selected", lambda d: d.find_element(By.ID, "state-seq").text == "3")
     report["selectedByKey"] = state(driver)
-    wait_for(driver, "the view after seq 2", lambda d: "count:  1" in d.find_element(By.ID, "view").text)
+    wait_for(driver, "the view after seq 3", lambda d: "count:  2" in d.find_element(By.ID, "view").text)
     report["viewByKey"] = driver.find_element(By.ID, "view").text
+    # Each action's time, as the log shows it.
+    report["times"] = [r.text for r in driver.find_elements(By.CSS_SELECTOR, ".row .time")]
+
+
+def drag_slider(driver, seq):
+    """Drags the timeline's thumb with the mouse (press, move, release) from where it is to `seq`."""
+    slider = driver.find_element(By.ID, "slider")
+    width, low, high, value = driver.execute_script(
+        "const s = arguments[0]; return [s.getBoundingClientRect().width, Number(s.min), Number(s.max), Number(s.value)]",
+        slider)
+    # Where a value's thumb is, from the slider's centre: the thumb (about 16 px) travels the width less itself.
+    def x(of):
+        return (of - low) / (high - low) * (width - 16) + 8 - width / 2
+
+    (ActionChains(driver)
+        .move_to_element_with_offset(slider, round(x(value)), 0)
+        .click_and_hold()
+        .move_by_offset(round(x(seq) - x(value)), 0)
+        .release()
+        .perform())
 
 
 def flow(driver, report):
@@ -110,6 +130,12 @@ def recorded(driver, report):
     report["mode"] = driver.find_element(By.ID, "mode").text
     report["state"] = state(driver)
     report["dispatchShown"] = driver.find_element(By.ID, "dispatch").is_displayed()
+    report["times"] = [r.text for r in driver.find_elements(By.CSS_SELECTOR, ".row .time")]
+    report["refusals"] = [
+        [r.get_attribute("data-seq"), m.text]
+        for r in driver.find_elements(By.CSS_SELECTOR, ".row")
+        for m in r.find_elements(By.CSS_SELECTOR, ".marks .refused")
+    ]
 
 
 def kittens(driver, report):

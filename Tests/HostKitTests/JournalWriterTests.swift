@@ -15,7 +15,7 @@ struct JournalWriterTests {
     // given
     let scratch = try JournalScratch()
     let writer = try JournalWriter.create(
-      at: scratch.file("s.jsonl"), header: JournalFixtures.header)
+      at: scratch.file("s.jsonl"), header: JournalFixtures.header, clock: JournalFixtures.clock)
     // when
     try writer.append(action: #"{"type":"created"}"#, source: .lifecycle)
     try writer.append(action: JournalFixtures.increment, source: .user)
@@ -27,8 +27,8 @@ struct JournalWriterTests {
     #expect(
       try scratch.text("s.jsonl") == """
         \(JournalFixtures.headerLine)
-        {"action":{"type":"created"},"seq":1,"source":"lifecycle"}
-        {"action":{"type":"increment"},"seq":2,"source":"user"}
+        {"action":{"type":"created"},"at":1500,"seq":1,"source":"lifecycle"}
+        {"action":{"type":"increment"},"at":1500,"seq":2,"source":"user"}
         {"seq":2,"state":{"clicks":1,"count":1}}
         {"seq":3,"state":{"clicks":0,"count":0},"to":1,"travel":"undo"}
         {"seq":4,"state":{"clicks":9,"count":3},"travel":"load"}
@@ -42,7 +42,7 @@ struct JournalWriterTests {
     let path = scratch.file("s.jsonl")
     var header = JournalFixtures.header
     header.config = #"{"step":2}"#
-    let writer = try JournalWriter.create(at: path, header: header)
+    let writer = try JournalWriter.create(at: path, header: header, clock: JournalFixtures.clock)
     // when
     let sources: [ActionSource] = [.lifecycle, .user, .effect, .feedback, .navigation]
     for (index, source) in sources.enumerated() {
@@ -61,7 +61,7 @@ struct JournalWriterTests {
     #expect(journal.tornTail == nil)
     let expected: [JournalRecord] =
       sources.enumerated().map { index, source in
-        .action(JournalAction(seq: index + 1, source: source, json: #"{"n":\#(index),"type":"x"}"#))
+        .action(JournalAction(seq: index + 1, source: source, json: #"{"n":\#(index),"type":"x"}"#, at: 1500))
       } + [
         .snapshot(seq: 5, state: #"{"n":4}"#),
         .travel(JournalTravel(seq: 6, kind: .goto, to: 2, state: #"{"n":1}"#)),
@@ -73,7 +73,7 @@ struct JournalWriterTests {
     // given
     let scratch = try JournalScratch()
     let writer = try JournalWriter.create(
-      at: scratch.file("s.jsonl"), header: JournalFixtures.header)
+      at: scratch.file("s.jsonl"), header: JournalFixtures.header, clock: JournalFixtures.clock)
     let headerSize = try scratch.size("s.jsonl")
     // when
     try writer.append(action: JournalFixtures.increment, source: .user)
@@ -87,7 +87,7 @@ struct JournalWriterTests {
     #expect(writer.pendingLines == 0)
     #expect(
       try scratch.text("s.jsonl").hasSuffix(
-        #"{"action":{"type":"increment"},"seq":2,"source":"user"}"# + "\n"))
+        #"{"action":{"type":"increment"},"at":1500,"seq":2,"source":"user"}"# + "\n"))
   }
 
   @Test func theWriterCommitsByItselfWhenTheBufferIsFull() throws {
@@ -107,7 +107,7 @@ struct JournalWriterTests {
     // given: JSON as a C plugin may format it
     let scratch = try JournalScratch()
     let path = scratch.file("s.jsonl")
-    let writer = try JournalWriter.create(at: path, header: JournalFixtures.header)
+    let writer = try JournalWriter.create(at: path, header: JournalFixtures.header, clock: JournalFixtures.clock)
     // when
     try writer.append(
       action: "{\n  \"type\": \"increment\",\n  \"note\": \"a\\nb\"\n}", source: .user)
@@ -118,8 +118,8 @@ struct JournalWriterTests {
     let lines = try scratch.text("s.jsonl").split(separator: "\n", omittingEmptySubsequences: false)
     #expect(
       lines.dropFirst() == [
-        #"{"action":{"note":"a\nb","type":"increment"},"seq":1,"source":"user"}"#,
-        #"{"action":{"type":"decrement"},"seq":2,"source":"user"}"#,
+        #"{"action":{"note":"a\nb","type":"increment"},"at":1500,"seq":1,"source":"user"}"#,
+        #"{"action":{"type":"decrement"},"at":1500,"seq":2,"source":"user"}"#,
         #"{"seq":2,"state":{"clicks":2,"count":0}}"#,
         "",
       ])

@@ -41,8 +41,74 @@ struct SessionCLITests {
     #expect(result.stderr.contains("error: line 13: nothing to redo"))
     let journal = try String(contentsOfFile: journalPath, encoding: .utf8)
     // the undone decrement is still in the journal, followed by the travels
-    #expect(journal.contains(#"{"action":{"type":"decrement"},"seq":4,"source":"user"}"#))
+    #expect(journal.contains(/\n\{"action":\{"type":"decrement"\},"at":\d+,"seq":4,"source":"user"\}\n/))
     #expect(journal.contains(#""to":3,"travel":"undo""#))
+  }
+
+  @Test func aSessionAnOlderHostJournaledWithoutTimesReplaysRestoresAndGoesOnWithTimes() throws {
+    // given: a session whose action lines have no "at"
+    try FileManager.default.createDirectory(atPath: "\(state.path)/featurehost", withIntermediateDirectories: true)
+    let old =
+      [
+        #"{"created":"2026-11-29T21:00:00Z","feature":"counter","featureVersion":"1.0.0","format":1,"host":"0.1.0","journal":"featurehost"}"#,
+        #"{"seq":0,"state":{"clicks":0,"count":0}}"#,
+        #"{"action":{"type":"created"},"seq":1,"source":"lifecycle"}"#,
+        #"{"action":{"type":"increment"},"seq":2,"source":"user"}"#,
+        #"{"action":{"type":"increment"},"seq":3,"source":"user"}"#,
+      ].joined(separator: "\n") + "\n"
+    try old.write(toFile: journalPath, atomically: true, encoding: .utf8)
+    // when / then: it replays, and counts its actions
+    let replay = try state.host(["replay", journalPath])
+    #expect(replay.status == 0, "\(replay.stderr)")
+    #expect(replay.stdout.hasSuffix("count:  2\n  clicks: 2\n"))
+    let listed = try state.host(["sessions"]).stdout.split(separator: "\n").first { $0.hasPrefix("demo ") }
+    #expect(listed?.split(separator: " ").prefix(3) == ["demo", "counter", "3"], "\(listed ?? "")")
+    // when / then: it restores, and the actions after it are timed from its header's created
+    let run = try state.host(["run", "counter", "--session", "demo"], "decrement\n:state\n")
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.hasPrefix(#"{"clicks":3,"count":1}"#))
+    let lines = try String(contentsOfFile: journalPath, encoding: .utf8).split(separator: "\n").map(String.init)
+    #expect(lines.starts(with: old.split(separator: "\n").map(String.init)))
+    let added = lines.dropFirst(5).filter { $0.hasPrefix(#"{"action":"#) }
+    #expect(added.count == 2, "restored and decrement: \(added)")
+    // Counted from 2026-11-29T21:00:00Z (1795986000 s since 1970), within a minute of now.
+    let now = Int(Date().timeIntervalSince1970 * 1000) - 1_795_986_000_000
+    #expect(
+      added.allSatisfy { line in
+        line.firstMatch(of: /"at":(\d+),/).flatMap { Int($0.1) }.map { abs($0 - now) < 60_000 } == true
+      }, "\(added)")
+  }
+
+  @Test func aRefusedActionIsJournaledWithoutASeqAndSkippedByReplayRestoreHistoryAndSessions() throws {
+    // given: a session in which the counter refused an action between two increments
+    let first = try state.host(
+      ["run", "counter", "--session", "demo"], "increment\n{\"type\":\"nope\"}\nincrement\n")
+    #expect(first.status == 0)
+    #expect(first.stderr.contains(#"error: line 2: counter refused the user action {"type":"nope"}"#))
+    let journal = try String(contentsOfFile: journalPath, encoding: .utf8)
+    let refusal = try #require(journal.split(separator: "\n").first { $0.contains(#""refused":"#) })
+    #expect(refusal.hasPrefix(#"{"at":"#), "\(refusal)")
+    #expect(
+      refusal.replacing(/"at":\d+,/, with: "")
+        == #"{"error":"action 'nope' of counter was refused: type: unknown \"type\" \"nope\" for Action","#
+        + #""refused":{"type":"nope"},"seq":2,"source":"user"}"#, "\(refusal)")
+    #expect(journal.contains(/"seq":3,"source":"user"\}\n$/), "the next action takes seq 3")
+    // when / then: host sessions counts the three applied actions only
+    let listed = try state.host(["sessions"]).stdout.split(separator: "\n").first { $0.hasPrefix("demo ") }
+    #expect(listed?.split(separator: " ").prefix(3) == ["demo", "counter", "3"], "\(listed ?? "")")
+    // when / then: replay does not send it again, and says so
+    let replay = try state.host(["replay", journalPath])
+    #expect(replay.status == 0, "\(replay.stderr)")
+    #expect(replay.stdout.hasSuffix("count:  2\n  clicks: 2\n"))
+    #expect(
+      replay.stderr.contains(
+        #"note: journal '\#(journalPath)' seq 2: counter refused the user action {"type":"nope"}: action 'nope'"#),
+      "\(replay.stderr)")
+    // when / then: restore and :history skip it
+    let again = try state.host(["run", "counter", "--session", "demo"], ":state\n:history\n")
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(again.stdout.hasPrefix(#"{"clicks":2,"count":2}"#), "\(again.stdout)")
+    #expect(!again.stdout.contains("nope"), "\(again.stdout)")
   }
 
   @Test func saveAndLoadReapplyAStateCheckedByThePlugin() throws {
@@ -95,7 +161,7 @@ struct SessionCLITests {
   static let badJournals: [BadJournal] = [
     BadJournal(
       id: "corrupt-middle-line",
-      edit: { $0.replacingOccurrences(of: #"{"action":{"type":"increment"},"seq":2"#, with: "garbage") },
+      edit: { $0.replacing(/\{"action":\{"type":"increment"\},"at":\d+,"seq":2/, with: "garbage") },
       message: "line 4"),
     BadJournal(
       id: "other-feature", edit: { $0.replacingOccurrences(of: #""feature":"counter""#, with: #""feature":"levels""#) },

@@ -13,16 +13,19 @@ public final class DevtoolsTimeline: Sendable {
   public let key: Int
   public let plugin: LoadedPlugin
   public let journalPath: String
+  /// The journal header's `created`: what the actions' times count from.
+  public let created: String
   private let readHistory: HistoryReader
   private let scratch: ScratchReplay
 
   init(
-    key: Int, plugin: LoadedPlugin, config: String, journalPath: String, instances: InstanceFactory,
-    readHistory: @escaping HistoryReader
+    key: Int, plugin: LoadedPlugin, config: String, journalPath: String, created: String,
+    instances: InstanceFactory, readHistory: @escaping HistoryReader
   ) {
     self.key = key
     self.plugin = plugin
     self.journalPath = journalPath
+    self.created = created
     self.readHistory = readHistory
     scratch = ScratchReplay(plugin: plugin, config: config, instances: instances)
   }
@@ -38,21 +41,30 @@ public final class DevtoolsTimeline: Sendable {
     return value
   }
 
-  /// A page of the log as JSON: `{"current":SEQ,"last":SEQ,"entries":[...]}`.
+  /// A page of the log as JSON: `{"current":SEQ,"last":SEQ,"entries":[...],"created":TIME}`; an
+  /// action's `at` (when its journal line has one) counts milliseconds from `created`.
   public func logPage(from: Int, count: Int) throws(HostError) -> String {
     let (current, entries) = try read { history in
-      (history.currentSeq, history.entries(from: from, count: count).map { ($0, history.crashes(after: $0.seq)) })
+      (
+        history.currentSeq,
+        history.entries(from: from, count: count).map {
+          ($0, history.crashes(after: $0.seq), history.refusals(after: $0.seq))
+        }
+      )
     }
     var out = "{\"current\":\(current),\"last\":\(current),\"entries\":["
-    for (index, (entry, crashes)) in entries.enumerated() {
+    for (index, (entry, crashes, refusals)) in entries.enumerated() {
       if index > 0 { out += "," }
-      out += Self.json(entry, crashes: crashes)
+      out += Self.json(entry, crashes: crashes, refusals: refusals)
     }
-    return out + "]}"
+    return out + "],\"created\":\(JSONValue.string(created).serialized())}"
   }
 
-  /// An entry of the log; the crashes journaled after its seq, if any, as `"crashes"`.
-  static func json(_ entry: JournalHistory.Entry, crashes: [JournalCrash] = []) -> String {
+  /// An entry of the log; the crashes and refusals journaled after its seq, if any, as `"crashes"`
+  /// and `"refusals"` (each refusal's action as journaled: an object, or the text sent).
+  static func json(
+    _ entry: JournalHistory.Entry, crashes: [JournalCrash] = [], refusals: [JournalRefusal] = []
+  ) -> String {
     var out: String
     switch entry.kind {
     case .start:
@@ -61,6 +73,7 @@ public final class DevtoolsTimeline: Sendable {
       out =
         "{\"seq\":\(entry.seq),\"kind\":\"action\",\"source\":\"\(action.source.rawValue)\","
         + "\"effective\":\(effective),\"action\":\(action.json)"
+      if let at = action.at { out += ",\"at\":\(at)" }
     case .travel(let travel):
       out =
         "{\"seq\":\(entry.seq),\"kind\":\"travel\",\"travel\":\"\(travel.kind.rawValue)\","
@@ -71,6 +84,18 @@ public final class DevtoolsTimeline: Sendable {
       out += ",\"crashes\":["
       out += crashes.map { crash in
         "{\"loss\":\(quoted(crash.loss)),\"call\":\(quoted(crash.call)),\"action\":\(quoted(crash.action ?? ""))}"
+      }.joined(separator: ",")
+      out += "]"
+    }
+    if !refusals.isEmpty {
+      out += ",\"refusals\":["
+      out += refusals.map { refusal in
+        var members: [String: JSONValue] = [
+          "source": .string(refusal.source.rawValue), "error": .string(refusal.error),
+          "action": (try? JSONValue.parse(refusal.action)) ?? .string(refusal.action),
+        ]
+        if let at = refusal.at { members["at"] = .number(.int(Int64(at))) }
+        return JSONValue.object(members).serialized()
       }.joined(separator: ",")
       out += "]"
     }

@@ -48,10 +48,10 @@ public final class LiveDevtools: DevtoolsSubject {
     if let kept = timelines.withLock({ $0[id]?.timeline }) { return kept }
     let journal = context.journal
     let store = feature.store
-    let config = Self.config(ofJournal: journal.path)
+    let header = journal.header
     let made = DevtoolsTimeline(
-      key: key, plugin: feature.plugin, config: config, journalPath: journal.path,
-      instances: runtime.settings.instances
+      key: key, plugin: feature.plugin, config: header.config ?? "{}", journalPath: journal.path,
+      created: header.created, instances: runtime.settings.instances
     ) { body throws(HostError) in
       let result: Result<Void, HostError> = store.perform { _ in
         Result { () throws(HostError) in try journal.withHistory(body) }
@@ -65,20 +65,6 @@ public final class LiveDevtools: DevtoolsSubject {
       kept[id] = (Weak(feature: feature), made)
       return made
     }
-  }
-
-  /// The config a journal's header names, read from its first line only (a long journal's
-  /// history is read once, on the store thread, when the page first asks for it).
-  static func config(ofJournal path: String) -> String {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return "{}" }
-    defer { try? handle.close() }
-    var head = Data()
-    while !head.contains(UInt8(ascii: "\n")), let chunk = try? handle.read(upToCount: 4096), !chunk.isEmpty {
-      head.append(chunk)
-    }
-    let line = head.prefix { $0 != UInt8(ascii: "\n") }
-    let header = Array(line).withUnsafeBytes { bytes in try? JournalHeader.parse(bytes, path: path) }
-    return header?.config ?? "{}"
   }
 
   public func view(_ key: Int, at seq: Int?, skipping: Set<Int>) throws(HostError) -> String {

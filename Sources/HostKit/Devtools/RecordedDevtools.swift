@@ -65,7 +65,8 @@ public final class RecordedDevtools: DevtoolsSubject {
     let history = try journal.history()
     let plugin = try resolve(journal.header.feature, path)
     return DevtoolsTimeline(
-      key: key, plugin: plugin, config: journal.header.config ?? "{}", journalPath: path, instances: instances
+      key: key, plugin: plugin, config: journal.header.config ?? "{}", journalPath: path,
+      created: journal.header.created, instances: instances
     ) { body throws(HostError) in try body(history) }
   }
 

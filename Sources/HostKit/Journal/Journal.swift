@@ -20,6 +20,8 @@ public struct Journal: Sendable {
   public let actionCount: Int
   /// Actions after the last line that carries a state: what a restore replays.
   public let actionsSinceState: Int
+  /// The time (`"at"`) of the last action or refusal line that has one; nil when none has.
+  public let lastActionAt: Int?
 
   private let bytes: [UInt8]
   /// Where line 2 starts.
@@ -59,6 +61,7 @@ public struct Journal: Sendable {
     lastSeq = checked.lastSeq
     actionCount = checked.actionCount
     actionsSinceState = checked.actionsSinceState
+    lastActionAt = checked.lastActionAt
     recordsStart = checked.recordsStart
     lastState = checked.lastState
     tail = checked.tail
@@ -85,11 +88,11 @@ public struct Journal: Sendable {
       switch scanned.kind {
       case .action(let source):
         let json = try JournalLineScanner.payloadText(scanned.payload, in: line, what: "an action")
-        point.actions.append(JournalAction(seq: scanned.seq, source: source, json: json))
+        point.actions.append(JournalAction(seq: scanned.seq, source: source, json: json, at: scanned.at))
       case .snapshot, .travel:
         point.state = try JournalLineScanner.payloadText(scanned.payload, in: line, what: "a state")
         point.stateSeq = scanned.seq
-      case .crash, .reload:
+      case .crash, .reload, .refusal:
         break
       }
     }
@@ -114,7 +117,7 @@ public struct Journal: Sendable {
       switch scanned.kind {
       case .action(let source):
         let json = try JournalLineScanner.payloadText(scanned.payload, in: line, what: "an action")
-        records.append(.action(JournalAction(seq: scanned.seq, source: source, json: json)))
+        records.append(.action(JournalAction(seq: scanned.seq, source: source, json: json, at: scanned.at)))
       case .snapshot:
         let state = try JournalLineScanner.payloadText(scanned.payload, in: line, what: "a state")
         records.append(.snapshot(seq: scanned.seq, state: state))
@@ -125,6 +128,9 @@ public struct Journal: Sendable {
         records.append(.crash(JournalCrash(seq: scanned.seq, call: call, action: action, loss: loss)))
       case .reload(let reload):
         records.append(.reload(reload))
+      case .refusal(let source, let action, let error):
+        records.append(
+          .refusal(JournalRefusal(seq: scanned.seq, source: source, action: action, error: error, at: scanned.at)))
       }
     }
     return (records, damage)
@@ -172,6 +178,7 @@ public struct Journal: Sendable {
     var lastSeq = 0
     var actionCount = 0
     var actionsSinceState = 0
+    var lastActionAt: Int?
     var recordsStart: Int
     var lastState: (offset: Int, line: Int)?
     var tail = JSONLinesTail(recordsEnd: 0, tornTail: nil, endsWithNewline: true)
@@ -243,6 +250,7 @@ public struct Journal: Sendable {
       try follow(&checked, scanned.seq, path: path, line: number)
       checked.actionCount += 1
       checked.actionsSinceState += 1
+      if let at = scanned.at { checked.lastActionAt = at }
     case .travel(_, let to):
       try follow(&checked, scanned.seq, path: path, line: number)
       if let to, to >= scanned.seq {
@@ -261,10 +269,13 @@ public struct Journal: Sendable {
       try checkSeqUnchanged(checked.lastSeq, "is a crash at seq", scanned.seq, path: path, line: number)
     case .reload:
       try checkSeqUnchanged(checked.lastSeq, "is a reload at seq", scanned.seq, path: path, line: number)
+    case .refusal:
+      try checkSeqUnchanged(checked.lastSeq, "is a refusal at seq", scanned.seq, path: path, line: number)
+      if let at = scanned.at { checked.lastActionAt = at }
     }
   }
 
-  /// Snapshots, crashes and reloads name the seq the records before them reached.
+  /// Snapshots, crashes, reloads and refusals name the seq the records before them reached.
   private static func checkSeqUnchanged(_ lastSeq: Int, _ what: String, _ seq: Int, path: String, line: Int)
     throws(HostError)
   {

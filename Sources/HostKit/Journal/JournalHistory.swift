@@ -18,6 +18,8 @@ public struct JournalHistory: Sendable {
   private var snapshots: [Int: String] = [:]
   /// Crashes by the seq whose state the store restarted from.
   private var crashes: [Int: [JournalCrash]] = [:]
+  /// Refusals by the seq whose state refused them.
+  private var refusals: [Int: [JournalRefusal]] = [:]
 
   /// Builds the history of checked records (from `Journal.records()`, in file order).
   public init(path: String, records: [JournalRecord] = []) {
@@ -44,11 +46,17 @@ public struct JournalHistory: Sendable {
       // A crash changes no state: the store restarted from the state it names. It is kept to be
       // shown beside that seq.
       crashes[crash.seq, default: []].append(crash)
+    case .refusal(let refusal):
+      // Changes no state; kept to be shown beside the seq it followed.
+      refusals[refusal.seq, default: []].append(refusal)
     case .reload:
       // Followed by a snapshot of the state the new build took over.
       break
     }
   }
+
+  /// The refusals after `seq`, before the next action or travel, in journal order.
+  public func refusals(after seq: Int) -> [JournalRefusal] { refusals[seq] ?? [] }
 
   /// The crashes after `seq`, before the next action or travel, in journal order.
   public func crashes(after seq: Int) -> [JournalCrash] { crashes[seq] ?? [] }

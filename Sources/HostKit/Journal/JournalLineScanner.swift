@@ -14,6 +14,8 @@ struct ScannedLine {
     case crash(call: String, action: String?, loss: String)
     /// A reload line; its payload is empty.
     case reload(JournalReload)
+    /// A refusal line; its payload is empty (rare lines: parsed in full when read).
+    case refusal(source: ActionSource, action: String, error: String)
   }
 
   enum Payload {
@@ -27,6 +29,8 @@ struct ScannedLine {
   var seq: Int
   /// The action or the state.
   var payload: Payload
+  /// An action's time (`"at"`, milliseconds since the header's `created`); nil when the line has none.
+  var at: Int? = nil
 }
 
 /// The bytes the journal's syntax is made of.
@@ -80,7 +84,8 @@ enum JournalLineScanner {
     return nil
   }
 
-  /// `{"action":A,"seq":S,"source":"SRC"}`, read from the end so that A needs no parsing.
+  /// `{"action":A,"at":T,"seq":S,"source":"SRC"}` (`at` absent in older journals), read from the
+  /// end so that A needs no parsing.
   private static func scanActionFast(_ line: UnsafeBufferPointer<UInt8>) -> ScannedLine? {
     let count = line.count
     guard line[count - 2] == JournalByte.quote else { return nil }
@@ -95,11 +100,22 @@ enum JournalLineScanner {
     else { return nil }
     let seqKey: StaticString = #","seq":"#
     let payloadStart = (#"{"action":"# as StaticString).utf8CodeUnitCount
-    let payloadEnd = digitsStart - seqKey.utf8CodeUnitCount
-    guard payloadEnd >= payloadStart + 2, matches(line, at: payloadEnd, seqKey),
-      line[payloadStart] == JournalByte.openBrace, line[payloadEnd - 1] == JournalByte.closeBrace
+    var payloadEnd = digitsStart - seqKey.utf8CodeUnitCount
+    guard payloadEnd > payloadStart, matches(line, at: payloadEnd, seqKey) else { return nil }
+    var at: Int?
+    if isDigit(line[payloadEnd - 1]) {
+      // A time out of range is left to the full parse, which words the error.
+      let atKey: StaticString = #","at":"#
+      guard let (time, timeStart) = digitsBackward(line, endingAt: payloadEnd), time <= ActionTime.maximum,
+        matches(line, at: timeStart - atKey.utf8CodeUnitCount, atKey)
+      else { return nil }
+      at = time
+      payloadEnd = timeStart - atKey.utf8CodeUnitCount
+    }
+    guard payloadEnd >= payloadStart + 2, line[payloadStart] == JournalByte.openBrace,
+      line[payloadEnd - 1] == JournalByte.closeBrace
     else { return nil }
-    return ScannedLine(kind: .action(source), seq: seq, payload: .bytes(payloadStart..<payloadEnd))
+    return ScannedLine(kind: .action(source), seq: seq, payload: .bytes(payloadStart..<payloadEnd), at: at)
   }
 
   /// `{"seq":S,"state":X}` or `{"seq":S,"state":X,"to":T,"travel":"K"}` (no `to` for load).
@@ -242,6 +258,9 @@ enum JournalLineScanner {
       let reload = JournalReload(seq: Int(seq), feature: feature, from: from, to: to)
       return ScannedLine(kind: .reload(reload), seq: Int(seq), payload: .text(""))
     }
+    if let refused = members["refused"] {
+      return try scanRefusal(members, seq: Int(seq), refused: refused)
+    }
     if let action = members["action"] {
       guard case .object = action else {
         throw LineProblem(message: "is not a journal record: its \"action\" is not a JSON object")
@@ -253,7 +272,8 @@ enum JournalLineScanner {
             "is not a journal record: it has no \"source\" (user, effect, feedback, lifecycle or navigation)"
         )
       }
-      return ScannedLine(kind: .action(source), seq: Int(seq), payload: .text(action.serialized()))
+      return ScannedLine(
+        kind: .action(source), seq: Int(seq), payload: .text(action.serialized()), at: try actionTime(members["at"]))
     }
     guard let state = members["state"] else {
       throw LineProblem(message: "is not a journal record: it has neither \"action\" nor \"state\"")
@@ -282,6 +302,45 @@ enum JournalLineScanner {
     return ScannedLine(
       kind: .travel(kind, to: to.map { Int($0) }), seq: Int(seq), payload: .text(state.serialized())
     )
+  }
+
+  /// `{"at":T,"error":E,"refused":A,"seq":S,"source":SRC}`, `at` optional; A an object, or a string
+  /// when what was sent was not JSON.
+  private static func scanRefusal(_ members: [String: JSONValue], seq: Int, refused: JSONValue) throws(LineProblem)
+    -> ScannedLine
+  {
+    let action: String
+    switch refused {
+    case .object(let object): action = JSONValue.object(object).serialized()
+    case .string(let text): action = text
+    default:
+      throw LineProblem(message: "is not a journal record: its \"refused\" is neither a JSON object nor a text")
+    }
+    guard let error = members["error"]?.stringValue else {
+      throw LineProblem(message: "is not a journal record: a refusal has no \"error\" (what the feature said)")
+    }
+    guard let name = members["source"]?.stringValue, let source = ActionSource(rawValue: name) else {
+      throw LineProblem(
+        message:
+          "is not a journal record: a refusal has no \"source\" (user, effect, feedback, lifecycle or navigation)")
+    }
+    return ScannedLine(
+      kind: .refusal(source: source, action: action, error: error), seq: seq, payload: .text(""),
+      at: try actionTime(members["at"]))
+  }
+
+  /// An action line's `"at"`: nil when absent; anything but a whole number from 0 to
+  /// `ActionTime.maximum` is not a time, and the line is refused naming it.
+  private static func actionTime(_ value: JSONValue?) throws(LineProblem) -> Int? {
+    guard let value else { return nil }
+    guard let time = value.intValue, time >= 0, time <= ActionTime.maximum else {
+      var text = value.serialized()
+      if text.count > 40 { text = String(text.prefix(40)) + "..." }
+      throw LineProblem(
+        message: "has \"at\": \(text), which is not a time (a whole number of milliseconds since the header's "
+          + "\"created\", 0 to \(ActionTime.maximum)): correct it or remove the key")
+    }
+    return Int(time)
   }
 
   /// `{"applying":A,"call":C,"crash":L,"seq":S}`, `applying` optional (an object, or a string when

@@ -8,15 +8,17 @@ import FeatureJSON
 /// puts keys in UTF-8 byte order with no spaces, as `JSONValue.serialized()` does.
 ///
 ///     {"created":"2025-11-29T21:20:00Z","feature":"counter","featureVersion":"1.0.0","format":1,"host":"0.1.0","journal":"featurehost"}
-///     {"action":{"type":"created"},"seq":1,"source":"lifecycle"}
-///     {"action":{"type":"increment"},"seq":2,"source":"user"}
+///     {"action":{"type":"created"},"at":412,"seq":1,"source":"lifecycle"}
+///     {"action":{"type":"increment"},"at":2306,"seq":2,"source":"user"}
 ///     {"seq":2,"state":{"clicks":1,"count":1}}
 ///     {"seq":3,"state":{"clicks":0,"count":0},"to":1,"travel":"undo"}
 ///
 /// - Line 1, the header: `journal` is `"featurehost"`, `format` is 1, then the feature id and
 ///   version, the host version, `created` (ISO-8601 UTC) and, when the run had one, `config` (the
 ///   feature's config object). Readers ignore header keys they do not know.
-/// - Action: `{"action":A,"seq":S,"source":SRC}`: the action A (a JSON object) was applied.
+/// - Action: `{"action":A,"at":T,"seq":S,"source":SRC}`: the action A (a JSON object) was applied
+///   at T, milliseconds since the header's `created` (as written, so second precision), never less
+///   than the T of the action line before it; journals older than action times have no `at`.
 ///   SRC is an `ActionSource` (user, effect, feedback, lifecycle, navigation).
 /// - Snapshot: `{"seq":S,"state":X}`: X is the state after seq S (S = 0: before any action). It
 ///   names the record just before it: S equals the seq of the last action or travel line.
@@ -31,6 +33,9 @@ import FeatureJSON
 ///   feature F was reloaded at seq S from one build to another (versions from their manifests,
 ///   hashes of their files, `fnv1a64:` and 16 hex digits). A snapshot at seq S follows it: the
 ///   state the new build took over, which restore starts from. Replay names it.
+/// - Refusal: `{"at":T,"error":E,"refused":A,"seq":S,"source":SRC}`: the feature refused the action
+///   A (a JSON object, or the text sent when it was not one) from SRC, saying E; nothing changed.
+///   S is the seq before it, as for a snapshot; T as for an action. Restore, history and replay skip it.
 ///
 /// Sequence numbers: actions and travels number 1, 2, 3, ... with no gap, in file order; every
 /// seq names exactly one state, "the state after seq S": for an action, the state before it (the
@@ -51,6 +56,8 @@ public enum JournalRecord: Sendable, Equatable {
   case crash(JournalCrash)
   /// The feature was reloaded from a new build; names no state of its own.
   case reload(JournalReload)
+  /// The feature refused an action; names no state of its own.
+  case refusal(JournalRefusal)
 
   /// The seq the record carries.
   public var seq: Int {
@@ -60,6 +67,7 @@ public enum JournalRecord: Sendable, Equatable {
     case .travel(let travel): travel.seq
     case .crash(let crash): crash.seq
     case .reload(let reload): reload.seq
+    case .refusal(let refusal): refusal.seq
     }
   }
 }
@@ -102,17 +110,42 @@ public struct JournalCrash: Sendable, Equatable {
   }
 }
 
-/// An applied action as the journal holds it: its seq, where it came from, and its JSON text.
+/// A refusal line: the feature refused an action, which changed nothing.
+public struct JournalRefusal: Sendable, Equatable {
+  /// The seq of the last action or travel before it: the state the action was refused in.
+  public var seq: Int
+  public var source: ActionSource
+  /// The action refused (a JSON object, or the text as sent when it is not JSON).
+  public var action: String
+  /// What the feature said.
+  public var error: String
+  /// When: milliseconds since the header's `created`, as for an action; nil when the line has none.
+  public var at: Int?
+
+  public init(seq: Int, source: ActionSource, action: String, error: String, at: Int? = nil) {
+    self.seq = seq
+    self.source = source
+    self.action = action
+    self.error = error
+    self.at = at
+  }
+}
+
+/// An applied action as the journal holds it: its seq, where it came from, its JSON text, and when.
 public struct JournalAction: Sendable, Equatable {
   public var seq: Int
   public var source: ActionSource
   /// The action, a JSON object on one line.
   public var json: String
+  /// When it was applied: milliseconds since the journal header's `created`. Nil in a journal
+  /// written before action lines had a time.
+  public var at: Int?
 
-  public init(seq: Int, source: ActionSource, json: String) {
+  public init(seq: Int, source: ActionSource, json: String, at: Int? = nil) {
     self.seq = seq
     self.source = source
     self.json = json
+    self.at = at
   }
 }
 

@@ -30,34 +30,46 @@ public final class JournalWriter: @unchecked Sendable {
   public private(set) var lastSeq: Int
   /// Actions appended since the last snapshot or travel.
   public private(set) var actionsSinceState: Int
+  /// The time (`"at"`) of the last action or refusal line written or read: milliseconds since the header's
+  /// `created`; nil before any, or when the header's `created` is not a time (none is written).
+  public private(set) var lastActionAt: Int?
   /// Lines appended but not yet committed.
   public var pendingLines: Int { file.pendingLines }
 
   private let file: JSONLinesFile
+  private let clock: JournalClock
+  /// The header's `created` in milliseconds since 1970: what `"at"` counts from.
+  private let timeOrigin: Int64?
 
   private init(
     file: JSONLinesFile, header: JournalHeader, lastSeq: Int, actionsSinceState: Int,
-    policy: SnapshotPolicy
+    lastActionAt: Int?, policy: SnapshotPolicy, clock: JournalClock
   ) {
     self.file = file
     self.path = file.path
     self.header = header
     self.lastSeq = lastSeq
     self.actionsSinceState = actionsSinceState
+    self.lastActionAt = lastActionAt
     self.snapshotPolicy = policy
+    self.clock = clock
+    timeOrigin = ActionTime.origin(of: header)
   }
 
   // MARK: - Opening
 
   /// Creates a new journal at `path` holding only `header`, durable before this returns. The
   /// file appears whole or not at all (written aside, then linked into place); an existing file
-  /// is never replaced (`alreadyExists`, or `inUse` while another host holds it).
+  /// is never replaced (`alreadyExists`, or `inUse` while another host holds it). Action lines
+  /// carry their time from `clock` (see `append(action:source:)`).
   public static func create(
     at path: String, header: JournalHeader, policy: SnapshotPolicy = .default,
-    limits: Limits = Limits()
+    limits: Limits = Limits(), clock: JournalClock = .system
   ) throws(HostError) -> JournalWriter {
     let file = try JSONLinesFile.create(at: path, header: try header.encodedLine(), limits: limits)
-    return JournalWriter(file: file, header: header, lastSeq: 0, actionsSinceState: 0, policy: policy)
+    return JournalWriter(
+      file: file, header: header, lastSeq: 0, actionsSinceState: 0, lastActionAt: nil, policy: policy,
+      clock: clock)
   }
 
   /// Opens the journal at `path` for appending: locks it, reads and checks it (see `Journal`),
@@ -65,7 +77,8 @@ public final class JournalWriter: @unchecked Sendable {
   /// restore point; its `tornTail` says what was cut (tell the user). A journal that does not
   /// check out is left untouched.
   public static func openForAppend(
-    at path: String, feature: String?, policy: SnapshotPolicy = .default, limits: Limits = Limits()
+    at path: String, feature: String?, policy: SnapshotPolicy = .default, limits: Limits = Limits(),
+    clock: JournalClock = .system
   ) throws(HostError) -> (writer: JournalWriter, journal: Journal) {
     let header: (UnsafeRawBufferPointer) throws(HostError) -> Void = { line throws(HostError) in
       _ = try JournalHeader.parse(line, path: path)
@@ -80,7 +93,8 @@ public final class JournalWriter: @unchecked Sendable {
       })
     let writer = JournalWriter(
       file: file, header: journal.header, lastSeq: journal.lastSeq,
-      actionsSinceState: journal.actionsSinceState, policy: policy)
+      actionsSinceState: journal.actionsSinceState, lastActionAt: journal.lastActionAt, policy: policy,
+      clock: clock)
     return (writer, journal)
   }
 
@@ -98,17 +112,23 @@ public final class JournalWriter: @unchecked Sendable {
   public var snapshotDue: Bool { snapshotPolicy.isDue(actionsSinceState: actionsSinceState) }
 
   /// Appends an applied action (a JSON object) and returns its seq.
+  ///
+  /// The line carries the time, `"at"`: the clock's milliseconds since the header's `created`,
+  /// never less than the time of the action line before it (a clock set back repeats that time).
+  /// A header whose `created` is not a time gets lines without one, as older hosts wrote.
   @discardableResult
   public func append(action json: String, source: ActionSource) throws(HostError) -> Int {
     try file.checkUsable()
     let seq = lastSeq + 1
+    let at = nextActionTime()
     // The whole line in one access to the buffer, its end one literal per source: the hot path.
     try file.withPending { (pending: inout [UInt8]) throws(HostError) in
       let lineStart = pending.count
       Self.put(#"{"action":"#, into: &pending)
       try Self.putPayload(json, what: "action", validate: false, lineStart: lineStart, into: &pending)
-      Self.putSeq(seq, end: Self.actionEnd(of: source), into: &pending)
+      Self.putEnd(at: at, seq: seq, end: Self.actionEnd(of: source), into: &pending)
     }
+    if at >= 0 { lastActionAt = at }
     lastSeq = seq
     actionsSinceState += 1
     try lineAppended()
@@ -140,6 +160,13 @@ public final class JournalWriter: @unchecked Sendable {
     appendLiteral("}\n")
     actionsSinceState = 0
     try lineAppended()
+  }
+
+  /// The time for the next action line; -1 for none (the header's `created` is not a time).
+  private func nextActionTime() -> Int {
+    guard let timeOrigin else { return -1 }
+    let elapsed = Int(clamping: clock.milliseconds &- timeOrigin)
+    return min(ActionTime.maximum, max(lastActionAt ?? 0, elapsed))
   }
 
   /// Whether `bytes` is a valid JSON object on one line: what the fast path of `appendPayload`
@@ -199,6 +226,29 @@ public final class JournalWriter: @unchecked Sendable {
     file.pending.append(contentsOf: JSONValue.object(members).serialized().utf8)
     file.pending.append(JournalByte.newline)
     try lineAppended()
+  }
+
+  /// Appends a refusal line at the current seq: the feature refused `action` (a JSON object, or the
+  /// text sent when it was not one) from `source`, saying `error`. It takes no seq of its own and
+  /// carries a time as an action line does. Returns the refusal as written (see `JournalRefusal`).
+  /// Rare: written through the JSON serializer.
+  @discardableResult
+  public func append(refused action: String, source: ActionSource, error: String) throws(HostError)
+    -> JournalRefusal
+  {
+    try file.checkUsable()
+    var members: [String: JSONValue] = [
+      "error": .string(error), "seq": .number(.int(Int64(lastSeq))), "source": .string(source.rawValue),
+      // An action that is not a JSON object (what was sent, as sent) is kept as a text.
+      "refused": (try? JSONValue.parse(action)).flatMap { $0.objectValue != nil ? $0 : nil } ?? .string(action),
+    ]
+    let at = nextActionTime()
+    if at >= 0 { members["at"] = .number(.int(Int64(at))) }
+    file.pending.append(contentsOf: JSONValue.object(members).serialized().utf8)
+    file.pending.append(JournalByte.newline)
+    if at >= 0 { lastActionAt = at }
+    try lineAppended()
+    return JournalRefusal(seq: lastSeq, source: source, action: action, error: error, at: at >= 0 ? at : nil)
   }
 
   /// Appends a reload line at the current seq (see `JournalReload`), then a snapshot of `state`,
@@ -307,31 +357,43 @@ public final class JournalWriter: @unchecked Sendable {
     file.withPending { Self.putNumber(value, into: &$0) }
   }
 
-  /// `,"seq":N` and `end`, in one append.
-  private static func putSeq(_ seq: Int, end: StaticString, into pending: inout [UInt8]) {
-    let label: StaticString = #","seq":"#
-    let capacity = label.utf8CodeUnitCount + 20 + end.utf8CodeUnitCount
+  /// `,"at":T` (when `at` is 0 or more), `,"seq":N` and `end`, in one append: the digits are
+  /// written into a buffer on the stack, so an action line allocates nothing.
+  private static func putEnd(at: Int, seq: Int, end: StaticString, into pending: inout [UInt8]) {
+    let atLabel: StaticString = #","at":"#
+    let seqLabel: StaticString = #","seq":"#
+    let capacity = atLabel.utf8CodeUnitCount + 20 + seqLabel.utf8CodeUnitCount + 20 + end.utf8CodeUnitCount
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { bytes in
       guard let base = bytes.baseAddress else { return }
-      memcpy(base, label.utf8Start, label.utf8CodeUnitCount)
-      var count = label.utf8CodeUnitCount
-      // The digits, written backwards into their place.
-      var digits = 1
-      var scale = seq
-      while scale >= 10 {
-        scale /= 10
-        digits += 1
+      var count = 0
+      if at >= 0 {
+        memcpy(base, atLabel.utf8Start, atLabel.utf8CodeUnitCount)
+        count = putDigits(at, at: base + atLabel.utf8CodeUnitCount) + atLabel.utf8CodeUnitCount
       }
-      var rest = seq
-      for index in stride(from: count + digits - 1, through: count, by: -1) {
-        base[index] = JournalByte.asciiZero &+ UInt8(truncatingIfNeeded: rest % 10)
-        rest /= 10
-      }
-      count += digits
+      memcpy(base + count, seqLabel.utf8Start, seqLabel.utf8CodeUnitCount)
+      count += seqLabel.utf8CodeUnitCount
+      count += putDigits(seq, at: base + count)
       memcpy(base + count, end.utf8Start, end.utf8CodeUnitCount)
       count += end.utf8CodeUnitCount
       pending.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
     }
+  }
+
+  /// Writes a non-negative number's decimal digits at `start`; returns how many.
+  private static func putDigits(_ value: Int, at start: UnsafeMutablePointer<UInt8>) -> Int {
+    var digits = 1
+    var scale = value
+    while scale >= 10 {
+      scale /= 10
+      digits += 1
+    }
+    // Written backwards into their place.
+    var rest = value
+    for index in stride(from: digits - 1, through: 0, by: -1) {
+      start[index] = JournalByte.asciiZero &+ UInt8(truncatingIfNeeded: rest % 10)
+      rest /= 10
+    }
+    return digits
   }
 
   private static func putNumber(_ value: Int, into pending: inout [UInt8]) {

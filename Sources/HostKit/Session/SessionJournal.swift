@@ -10,6 +10,9 @@ import Foundation
 public final class SessionJournal: StoreJournal, @unchecked Sendable {
   public let path: String
   private let writer: JournalWriter
+
+  /// The journal's header (line 1). Never changes: may be read on any thread.
+  public var header: JournalHeader { writer.header }
   private var history: JournalHistory?
   /// Seqs left by `:undo`, for `:redo`; cleared by any newly applied action.
   private var redoStack: [Int] = []
@@ -22,11 +25,13 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
 
   /// Creates a new journal at `path`. Record the fresh state with `recordInitialState` before start.
   /// A `temporary` journal (deleted when the run ends) is not synced to disk.
+  /// `clock` dates the header and times the actions.
   public static func create(
-    at path: String, plugin: LoadedPlugin, config: String, temporary: Bool = false
+    at path: String, plugin: LoadedPlugin, config: String, temporary: Bool = false, clock: JournalClock = .system
   ) throws(HostError) -> SessionJournal {
     let writer = try JournalWriter.create(
-      at: path, header: JournalHeader(plugin: plugin, config: config), limits: .init(syncs: !temporary))
+      at: path, header: JournalHeader(plugin: plugin, config: config, created: clock.date),
+      limits: .init(syncs: !temporary), clock: clock)
     return SessionJournal(path: path, writer: writer)
   }
 
@@ -47,8 +52,10 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
 
   /// Opens the journal at `path` for `plugin`, checked, with a torn last line cut. A line whose
   /// JSON does not parse after the last state is set aside with what follows it (see `Opened`).
-  public static func open(at path: String, plugin: LoadedPlugin) throws(HostError) -> Opened {
-    let (writer, journal) = try JournalWriter.openForAppend(at: path, feature: plugin.id)
+  public static func open(
+    at path: String, plugin: LoadedPlugin, clock: JournalClock = .system
+  ) throws(HostError) -> Opened {
+    let (writer, journal) = try JournalWriter.openForAppend(at: path, feature: plugin.id, clock: clock)
     let (point, damage) = try journal.restorePoint(stoppingAtDamage: true)
     guard let damage else {
       return Opened(
@@ -56,7 +63,7 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
         config: journal.header.config ?? "{}", tornTail: journal.tornTail)
     }
     let aside = try writer.setAside(from: damage)
-    var opened = try open(at: path, plugin: plugin)
+    var opened = try open(at: path, plugin: plugin, clock: clock)
     opened.damage = damage
     opened.setAsidePath = aside
     return opened
@@ -75,7 +82,7 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
 
   public func recordApplied(action: String, source: ActionSource, instance: PluginInstance) throws(HostError) -> Int {
     let seq = try writer.append(action: action, source: source)
-    history?.append(.action(JournalAction(seq: seq, source: source, json: action)))
+    history?.append(.action(JournalAction(seq: seq, source: source, json: action, at: writer.lastActionAt)))
     redoStack.removeAll()
     if writer.snapshotDue {
       // From the plugin's bytes to the file: a large state is not copied on the way.
@@ -113,6 +120,11 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     try writer.append(crash: crash)
     history?.append(.crash(crash))
     try writer.commit()
+  }
+
+  public func recordRefusal(action: String, source: ActionSource, error: String) throws(HostError) {
+    let refusal = try writer.append(refused: action, source: source, error: error)
+    history?.append(.refusal(refusal))
   }
 
   public func recordReload(_ reload: JournalReload, state: String) throws(HostError) {

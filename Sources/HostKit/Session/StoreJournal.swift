@@ -17,6 +17,10 @@ public protocol StoreJournal: AnyObject {
   /// Records that the instance was lost (see `JournalCrash`) and commits it.
   func recordCrash(call: String, action: String?, loss: InstanceLoss) throws(HostError)
 
+  /// Records that the instance refused `action` from `source`, saying `error` (see
+  /// `JournalRefusal`); it changed nothing. Committed with the next commit.
+  func recordRefusal(action: String, source: ActionSource, error: String) throws(HostError)
+
   /// Records that the instance was replaced by one of another build, and the state it took over
   /// (`state`, which restore starts from), and commits it.
   func recordReload(_ reload: JournalReload, state: String) throws(HostError)
@@ -36,6 +40,9 @@ extension StoreJournal {
 
   /// A journal that keeps no crash lines.
   public func recordCrash(call: String, action: String?, loss: InstanceLoss) throws(HostError) {}
+
+  /// A journal that keeps no refusal lines.
+  public func recordRefusal(action: String, source: ActionSource, error: String) throws(HostError) {}
 
   /// A journal that keeps no reload lines.
   public func recordReload(_ reload: JournalReload, state: String) throws(HostError) {}

@@ -186,6 +186,9 @@ final class StoreLoop: @unchecked Sendable {
       if let lost { return .lost(lost.loss, call: lost.call, action: nil, .thisCall) }
     case .failure(let error):
       if let loss = error.loss { return .lost(loss, call: error.call, action: json, error.attribution) }
+      if let journal {
+        do { try journal.recordRefusal(action: json, source: source, error: "\(error)") } catch { dropJournal(error) }
+      }
       observer(.rejected(action: json, source: source, error: error, inputLine: inputLine == 0 ? nil : inputLine))
     }
     guard source == .feedback else {

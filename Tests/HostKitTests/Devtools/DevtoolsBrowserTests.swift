@@ -8,7 +8,9 @@ import Testing
 /// cannot. One browser at a time.
 @Suite("devtools page in a browser", .serialized)
 struct DevtoolsBrowserTests {
-  @Test("the counter's page shows its state, dispatches, skips and travels; the terminal follows")
+  @Test(
+    "the counter's page shows its state, dispatches, skips, and travels where the slider is dragged; the terminal follows"
+  )
   func counterPageDrivesTheRun() throws {
     let (terminal, url) = try DevtoolsPage.start(["run", "counter", "--devtools"])
     let screenshot = "\(DevtoolsPage.artifacts)/devtools-counter.png"
@@ -30,14 +32,23 @@ struct DevtoolsBrowserTests {
     #expect(report["skipped"] as? [String: Int] == ["count": 1, "clicks": 1])
     #expect(report["skippedView"] as? String == "Counter\n  count:  1\n  clicks: 1")
     #expect((report["skipNote"] as? String)?.lowercased() == "(without seq 2)")
-    // The slider travelled to seq 1, journaled as a goto, and the terminal's state is there too.
-    #expect(report["travelled"] as? [String: Int] == ["count": 0, "clicks": 0])
-    #expect((report["travelRow"] as? String)?.contains("to seq 1") == true)
+    // The slider, dragged back to seq 2, travelled there (journaled as a goto): the page shows the
+    // state and view after seq 2, and so does the terminal.
+    #expect(report["travelled"] as? [String: Int] == ["count": 1, "clicks": 1])
+    #expect(report["travelledSeq"] as? String == "2")
+    #expect(report["travelledView"] as? String == "Counter\n  count:  1\n  clicks: 1")
+    #expect(report["travelRows"] as? [String] == ["goto"], "one drag, one travel")
+    #expect((report["travelRow"] as? String)?.contains("to seq 2") == true)
     #expect(report["error"] as? String == "")
+    try terminal.enter(":state", thenWaitFor: "{\"clicks\":1,\"count\":1}")
     // Selecting a seq with the keyboard shows its state and travels nowhere.
-    #expect(report["selectedByKey"] as? [String: Int] == ["count": 1, "clicks": 1])
-    #expect(report["viewByKey"] as? String == "Counter\n  count:  1\n  clicks: 1")
-    try terminal.enter(":state", thenWaitFor: "{\"clicks\":0,\"count\":0}")
+    #expect(report["selectedByKey"] as? [String: Int] == ["count": 2, "clicks": 2])
+    #expect(report["viewByKey"] as? String == "Counter\n  count:  2\n  clicks: 2")
+    // Every action row shows its time since the journal began; the start and the travel have none.
+    let times = try #require(report["times"] as? [String])
+    #expect(times.count == 5, "\(times)")
+    #expect(times.enumerated().allSatisfy { index, time in (index == 0 || index == 4) == time.isEmpty }, "\(times)")
+    #expect(times.dropFirst().dropLast().allSatisfy { $0.wholeMatch(of: /\+\d+\.\d{3} s/) != nil }, "\(times)")
     #expect(FileManager.default.fileExists(atPath: screenshot))
     #expect(try terminal.quit() == 0)
   }
@@ -53,10 +64,11 @@ struct DevtoolsBrowserTests {
     #expect(try terminal.quit() == 0)
   }
 
-  @Test("a recorded journal opens read-only: its last state, no dispatch box")
+  @Test("a recorded journal opens read-only: its last state, its actions' times and refusals, no dispatch box")
   func recordedJournalOpensReadOnly() throws {
     let folder = try StateFolder()
-    let recorded = try folder.host(["run", "counter", "--session", "rec"], "increment\nincrement\ndecrement\n")
+    let recorded = try folder.host(
+      ["run", "counter", "--session", "rec"], "increment\nincrement\n{\"type\":\"nope\"}\ndecrement\n")
     #expect(recorded.status == 0)
     let (terminal, url) = try DevtoolsPage.start(
       ["devtools", folder.journal("rec")], environment: ["XDG_STATE_HOME": folder.path])
@@ -65,6 +77,16 @@ struct DevtoolsBrowserTests {
     #expect(report["state"] as? [String: Int] == ["count": 1, "clicks": 3])
     #expect((report["mode"] as? String)?.hasSuffix("rec.jsonl") == true)
     #expect(report["dispatchShown"] as? Bool == false)
+    // The recorded actions show the times the journal holds for them (seq 0, the start, has none).
+    let times = try #require(report["times"] as? [String])
+    #expect(times.count == 5 && times.first == "", "\(times)")
+    #expect(times.dropFirst().allSatisfy { $0.wholeMatch(of: /\+\d+\.\d{3} s/) != nil }, "\(times)")
+    // The action the counter refused is marked on the row it followed, from the journal.
+    let refusals = try #require(report["refusals"] as? [[String]])
+    #expect(refusals.count == 1 && refusals.first?.first == "3", "\(refusals)")
+    #expect(
+      refusals.first?.last?.hasPrefix(#"⛔ refused {"type":"nope"} at +"#) == true
+        && refusals.first?.last?.contains(": action 'nope' of counter was refused") == true, "\(refusals)")
     terminal.type("\u{4}")
     #expect(try terminal.waitForExit() == 0)
   }

@@ -60,6 +60,11 @@ struct DevtoolsServerCLITests {
     let page = try DevtoolsPage.get(url, "/api/log?feature=1&from=2&count=2")
     #expect(page.hasPrefix("{\"current\":4,\"last\":4,\"entries\":[{\"seq\":2,"))
     #expect(page.contains("{\"seq\":3,") && !page.contains("{\"seq\":4,"))
+    // Each action carries its time since the journal's creation, which the page says too.
+    #expect(
+      page.contains(
+        /"seq":2,"kind":"action","source":"user","effective":true,"action":\{"type":"increment"\},"at":\d+\}/))
+    #expect(page.contains(/\],"created":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"\}$/), "\(page)")
     let skipped = try DevtoolsPage.get(url, "/api/state?feature=1&seq=4&skip=2,3")
     #expect(
       skipped
@@ -181,7 +186,7 @@ struct DevtoolsServerCLITests {
     #expect(try recorded.waitForExit() == 0)
   }
 
-  @Test("a recorded journal's crashes are in the log, beside the seq the store restarted from")
+  @Test("a recorded journal's crashes and refusals are in the log, beside the seq they followed")
   func recordedCrashesAreListed() throws {
     // given a counter journal whose worker was lost after seq 2, then went on
     let folder = try FixturePlugin.temporaryFolder()
@@ -193,6 +198,7 @@ struct DevtoolsServerCLITests {
       #"{"action":{"type":"increment"},"seq":2,"source":"user"}"#,
       #"{"applying":{"type":"increment"},"call":"dispatch","crash":"signal 11","seq":2}"#,
       #"{"action":{"type":"increment"},"seq":3,"source":"user"}"#,
+      #"{"error":"unknown","refused":{"type":"nope"},"seq":3,"source":"user"}"#,
     ]
     try (lines.joined(separator: "\n") + "\n").write(toFile: journal, atomically: true, encoding: .utf8)
     // when it is looked at
@@ -205,6 +211,13 @@ struct DevtoolsServerCLITests {
           + #""crashes":[{"loss":"signal 11","call":"dispatch","action":"{\"type\":\"increment\"}"}]}"#),
       "\(page)")
     #expect(page.components(separatedBy: "crashes").count == 2, "\(page)")
+    // and the refusal is on seq 3's, the seq it followed
+    #expect(
+      page.contains(
+        #""seq":3,"kind":"action","source":"user","effective":true,"action":{"type":"increment"},"#
+          + #""refusals":[{"action":{"type":"nope"},"error":"unknown","source":"user"}]}"#), "\(page)")
+    // A journal older than action times lists its actions without one.
+    #expect(!page.contains("\"at\":"), "\(page)")
     recorded.type("\u{4}")
     #expect(try recorded.waitForExit() == 0)
   }
