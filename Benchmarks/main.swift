@@ -311,6 +311,7 @@ if wanted("explore.probe") {
   let pairs = try (0..<rounds).map { _ in try exploreProbe(probes: 20_000) }
   report("explore.probe.new", median(pairs.map(\.new)), "ns/probe")
   report("explore.probe.seen", median(pairs.map(\.seen)), "ns/probe")
+  report("explore.probe.action", median(pairs.map(\.action)), "ns/action")
 }
 if wanted("explore.shrink") {
   // The target: shrinking a 1,000-step failure takes at most 10 s.

@@ -66,6 +66,9 @@ struct ExploreRun {
           ticks += settle(runtime)
           if let violation = probes.violation { throw violation }
           _ = try runtime.probe(feature, cache: probes.cache(for: feature))
+        } else if streams, let travelled = travelAtOnce(step, on: feature, in: runtime, probes: probes) {
+          // Travelled and probed in one trip to the store thread, nothing being in flight.
+          try travelled.get()
         } else {
           ticks += settle(runtime)
           try perform(step, on: feature, in: runtime)
@@ -159,6 +162,30 @@ struct ExploreRun {
       seqs: seqs, focused: feature.id, shown: top?.features.map(\.id) ?? [feature.id],
       depth: runtime.stackDepth)
   }
+
+  /// A travel (`:undo`, `:redo`, `:goto`) made on the store thread in one job, after the actions
+  /// streamed before it, and probed there: no wait for the store to settle, no trip for the
+  /// probe. Only when nothing is in flight there (no effect, no timer: what settling would wait
+  /// for); nil, having done nothing, otherwise or for another command.
+  private func travelAtOnce(
+    _ step: ExploreStep, on feature: PresentedFeature, in runtime: SessionRuntime, probes: ProbeListener
+  ) -> Result<Void, ContractViolation>? {
+    guard case .command(let text) = step, Self.travels.contains(where: { text.hasPrefix($0) }) else { return nil }
+    let store = feature.store
+    let cache = probes.cache(for: feature)
+    return store.perform { _ -> Result<Void, ContractViolation>? in
+      guard store.effectsRunning == 0, store.pendingTimers == 0, !store.isPaused else { return nil }
+      do throws(ContractViolation) {
+        try perform(step, on: feature, in: runtime)
+        probes.saw(try runtime.probe(feature, cache: cache), of: feature)
+        return .success(())
+      } catch {
+        return .failure(error)
+      }
+    }
+  }
+
+  private static let travels = [":undo", ":redo", ":goto "]
 
   /// A host command: a travel, a navigation or a reload. One the stack cannot make (nothing to
   /// undo, nothing to go back to) is no failure of a feature.

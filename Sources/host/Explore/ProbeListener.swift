@@ -75,7 +75,7 @@ final class ProbeListener: StoreListener {
     case .applied where probes:
       // On the store thread: `perform` runs the probe at once, before the next action.
       let cache = cache(for: feature)
-      switch feature.store.perform({ SessionRuntime.probe($0, id: feature.id, cache: cache) }) {
+      switch feature.store.perform({ SessionRuntime.probeNoting($0, feature: feature, cache: cache) }) {
       case .success(let state): watch.withLock { $0.states[key] = state }
       case .failure(let violation): found(violation)
       }
