@@ -102,6 +102,29 @@ struct ExploreCLITests {
     #expect(checked.stdout.contains("+! error: tally did not answer dispatch within 0.3 s"), "\(checked.stdout)")
   }
 
+  @Test("a store that never settles is a hang: found, shrunk and replayable")
+  func aStoreThatNeverSettlesIsAHang() throws {
+    // given a tally whose ping right after an add begins an effect that never ends
+    let setup = try Setup(tally: ["EXPLORE_ENDLESS_EFFECT"])
+    // when it is explored in process with a short settle timeout
+    let explored = try setup.host(
+      [
+        "explore", "tally", "--runs", "100", "--steps", "100", "--seed", "26", "--out", setup.out,
+        "--isolation", "none", "--settle-timeout", "0.3",
+      ])
+    // then the settle that never ends is reported as a hang, shrunk to the add and the ping
+    #expect(explored.status == 1, "\(explored.stdout)\(explored.stderr)")
+    let line = try #require(explored.stdout.split(separator: "\n").first { $0.hasPrefix("explore: tally: ") })
+    #expect(line.contains("tally did not settle within 0.3 s (1 effect in flight) after 2 actions (hang): "), "\(line)")
+    #expect(line.contains(": add amount=1, ping;"), "\(line)")
+    // and its transcript, run with the same settle timeout, fails under host check
+    let file = "\(setup.out)/tally-explore-1.transcript"
+    let transcript = try String(contentsOfFile: file, encoding: .utf8)
+    #expect(transcript.contains("$ host run tally --isolation none --settle-timeout 0.3\n"), "\(transcript)")
+    let checked = try setup.host(["check", file])
+    #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
+  }
+
   @Test("a paced feature explores on the manual clock: its timers fire as ticks, not in real time")
   func aPacedFeatureExploresOnTheManualClock() throws {
     // given levels regulating once a minute, in process and in a worker

@@ -180,6 +180,9 @@ struct ExploreCommand {
     if let bytes = arguments.size(CommandTable.Isolation.maxMemory) {
       words += [CommandTable.Isolation.maxMemory.name, String(bytes)]
     }
+    if let seconds = arguments.seconds(CommandTable.Run.settleTimeout) {
+      words += [CommandTable.Run.settleTimeout.name, seconds.formatted(.number.grouping(.never))]
+    }
     return words
   }
 }
