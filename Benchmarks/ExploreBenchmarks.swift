@@ -43,34 +43,38 @@ func exploreShrink() throws -> Double {
   return elapsed
 }
 
-/// The probe exploring makes after each action, on a counter in process: `new`, a state not yet
-/// checked (snapshot, restore, snapshot, render, then noted in the cache); `seen`, one the cache
-/// holds (one snapshot and a lookup). Side by side, so the cache's hit never hides its miss.
-/// Nanoseconds per probe.
-func exploreProbe(probes: Int) throws -> (new: Double, seen: Double) {
+/// The probe exploring makes after each action, on a counter in process, each after an
+/// `increment` (as exploring probes: an action has just changed the state, so nothing of the
+/// state is encoded yet): `new`, a state not yet checked (snapshot, restore, snapshot, render,
+/// then noted in the cache); `seen`, one the cache holds (one snapshot and a lookup). Side by
+/// side, so the cache's hit never hides its miss. `action` is the increment alone, which both
+/// runs pay and which is taken off them. Nanoseconds per probe (per action for `action`).
+func exploreProbe(probes: Int) throws -> (new: Double, seen: Double, action: Double) {
   let instance = try InstanceFactory.inProcess.makeInstance(
     of: loadPlugin("Counter"), config: "{}", target: SilentTarget())
   try instance.start()
   _ = try instance.dispatch(#"{"type":"created"}"#)
   defer { try? instance.stop() }
   let increment = #"{"type":"increment"}"#
-  // Each probe of `new` on a fresh cache: the miss path, with the insertion it makes.
-  let new = try seconds {
+  let start = try instance.snapshot()
+  /// `probes` increments from the start, each probed with the cache `cache` gives (none: no probe).
+  func run(_ cache: () -> ProbeCache?) throws {
+    try instance.restore(start)
     for _ in 0..<probes {
-      guard case .success = SessionRuntime.probe(instance, id: "counter", cache: ProbeCache()) else {
-        throw HostError("the counter's probe failed")
-      }
-    }
-  }
-  _ = try instance.dispatch(increment)
-  let cache = ProbeCache()
-  _ = SessionRuntime.probe(instance, id: "counter", cache: cache)
-  let seen = try seconds {
-    for _ in 0..<probes {
+      _ = try instance.dispatch(increment)
+      guard let cache = cache() else { continue }
       guard case .success = SessionRuntime.probe(instance, id: "counter", cache: cache) else {
         throw HostError("the counter's probe failed")
       }
     }
   }
-  return (new * 1e9 / Double(probes), seen * 1e9 / Double(probes))
+  let action = try seconds { try run { nil } }
+  // Each probe of `new` on a fresh cache: the miss path, with the insertion it makes.
+  let new = try seconds { try run { ProbeCache() } }
+  // `seen`: the same states again, every one of them in the cache.
+  let cache = ProbeCache()
+  try run { cache }
+  let seen = try seconds { try run { cache } }
+  let perAction = action * 1e9 / Double(probes)
+  return (new * 1e9 / Double(probes) - perAction, seen * 1e9 / Double(probes) - perAction, perAction)
 }

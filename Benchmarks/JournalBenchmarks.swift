@@ -103,3 +103,37 @@ private final class JournalBenchmarkTarget: InstanceCallbackTarget {
   func instanceEffectBegan() {}
   func instanceEffectEnded() {}
 }
+
+/// `:goto` on a counter journal of 999 actions with no snapshot after its start, to the state
+/// after 998: `replayed`, the miss path (the start restored and 998 actions reduced), beside
+/// `noted`, where exploring's probe noted each state it checked (`SessionJournal.noteState`)
+/// and the travel restores the noted one. Each travel is journaled, as `:goto` is. Nanoseconds
+/// per travel.
+func exploreTravel(travels: Int) throws -> (noted: Double, replayed: Double) {
+  let folder = JournalBenchmarkFolder()
+  defer { folder.remove() }
+  let plugin = loadPlugin("Counter")
+  func travel(noting: Bool) throws -> Double {
+    let instance = try InstanceFactory.inProcess.makeInstance(of: plugin, config: "{}", target: SilentTarget())
+    try instance.start()
+    _ = try instance.dispatch(#"{"type":"created"}"#)
+    defer { try? instance.stop() }
+    let journal = try SessionJournal.create(
+      at: folder.file("travel-\(noting).jsonl"), plugin: plugin, config: "{}", temporary: true)
+    defer { journal.close() }
+    try journal.recordInitialState(try instance.snapshot())
+    let increment = #"{"type":"increment"}"#
+    for _ in 1...999 {
+      _ = try instance.dispatch(increment)
+      _ = try journal.recordApplied(action: increment, source: .user, instance: instance)
+      if noting { journal.noteState(try instance.snapshot()) }
+    }
+    // The history is read from the file once, before the timing.
+    try journal.goto(998, on: instance)
+    let elapsed = try seconds { for _ in 0..<travels { try journal.goto(998, on: instance) } }
+    let reached = try instance.snapshot()
+    precondition(reached == #"{"clicks":998,"count":998}"#, "the travel must reach seq 998, not \(reached)")
+    return elapsed * 1e9 / Double(travels)
+  }
+  return (try travel(noting: true), try travel(noting: false))
+}

@@ -311,6 +311,13 @@ if wanted("explore.probe") {
   let pairs = try (0..<rounds).map { _ in try exploreProbe(probes: 20_000) }
   report("explore.probe.new", median(pairs.map(\.new)), "ns/probe")
   report("explore.probe.seen", median(pairs.map(\.seen)), "ns/probe")
+  report("explore.probe.action", median(pairs.map(\.action)), "ns/action")
+}
+if wanted("explore.travel") {
+  // A travel from a noted state beside the replay it saves.
+  let pairs = try (0..<rounds).map { _ in try exploreTravel(travels: 200) }
+  report("explore.travel.noted", median(pairs.map(\.noted)), "ns/travel")
+  report("explore.travel.replayed", median(pairs.map(\.replayed)), "ns/travel")
 }
 if wanted("explore.shrink") {
   // The target: shrinking a 1,000-step failure takes at most 10 s.

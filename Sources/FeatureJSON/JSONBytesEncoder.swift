@@ -63,16 +63,20 @@ final class ByteWriter {
   }
 
   let userInfo: [CodingUserInfoKey: Any]
-  var out: [UInt8] = []
-  private(set) var frames: [Frame] = []
-  private var nextID = 0
-  private(set) var failed = false
+  // Not checked for exclusivity at run time (each access would cost a lookup in the thread's
+  // access set, a fifth of a small state's encoding): one `encode` call owns the writer, on one
+  // thread, and no access to these overlaps another.
+  @exclusivity(unchecked) var out: [UInt8] = []
+  @exclusivity(unchecked) private(set) var frames: [Frame] = []
+  @exclusivity(unchecked) private var nextID = 0
+  @exclusivity(unchecked) private(set) var failed = false
 
   /// Whether scalars are written as `0` (`encodeStructure`).
   let scalarsAsZero: Bool
 
   init(userInfo: [CodingUserInfoKey: any Sendable], capacity: Int, scalarsAsZero: Bool) {
-    self.userInfo = userInfo
+    // An empty one is not converted (a dictionary's upcast allocates).
+    if userInfo.isEmpty { self.userInfo = [:] } else { self.userInfo = userInfo }
     self.scalarsAsZero = scalarsAsZero
     out.reserveCapacity(capacity)
   }
@@ -183,6 +187,68 @@ final class ByteWriter {
     if frame.isMember { out.append(.comma) }
   }
 
+  /// Objects of at most this many members are sorted by `sortFewMembers`.
+  static let fewMembers = 16
+
+  /// `sortMembers` for an object of a few members (a state's fields), with no allocation but
+  /// the bytes set aside: the order and the offsets live on the stack, sorted by insertion.
+  /// The largest member is moved once, as in `sortMembers`. `members` has no duplicate key.
+  private func sortFewMembers(_ members: [(key: String, start: Int)]) {
+    let count = members.count
+    withUnsafeTemporaryAllocation(of: Int.self, capacity: 3 * count) { scratch in
+      guard let ends = scratch.baseAddress else { return }
+      let order = ends + count
+      let target = ends + 2 * count
+      var largest = 0
+      for index in 0..<count {
+        ends[index] = index + 1 < count ? members[index + 1].start : out.count
+        order[index] = index
+        if ends[index] - members[index].start > ends[largest] - members[largest].start { largest = index }
+      }
+      for index in 1..<count {
+        let moving = order[index]
+        var slot = index
+        while slot > 0 && JSONSerializer.utf8Precedes(members[moving].key, members[order[slot - 1]].key) {
+          order[slot] = order[slot - 1]
+          slot -= 1
+        }
+        order[slot] = moving
+      }
+      for slot in 1..<count where members[order[slot - 1]].key == members[order[slot]].key {
+        failed = true
+        return
+      }
+      var position = members[0].start
+      for slot in 0..<count {
+        target[order[slot]] = position
+        position += ends[order[slot]] - members[order[slot]].start
+      }
+      let first = members[0].start
+      let asideCount = out.count - first - (ends[largest] - members[largest].start)
+      out.withUnsafeMutableBufferPointer { buffer in
+        guard let base = buffer.baseAddress else { return }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, asideCount)) { aside in
+          guard let saved = aside.baseAddress else { return }
+          // The others aside, in member order; then the largest to its place (source and
+          // target may overlap); then the others back.
+          var at = 0
+          for index in 0..<count where index != largest {
+            let length = ends[index] - members[index].start
+            saved.advanced(by: at).update(from: base + members[index].start, count: length)
+            at += length
+          }
+          memmove(base + target[largest], base + members[largest].start, ends[largest] - members[largest].start)
+          at = 0
+          for index in 0..<count where index != largest {
+            let length = ends[index] - members[index].start
+            (base + target[index]).update(from: saved.advanced(by: at), count: length)
+            at += length
+          }
+        }
+      }
+    }
+  }
+
   /// Puts an object's members (each ending in a comma, up to the end of `out`) in the UTF-8 order
   /// of their keys, in place. The largest member is moved once; only the others are copied aside,
   /// so a state of one long list and a few scalars costs the scalars.
@@ -198,6 +264,10 @@ final class ByteWriter {
       if !JSONSerializer.utf8Precedes(previous, key) { sorted = false }
     }
     if sorted { return }
+    if members.count <= Self.fewMembers {
+      sortFewMembers(members)
+      return
+    }
     let ends = members.indices.map { $0 + 1 < members.count ? members[$0 + 1].start : out.count }
     let order = members.indices.sorted { JSONSerializer.utf8Precedes(members[$0].key, members[$1].key) }
     for index in order.indices.dropFirst() where members[order[index - 1]].key == members[order[index]].key {

@@ -6,7 +6,7 @@
 /// instance, valid until the next call" rule.
 struct OwnedCString: ~Copyable {
   private var pointer: UnsafeMutablePointer<CChar>?
-  /// The bytes `pointer` points into when they were adopted (`set(adopting:)`) rather than
+  /// The bytes `pointer` points into when they were shared (`set(sharing:)`) rather than
   /// copied: kept, never mutated, until replaced, so their storage stays where it is.
   private var adopted: [UInt8] = []
 
@@ -19,14 +19,13 @@ struct OwnedCString: ~Copyable {
     return UnsafePointer(pointer)
   }
 
-  /// Replaces the held string with `bytes` (UTF-8 without a NUL), adopted rather than copied
-  /// (a state's JSON is as large as the state: not held twice), and returns a pointer to it.
-  mutating func set(adopting bytes: consuming [UInt8]) -> UnsafePointer<CChar>? {
+  /// Replaces the held string with `bytes`, which end in their NUL, shared rather than copied:
+  /// the caller may keep them too (the instance keeps its state's encoding), as neither side
+  /// ever mutates them. Returns a pointer to it.
+  mutating func set(sharing bytes: [UInt8]) -> UnsafePointer<CChar>? {
+    precondition(bytes.last == 0, "a shared C string ends in its NUL")
     release()
-    // Usually within the capacity the encoder reserved: no copy.
-    bytes.append(0)
-    adopted = consume bytes
-    // Read-only access: a mutable one could copy the storage to make it unique.
+    adopted = bytes
     pointer = adopted.withUnsafeBytes { raw in
       raw.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).assumingMemoryBound(to: CChar.self) }
     }

@@ -62,9 +62,11 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   private let encoder = JSONValueEncoder()
   /// The length of the state JSON last restored or snapshot, to reserve for the next snapshot.
   private var stateSize = 0
-  /// The encoding of the state a restore just made, for the snapshot that follows it (a probe's
-  /// snapshot -> restore -> snapshot encodes it once); any action forgets it.
-  @usableFromInline var restoredEncoding: [UInt8]?
+  /// The encoding of the current state with its NUL, when known: made by restore or by the last
+  /// snapshot (of a state up to `restoreEncodesUpTo`), so a snapshot of a state already encoded
+  /// costs no encoding (a probe's snapshot -> restore -> snapshot, a travel after a probe). Any
+  /// action forgets it: only an action changes the state.
+  @usableFromInline var stateEncoding: [UInt8]?
   /// States up to this size are encoded in full by restore (about the cost of their structure);
   /// a larger one (100,000 URLs) only its structure, as its snapshot may never come.
   private static var restoreEncodesUpTo: Int { 64 << 10 }
@@ -234,7 +236,7 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   @inlinable
   func apply(_ action: F.Action, type: String, flags: inout UInt32, runsEffects: Bool) -> fh_status {
     if let refused = refusedLifecycle(type, runsEffects: runsEffects) { return refused }
-    if restoredEncoding != nil { restoredEncoding = nil }
+    if stateEncoding != nil { stateEncoding = nil }
     let effect: Effect<F.Action>
     var changed = false
     do {
@@ -289,19 +291,20 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   override func snapshot(_ out: inout UnsafePointer<CChar>?) -> fh_status {
     // The last text handed out is valid only until this call (feature_abi.h): let it go first.
     output.clear()
-    if let encoded = restoredEncoding.take() {
-      stateSize = encoded.count
-      guard let text = output.set(adopting: encoded) else {
-        return fail(FH_ERR_INTERNAL, "cannot hold \(stateSize) bytes for the state of \(F.manifest.id)")
-      }
-      out = text
+    if let encoded = stateEncoding {
+      stateSize = encoded.count - 1
+      out = output.set(sharing: encoded)
       return succeed()
     }
     do {
       // Straight from the state to bytes, with room for the size last seen: no tree, no `String`.
-      let bytes = try JSONBytesEncoder().encode(state, capacity: stateSize + stateSize / 8)
+      var bytes = try JSONBytesEncoder().encode(state, capacity: stateSize + stateSize / 8 + 1)
       stateSize = bytes.count
-      guard let text = output.set(adopting: consume bytes) else {
+      bytes.append(0)
+      // Kept for the next snapshot only when small: a large state is not held twice.
+      if stateSize <= Self.restoreEncodesUpTo { stateEncoding = bytes }
+      guard let text = output.set(sharing: consume bytes) else {
+        stateEncoding = nil
         return fail(FH_ERR_INTERNAL, "cannot hold \(stateSize) bytes for the state of \(F.manifest.id)")
       }
       out = text
@@ -319,18 +322,30 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
       let restored = try decoder.decode(F.State.self, from: value)
       // Compared with the state's structure only: its arrays of scalars (which hold no members)
       // are not built at all. A small state is encoded in full, kept for the next snapshot.
-      let encoded =
+      var encoded =
         length <= Self.restoreEncodesUpTo
-        ? try JSONBytesEncoder().encode(restored, capacity: length + length / 8)
+        ? try JSONBytesEncoder().encode(restored, capacity: length + length / 8 + 1)
         : try JSONBytesEncoder().encodeStructure(restored)
-      let structure = try encoded.withUnsafeBytes { try JSONValue.parseMembers(bytes: $0) }
-      if let extra = UnreadMember.find(in: value, comparedTo: structure) {
-        return fail(FH_ERR_BAD_STATE, "state refused by \(F.manifest.id): it has no member '\(extra)'")
+      // A state given back byte for byte as it was encoded (a snapshot restored, as a probe or a
+      // travel does) has exactly the members the state encodes: none was left unread.
+      let asEncoded =
+        length <= Self.restoreEncodesUpTo && encoded.count == length
+        && encoded.withUnsafeBytes { bytes in bytes.baseAddress.map { memcmp($0, json, length) == 0 } ?? false }
+      if !asEncoded {
+        let structure = try encoded.withUnsafeBytes { try JSONValue.parseMembers(bytes: $0) }
+        if let extra = UnreadMember.find(in: value, comparedTo: structure) {
+          return fail(FH_ERR_BAD_STATE, "state refused by \(F.manifest.id): it has no member '\(extra)'")
+        }
       }
       try feature.validate(restored)
       state = restored
       stateSize = length
-      restoredEncoding = length <= Self.restoreEncodesUpTo ? encoded : nil
+      if length <= Self.restoreEncodesUpTo {
+        encoded.append(0)
+        stateEncoding = encoded
+      } else {
+        stateEncoding = nil
+      }
       return succeed()
     } catch let error as JSONParseError {
       return fail(FH_ERR_BAD_STATE, "state is not valid JSON: \(error)")

@@ -48,13 +48,18 @@ enum Isolation: String {
   static func factory(_ arguments: ParsedArguments) throws(HostError) -> InstanceFactory {
     switch try chosen(arguments) {
     case .none: return .inProcess
-    case .process:
-      let timeout =
-        arguments.seconds(CommandTable.Isolation.callTimeout) ?? RunSettingCatalogue.callTimeout.defaultSeconds
-      var sandbox = SandboxSettings()
-      if let bytes = arguments.size(CommandTable.Isolation.maxMemory) { sandbox.maxMemory = bytes }
-      return .worker(executable: try ownExecutable(), callTimeout: timeout, sandbox: sandbox)
+    case .process: return try workerFactory(arguments)
     }
+  }
+
+  /// Instances in workers, with the call timeout and memory the options give (whatever isolation
+  /// they choose: exploring in process shrinks a hang in workers).
+  static func workerFactory(_ arguments: ParsedArguments) throws(HostError) -> InstanceFactory {
+    let timeout =
+      arguments.seconds(CommandTable.Isolation.callTimeout) ?? RunSettingCatalogue.callTimeout.defaultSeconds
+    var sandbox = SandboxSettings()
+    if let bytes = arguments.size(CommandTable.Isolation.maxMemory) { sandbox.maxMemory = bytes }
+    return .worker(executable: try ownExecutable(), callTimeout: timeout, sandbox: sandbox)
   }
 
   /// The running host executable, which workers and children run again.

@@ -62,6 +62,27 @@ private struct TwiceKeyed: Encodable {
   }
 }
 
+/// Writes one key twice with another between, out of order: found only once the few members
+/// are sorted.
+private struct TwiceKeyedApart: Encodable {
+  enum Keys: String, CodingKey { case beta, alpha }
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: Keys.self)
+    try container.encode(1, forKey: .beta)
+    try container.encode(2, forKey: .alpha)
+    try container.encode(3, forKey: .beta)
+  }
+}
+
+/// A few members out of order, the largest in the middle: sorted on the stack, the largest moved
+/// once.
+private struct FewOutOfOrder: Codable {
+  var zulu = 1
+  var mike = (0..<50).map { "item \($0)" }
+  var alpha: Bool? = true
+  var echo = "e"
+}
+
 @Suite("Encoding straight to bytes")
 struct JSONBytesEncoderTests {
   @Test func writesTheTreesBytesForAModelWithKeysOutOfOrder() throws {
@@ -109,6 +130,13 @@ struct JSONBytesEncoderTests {
   @Test func whatOnlyTheTreeCanFollowGoesThroughTheTree() throws {
     #expect(try streamed(Interleaved()) == #"{"first":[1,3],"second":[2]}"#)
     #expect(try streamed(TwiceKeyed()) == (try treeBytes(TwiceKeyed())))
+    #expect(try streamed(TwiceKeyedApart()) == (try treeBytes(TwiceKeyedApart())))
+  }
+
+  @Test func aFewMembersOutOfOrderAreWrittenInKeyOrder() throws {
+    let value = FewOutOfOrder()
+    #expect(try streamed(value) == (try treeBytes(value)))
+    #expect(try streamed(value).hasPrefix(#"{"alpha":true,"echo":"e","mike":["item 0","#))
   }
 
   @Test func errorsAreTheTreesErrors() {

@@ -32,7 +32,9 @@
 // EXPLORE_CRASH_ORDER (reset right after an add crashes, in dispatch only), EXPLORE_STOPPED_GLOBAL (one
 // flag for every instance of the process, cleared by create and set by stop: in a flow run in process,
 // a tally left on show after ':open tally' then ':back' answers "stopped" to every action),
-// EXPLORE_REFUSAL_CHANGES (add amount=10 is refused but adds 1 all the same).
+// EXPLORE_REFUSAL_CHANGES (add amount=10 is refused but adds 1 all the same), EXPLORE_HANG (an add of 9
+// right after another add never returns, in dispatch only), EXPLORE_ENDLESS_EFFECT (a ping right
+// after an add begins an effect that never ends).
 // FIXTURE_HANG_IN_DISPATCH (fixture only): {"type":"hang"} never returns, for call timeouts.
 //
 // Config, for either feature: "refuse" anywhere refuses it; {"destroy_log": "/path"} (or, without it,
@@ -197,6 +199,10 @@ static fh_status apply(fh_instance *instance, const char *json, uint32_t *flags,
             return refuse_action(instance, "add needs amount=<integer from 1 to 9>");
         }
         total += amount->integer;
+#ifdef EXPLORE_HANG
+        // An add of 9 right after another add never returns (in dispatch only: replay goes on).
+        if (effects && instance->last_was_add && amount->integer == 9) for (;;) pause();
+#endif
 #ifdef EXPLORE_CLOCK
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
@@ -236,7 +242,14 @@ static fh_status apply(fh_instance *instance, const char *json, uint32_t *flags,
     if (action.count != arguments) return refuse_action(instance, "unknown argument");
     if (effects && strcmp(type->text, "ping") == 0 && instance->effect_count < MAX_EFFECTS) {
         instance->host->effect_began();
-        pthread_create(&instance->effects[instance->effect_count++], NULL, ping_effect, (void *)instance->host);
+        int endless = 0;
+#ifdef EXPLORE_ENDLESS_EFFECT
+        // A ping right after an add begins an effect that never ends: the store never settles.
+        endless = instance->last_was_add;
+#endif
+        if (!endless) {
+            pthread_create(&instance->effects[instance->effect_count++], NULL, ping_effect, (void *)instance->host);
+        }
     }
 #ifdef BREAK_NONDETERMINISTIC
     instance->serial = ++calls;

@@ -71,6 +71,83 @@ struct ExploreCLITests {
     #expect(checked.stdout.contains("0 passed, 1 failed"), "\(checked.stdout)")
   }
 
+  @Test(
+    "a call that never returns is a hang: found, shrunk and replayable, in process (the watch) and in a worker",
+    arguments: ["none", "process"])
+  func aHangIsFoundShrunkAndReplayable(isolation: String) throws {
+    // given a tally whose add of 9 right after another add never returns
+    let setup = try Setup(tally: ["EXPLORE_HANG"])
+    // when it is explored with a short call timeout
+    let explored = try setup.host(
+      [
+        "explore", "tally", "--runs", "100", "--steps", "100", "--seed", "26", "--out", setup.out,
+        "--isolation", isolation, "--call-timeout", "0.3",
+      ])
+    // then the hang is reported as the failure it is, shrunk to the two adds
+    #expect(explored.status == 1, "\(explored.stdout)\(explored.stderr)")
+    let line = try #require(explored.stdout.split(separator: "\n").first { $0.hasPrefix("explore: tally: ") })
+    #expect(line.contains("did not answer dispatch within 0.3 s"), "\(line)")
+    #expect(line.contains("after 2 actions (hang): add amount=1, add amount=9;"), "\(line)")
+    if isolation == "none" {
+      // in process its thread cannot be stopped: the exploration ends there, shrunk in workers
+      #expect(explored.stderr.contains("a call hung in process, where its thread cannot be stopped"))
+      #expect(explored.stderr.contains("(shrunk in workers, where the call timeout ends it)"))
+    }
+    // and its transcript runs in a worker with the call timeout, where host check fails on it
+    let file = "\(setup.out)/tally-explore-1.transcript"
+    let transcript = try String(contentsOfFile: file, encoding: .utf8)
+    #expect(transcript.contains("$ host run tally --isolation process --call-timeout 0.3\n"), "\(transcript)")
+    let checked = try setup.host(["check", file])
+    #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
+    #expect(checked.stdout.contains("+! error: tally did not answer dispatch within 0.3 s"), "\(checked.stdout)")
+  }
+
+  @Test("a store that never settles is a hang: found, shrunk and replayable")
+  func aStoreThatNeverSettlesIsAHang() throws {
+    // given a tally whose ping right after an add begins an effect that never ends
+    let setup = try Setup(tally: ["EXPLORE_ENDLESS_EFFECT"])
+    // when it is explored in process with a short settle timeout
+    let explored = try setup.host(
+      [
+        "explore", "tally", "--runs", "100", "--steps", "100", "--seed", "26", "--out", setup.out,
+        "--isolation", "none", "--settle-timeout", "0.3",
+      ])
+    // then the settle that never ends is reported as a hang, shrunk to the add and the ping
+    #expect(explored.status == 1, "\(explored.stdout)\(explored.stderr)")
+    let line = try #require(explored.stdout.split(separator: "\n").first { $0.hasPrefix("explore: tally: ") })
+    #expect(line.contains("tally did not settle within 0.3 s (1 effect in flight) after 2 actions (hang): "), "\(line)")
+    #expect(line.contains(": add amount=1, ping;"), "\(line)")
+    // and its transcript, run with the same settle timeout, fails under host check
+    let file = "\(setup.out)/tally-explore-1.transcript"
+    let transcript = try String(contentsOfFile: file, encoding: .utf8)
+    #expect(transcript.contains("$ host run tally --isolation none --settle-timeout 0.3\n"), "\(transcript)")
+    let checked = try setup.host(["check", file])
+    #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
+  }
+
+  @Test("a paced feature explores on the manual clock: its timers fire as ticks, not in real time")
+  func aPacedFeatureExploresOnTheManualClock() throws {
+    // given levels regulating once a minute, in process and in a worker
+    let setup = try Setup(tally: nil)
+    for isolation in ["none", "process"] {
+      // when 2 runs of 50 steps are explored, twice with the same seed
+      let arguments = [
+        "explore", "levels", "--runs", "2", "--steps", "50", "--seed", "3", "--config", #"{"interval": 60000}"#,
+        "--isolation", isolation,
+      ]
+      let first = try setup.host(arguments)
+      let second = try setup.host(arguments)
+      // then it ends clean (each run's journal replays), its minute timers having fired as ticks
+      // of the manual clock between the steps: on the real clock, none would have fired
+      #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+      let pattern = /explore: levels: no failure in 100 steps; (\d+) ticks of the manual clock; seed 3\n/
+      let match = try #require(first.stdout.wholeMatch(of: pattern), "\(first.stdout)")
+      #expect((Int(match.1) ?? 0) > 0)
+      // and the same seed fires the same timers: the clock moves with the steps, not with time
+      #expect(second.stdout == first.stdout)
+    }
+  }
+
   @Test("a flow that leaves a feature stopped after :open then :back is found, shrunk and replayable")
   func aFlowThatLeavesAFeatureStoppedIsFound() throws {
     // given a tally whose instances share one "stopped" flag, in a flow run in process
@@ -119,7 +196,9 @@ struct ExploreCLITests {
     let explored = try setup.host(["explore", "--runs", "1", "--steps", "100", "--seed", "9"])
     // then a refused name lookup, shown by kittens as its error, is no failure
     #expect(explored.status == 0, "\(explored.stdout)\(explored.stderr)")
-    #expect(explored.stdout == "explore: main: no failure in 100 steps; seed 9\n")
+    // (levels, at its own pace, on the manual clock: its ticks are counted)
+    let clean = /explore: main: no failure in 100 steps(; \d+ ticks of the manual clock)?; seed 9\n/
+    #expect(explored.stdout.wholeMatch(of: clean) != nil, "\(explored.stdout)")
   }
 
   @Test("the same seed draws the same sequences")

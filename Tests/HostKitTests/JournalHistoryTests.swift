@@ -98,4 +98,48 @@ struct JournalHistoryTests {
     #expect(history.effectiveActions().map(\.seq) == [1])
     #expect(history.undoTarget == 0)
   }
+
+  @Test func aNotedStateIsWhereATravelStartsWithoutReplaying() throws {
+    // given: five actions, a snapshot at 0 only, and the state after 3 noted in memory
+    var history = JournalHistory(
+      path: "s.jsonl",
+      records: [.snapshot(seq: 0, state: "S0")] + (1...5).map { Self.action($0) })
+    history.note("S3", at: 3)
+    // when a travel goes to 4
+    let point = try history.restorePoint(to: 4)
+    // then it starts from the noted state, with the one action after it
+    #expect(point.state == "S3")
+    #expect(point.stateSeq == 3)
+    #expect(point.actions.map(\.seq) == [4])
+    // and a seq before the note still replays from the snapshot
+    #expect(try history.restorePoint(to: 2).state == "S0")
+    #expect(try history.restorePoint(to: 2).actions.map(\.seq) == [1, 2])
+  }
+
+  @Test func aTravelsSeqIsNotNotedTwice() throws {
+    // given: an action, then an undo carrying its state
+    var history = JournalHistory(
+      path: "s.jsonl",
+      records: [.snapshot(seq: 0, state: "S0"), Self.action(1), Self.travel(2, .undo, to: 0, state: "T")])
+    // when another state is noted at the travel's seq
+    history.note("other", at: 2)
+    // then the travel's own state stays the one a travel to it takes
+    #expect(try history.restorePoint(to: 2).state == "T")
+  }
+
+  @Test func theLastTypedActionIsFoundWalkingBackOnlyThroughTheEffectiveHistory() {
+    // given: typed 1 and 2, an effect's 3, then an undo to 1 and a feedback's 5
+    let history = JournalHistory(
+      path: "s.jsonl",
+      records: [
+        Self.action(1), Self.action(2),
+        .action(JournalAction(seq: 3, source: .effect, json: #"{"type":"loaded"}"#)),
+        Self.travel(4, .undo, to: 1, state: "{}"),
+        .action(JournalAction(seq: 5, source: .feedback, json: #"{"type":"tick"}"#)),
+      ])
+    // then the last typed action of the effective history (1, 5) is 1, not the undone 2
+    #expect(history.lastUserAction?.seq == 1)
+    let loaded = JournalHistory(path: "s.jsonl", records: [Self.travel(1, .load, to: nil, state: "{}")])
+    #expect(loaded.lastUserAction == nil)
+  }
 }

@@ -1,7 +1,10 @@
 /// A rule of the plugin contract a feature broke in a run, as exploration and `:check` find it.
 public enum ContractViolation: Error, Equatable, Sendable, CustomStringConvertible {
-  /// A call lost the instance: a crash, or no answer within the call timeout.
+  /// A call lost the instance: a crash.
   case crashed(String)
+  /// A call did not return within the call timeout, or the store did not settle within the
+  /// settle timeout: "no hang" is part of the contract.
+  case hung(String)
   /// A refused action changed the state.
   case refusalChangedState(action: String, before: String, after: String)
   /// The feature's own restore refused a state its reducer reached.
@@ -21,6 +24,7 @@ public enum ContractViolation: Error, Equatable, Sendable, CustomStringConvertib
   public var kind: String {
     switch self {
     case .crashed: "crash"
+    case .hung: "hang"
     case .refusalChangedState: "refusal"
     case .restoreRefused: "invariant"
     case .roundTripDiffers: "round-trip"
@@ -35,6 +39,7 @@ public enum ContractViolation: Error, Equatable, Sendable, CustomStringConvertib
   public var summary: String {
     switch self {
     case .crashed(let what): what
+    case .hung(let what): what
     case .refusalChangedState: "a refused action changed the state"
     case .restoreRefused: "restore refused the state"
     case .roundTripDiffers: "snapshot -> restore -> snapshot gave other bytes"
@@ -48,6 +53,7 @@ public enum ContractViolation: Error, Equatable, Sendable, CustomStringConvertib
   public var description: String {
     switch self {
     case .crashed(let what): what
+    case .hung(let what): what
     case .refusalChangedState(let action, let before, let after):
       "refusing \(action) changed the state from \(before) to \(after)"
     case .restoreRefused(let state, let reason): "restore refused the state \(state) its reducer reached: \(reason)"

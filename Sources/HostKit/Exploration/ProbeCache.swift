@@ -20,6 +20,28 @@ public final class ProbeCache: Sendable {
   /// Whether `state` was checked already.
   public func contains(_ state: String) -> Bool { seen.withLock { $0.states.contains(state) } }
 
+  /// Notes `state` and says whether it is new: one lookup where `contains` then `insert` make
+  /// two. A new state that then fails its checks must be taken out again (`remove`).
+  public func insertIfNew(_ state: String) -> Bool {
+    seen.withLock { seen in
+      let size = state.utf8.count
+      if seen.bytes + size > limit {
+        seen.states.removeAll(keepingCapacity: true)
+        seen.bytes = 0
+      }
+      guard seen.states.insert(state).inserted else { return false }
+      seen.bytes += size
+      return true
+    }
+  }
+
+  /// Takes `state` out: it was noted by `insertIfNew` but failed its checks.
+  public func remove(_ state: String) {
+    seen.withLock { seen in
+      if seen.states.remove(state) != nil { seen.bytes -= state.utf8.count }
+    }
+  }
+
   /// Notes `state` as checked.
   public func insert(_ state: String) {
     seen.withLock { seen in

@@ -7,7 +7,21 @@ extension SessionRuntime {
   /// byte (so its own `validate` accepts what its reducer reached), and its view is clean text.
   /// Returns the state, or throws the first rule broken. One trip to the store thread.
   public func probe(_ feature: PresentedFeature, cache: ProbeCache? = nil) throws(ContractViolation) -> String {
-    try feature.store.perform { Self.probe($0, id: feature.id, cache: cache) }.get()
+    try feature.store.perform { Self.probeNoting($0, feature: feature, cache: cache) }.get()
+  }
+
+  /// The probe on `feature`'s instance, from its store thread, right after the store applied
+  /// (and journaled) an action or made a travel: a state that passes is noted in the journal's
+  /// history (`SessionJournal.noteState`), so a later travel restores it rather than replaying
+  /// the actions since the last snapshot.
+  public static func probeNoting(
+    _ instance: any PluginInstance, feature: PresentedFeature, cache: ProbeCache? = nil
+  ) -> Result<String, ContractViolation> {
+    let result = probe(instance, id: feature.id, cache: cache)
+    if case .success(let state) = result, let journal = (feature.context as? Context)?.journal {
+      journal.noteState(state)
+    }
+    return result
   }
 
   /// The probe on `instance` (of feature `id`), from the thread that owns it: the state, or the
@@ -18,7 +32,22 @@ extension SessionRuntime {
   ) -> Result<String, ContractViolation> {
     do throws(PluginCallError) {
       let first = try instance.snapshot()
-      if let cache, cache.contains(first) { return .success(first) }
+      // Noted at once (one lookup), and taken out again if a check fails.
+      if let cache, !cache.insertIfNew(first) { return .success(first) }
+      let checked = roundTrip(instance, id: id, first: first)
+      if case .failure = checked { cache?.remove(first) }
+      return checked
+    } catch {
+      return .failure(error.loss != nil ? .crashed("\(id) \(error)") : .failed("\(id): \(error)"))
+    }
+  }
+
+  /// The checks of a state not seen before: restore takes `first`, the snapshot after it is
+  /// `first` again, and the view is clean.
+  private static func roundTrip(_ instance: any PluginInstance, id: String, first: String)
+    -> Result<String, ContractViolation>
+  {
+    do throws(PluginCallError) {
       do throws(PluginCallError) {
         try instance.restore(first)
       } catch {
@@ -28,7 +57,6 @@ extension SessionRuntime {
       let second = try instance.snapshot()
       guard second == first else { return .failure(.roundTripDiffers(first: first, second: second)) }
       if let why = uncleanness(of: try instance.render()) { return .failure(.viewUnclean(why)) }
-      cache?.insert(first)
       return .success(first)
     } catch {
       return .failure(error.loss != nil ? .crashed("\(id) \(error)") : .failed("\(id): \(error)"))

@@ -20,6 +20,12 @@ public struct JournalHistory: Sendable {
   private var crashes: [Int: [JournalCrash]] = [:]
   /// Refusals by the seq whose state refused them.
   private var refusals: [Int: [JournalRefusal]] = [:]
+  /// States known in memory only (`note`), index seq (dense, as seqs are): more places a travel
+  /// starts from. An array, not a dictionary: noted after every probed action, it costs no hash.
+  private var noted: [String?] = []
+  private var notedBytes = 0
+  /// The most bytes of noted states kept; past it they are forgotten and noting starts again.
+  static let notedLimit = 16 << 20
 
   /// Builds the history of checked records (from `Journal.records()`, in file order).
   public init(path: String, records: [JournalRecord] = []) {
@@ -57,6 +63,24 @@ public struct JournalHistory: Sendable {
 
   /// The refusals after `seq`, before the next action or travel, in journal order.
   public func refusals(after seq: Int) -> [JournalRefusal] { refusals[seq] ?? [] }
+
+  /// Notes `state` as the state after `seq`, in memory only (the file is not written): a travel
+  /// to `seq` or after it restores it instead of replaying the actions since the last snapshot.
+  /// Bounded (`notedLimit` bytes); forgetting only costs a later travel its replay.
+  public mutating func note(_ state: String, at seq: Int) {
+    guard seq >= 0, seq <= currentSeq else { return }
+    // A travel carries its state already.
+    if seq > 0, case .travel = steps[seq - 1] { return }
+    let size = state.utf8.count
+    if notedBytes + size > Self.notedLimit {
+      noted.removeAll(keepingCapacity: true)
+      notedBytes = 0
+    }
+    if seq >= noted.count { noted.append(contentsOf: repeatElement(nil, count: seq - noted.count + 1)) }
+    if let old = noted[seq] { notedBytes -= old.utf8.count }
+    noted[seq] = state
+    notedBytes += size
+  }
 
   /// The crashes after `seq`, before the next action or travel, in journal order.
   public func crashes(after seq: Int) -> [JournalCrash] { crashes[seq] ?? [] }
@@ -133,6 +157,7 @@ public struct JournalHistory: Sendable {
     var effective = Set<Int>()
     walkEffective(at: currentSeq, from: from) { action in
       if action.seq <= end { effective.insert(action.seq) }
+      return true
     }
     var entries: [Entry] = []
     entries.reserveCapacity(end - from + 1)
@@ -156,19 +181,35 @@ public struct JournalHistory: Sendable {
   /// again with some of those actions left out.
   public func effectiveActions(at seq: Int, from floor: Int) -> (base: Int, actions: [JournalAction]) {
     var actions: [JournalAction] = []
-    let base = walkEffective(at: seq, from: floor) { actions.append($0) }
+    let base = walkEffective(at: seq, from: floor) {
+      actions.append($0)
+      return true
+    }
     return (base, actions.reversed())
   }
 
+  /// The last action the user typed in the effective history of the current seq (what `:undo`
+  /// goes back to before), or nil. Walks back only as far as that action: an undo in a long
+  /// history costs the steps since it, not the history.
+  public var lastUserAction: JournalAction? {
+    var found: JournalAction?
+    walkEffective(at: currentSeq, from: 0) { action in
+      if action.source == .user { found = action }
+      return found == nil
+    }
+    return found
+  }
+
   /// Walks the effective history of `seq` back to `floor` (or to its start: seq 0, or a load),
-  /// handing each of its actions to `visit`, newest first; returns the seq it stopped at.
+  /// handing each of its actions to `visit`, newest first, while `visit` returns true; returns
+  /// the seq it stopped at.
   @discardableResult
-  private func walkEffective(at seq: Int, from floor: Int, _ visit: (JournalAction) -> Void) -> Int {
+  private func walkEffective(at seq: Int, from floor: Int, _ visit: (JournalAction) -> Bool) -> Int {
     var at = min(seq, currentSeq)
     walk: while at > 0 && at >= floor {
       switch steps[at - 1] {
       case .action(let action):
-        visit(action)
+        guard visit(action) else { break walk }
         at -= 1
       case .travel(let travel):
         guard let to = travel.to else { break walk }
@@ -178,8 +219,8 @@ public struct JournalHistory: Sendable {
     return at
   }
 
-  /// The nearest recorded state at or before `seq` and the actions from there to `seq`: how
-  /// `:goto` (and redo) reach the state after `seq`.
+  /// The nearest recorded (or noted) state at or before `seq` and the actions from there to
+  /// `seq`: how `:goto` (and redo) reach the state after `seq`.
   public func restorePoint(to seq: Int) throws(HostError) -> JournalRestorePoint {
     guard seq >= 0, seq <= currentSeq else {
       throw HostError(JournalFailure.noSuchSeq(path: path, seq: seq, lastSeq: currentSeq))
@@ -187,7 +228,7 @@ public struct JournalHistory: Sendable {
     var actions: [JournalAction] = []
     var at = seq
     while true {
-      if let state = snapshots[at] {
+      if let state = (at < noted.count ? noted[at] : nil) ?? snapshots[at] {
         return JournalRestorePoint(
           path: path, state: state, stateSeq: at, actions: actions.reversed(), lastSeq: seq)
       }

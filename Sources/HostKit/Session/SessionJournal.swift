@@ -149,6 +149,14 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
 
   // MARK: - Time travel (on the store thread)
 
+  /// Notes `state` as the state after the last seq, in memory (see `JournalHistory.note`), for
+  /// travels to start from: a caller that has the state anyway (exploration's probe) saves the
+  /// replay a travel would make. Reads the history from the file the first time.
+  public func noteState(_ state: String) {
+    guard (try? loadedHistory()) != nil else { return }
+    history?.note(state, at: writer.lastSeq)
+  }
+
   /// The effective history, oldest first: the actions that made the current state.
   public func effectiveActions() throws(HostError) -> [JournalAction] {
     try loadedHistory().effectiveActions()
@@ -164,7 +172,7 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
   @discardableResult
   public func undo(on instance: PluginInstance) throws(HostError) -> Int {
     let history = try loadedHistory()
-    guard let last = history.effectiveActions().last(where: { $0.source == .user }) else {
+    guard let last = history.lastUserAction else {
       throw HostError(JournalFailure.nothingToUndo)
     }
     let target = last.seq - 1

@@ -35,7 +35,8 @@ extension CommandTable {
       sequences drawn from its catalogue: every action, arguments from their types and the
       ranges and words of their help (edge values too), and between them ':undo', ':redo',
       ':goto SEQ' and, in a worker, ':reload' (a new worker). After every step it checks: no
-      crash and no call past its timeout; a refused action left the state as it was; snapshot ->
+      crash and no hang (a call past --call-timeout, in process too, or no settling within
+      --settle-timeout); a refused action left the state as it was; snapshot ->
       restore -> snapshot gives the same bytes (the feature's own restore accepts every state its
       reducer reaches); the view is valid UTF-8 without control characters. At the end of a run
       the journal must replay to the same state. A failure is shrunk to a short sequence that

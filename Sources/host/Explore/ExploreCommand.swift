@@ -57,7 +57,7 @@ struct ExploreCommand {
     // Paced features (levels) explore on the manual clock: no step waits for their pace.
     settings.store.clock = .manual
     let isolated = try Isolation.chosen(arguments) == .process
-    let explorer = ExploreRun(
+    var explorer = ExploreRun(
       plugins: found.plugins, flow: flow, config: JSONValue.object(config).serialized(), settings: settings)
     let generator = FlowSteps(
       plugins: found.plugins, navigates: id == nil, openable: flowFile == nil ? nil : FlowSteps.named(in: flow),
@@ -70,9 +70,26 @@ struct ExploreCommand {
     let writer = ExploreTranscript(
       id: name, hostArguments: command + Self.passedOn(arguments), pluginDirectories: global.pluginDirectories,
       folder: out)
+    if !isolated {
+      // In process a hang cannot be stopped: the watch reports it, shrunk in workers, and ends.
+      let limit = arguments.duration(CommandTable.Isolation.callTimeout) ?? RunSettingCatalogue.callTimeout.defaultValue
+      explorer.hangLimit = limit
+      var workerSettings = settings
+      workerSettings.instances = try Isolation.workerFactory(arguments)
+      let inWorkers = ExploreRun(
+        plugins: explorer.plugins, flow: flow, config: explorer.config, settings: workerSettings)
+      let workerWriter = ExploreTranscript(
+        id: name, hostArguments: command + Self.passedOn(arguments, isolation: .process),
+        pluginDirectories: global.pluginDirectories, folder: out)
+      let report = HangReport(
+        console: console, id: name, seed: seed, inWorkers: inWorkers, generator: generator,
+        writers: (inProcess: writer, inWorkers: workerWriter))
+      explorer.onHang = { steps, violation in report.report(steps, violation: violation) }
+    }
     let clock = ContinuousClock()
     let started = clock.now
     var stepsRun = 0
+    var ticks = 0
     var failures: [Found] = []
     var kinds = Set<String>()
     let progress = console.outputIsTerminal
@@ -86,10 +103,11 @@ struct ExploreCommand {
         return generator.next(using: &random, at: position)
       }
       stepsRun += outcome.steps.count
+      ticks += outcome.ticks
       // One transcript per kind of failure: the others are most likely the same bug again.
       if let violation = outcome.violation, !kinds.contains(violation.kind) {
         kinds.insert(violation.kind)
-        let shrunk = shrink(outcome.steps, violation: violation, explorer: explorer, generator: generator)
+        let shrunk = Self.shrink(outcome.steps, violation: violation, explorer: explorer, generator: generator)
         let (file, reproduces) = try writer.write(
           shrunk.steps, violation: shrunk.violation, seed: seed, number: failures.count + 1)
         failures.append(Found(violation: shrunk.violation, steps: shrunk.steps, file: file))
@@ -108,7 +126,9 @@ struct ExploreCommand {
     }
     if progress { console.clearProgress() }
     if failures.isEmpty {
-      console.out("explore: \(name): no failure in \(stepsRun) steps; seed \(seed)")
+      // Paced features: how often the manual clock moved to their next timer, instead of waiting.
+      let clock = ticks > 0 ? "; \(ticks) tick\(ticks == 1 ? "" : "s") of the manual clock" : ""
+      console.out("explore: \(name): no failure in \(stepsRun) steps\(clock); seed \(seed)")
       return 0
     }
     return 1
@@ -123,7 +143,7 @@ struct ExploreCommand {
   }
 
   /// `steps` shrunk to a short sequence failing the same way (the same kind of violation).
-  private func shrink(
+  static func shrink(
     _ steps: [ExploreStep], violation: ContractViolation, explorer: ExploreRun, generator: FlowSteps
   ) -> (steps: [ExploreStep], violation: ContractViolation) {
     var last = violation
@@ -144,13 +164,24 @@ struct ExploreCommand {
   }
 
   /// The options a transcript's `host run` needs to run as this exploration did.
-  static func passedOn(_ arguments: ParsedArguments) -> [String] {
+  /// `isolation`: the isolation the transcript runs in, when not the exploration's.
+  static func passedOn(_ arguments: ParsedArguments, isolation: Isolation? = nil) -> [String] {
     var words: [String] = []
     for text in arguments.texts(CommandTable.Explore.config) { words += ["--config", text] }
-    for option in [
-      CommandTable.Isolation.isolation, CommandTable.Isolation.callTimeout, CommandTable.Isolation.maxMemory,
-    ] {
-      if let value = arguments.text(option) { words += [option.name, value] }
+    if let isolation {
+      words += [CommandTable.Isolation.isolation.name, isolation.rawValue]
+    } else if let value = arguments.text(CommandTable.Isolation.isolation) {
+      words += [CommandTable.Isolation.isolation.name, value]
+    }
+    // Numbers, not texts: as the run reads them back.
+    if let seconds = arguments.seconds(CommandTable.Isolation.callTimeout) {
+      words += [CommandTable.Isolation.callTimeout.name, seconds.formatted(.number.grouping(.never))]
+    }
+    if let bytes = arguments.size(CommandTable.Isolation.maxMemory) {
+      words += [CommandTable.Isolation.maxMemory.name, String(bytes)]
+    }
+    if let seconds = arguments.seconds(CommandTable.Run.settleTimeout) {
+      words += [CommandTable.Run.settleTimeout.name, seconds.formatted(.number.grouping(.never))]
     }
     return words
   }

@@ -11,6 +11,12 @@ struct ExploreRun {
   /// The config of the flow's first feature (`--config`).
   let config: String
   let settings: RunSettings
+  /// In process: how long a call may run before it is a hang (`--call-timeout`; nil: as long as
+  /// it takes), and what reports one: the steps up to the call that hung, and the violation.
+  /// The hung thread cannot be stopped, so `onHang` never returns. In a worker, the call
+  /// timeout ends the worker and the run reports the hang itself.
+  var hangLimit: Duration?
+  var onHang: (@Sendable (_ steps: [ExploreStep], _ violation: ContractViolation) -> Never)?
 
   typealias Position = ExplorePosition
 
@@ -43,33 +49,52 @@ struct ExploreRun {
       return number == 1 ? config : "{}"
     }
     defer { runtime.close() }
+    let watch = streams ? hangWatch(probes) : nil
+    watch?.start()
+    // Ended before the runtime closes (defers run last first).
+    defer { watch?.end() }
     try runtime.open()
     guard var feature = runtime.focused else { throw HostError("the flow '\(flow.name)' presented nothing") }
     var steps: [ExploreStep] = []
     var ticks = 0
     var parsed: [String: String] = [:]
+    /// The stores that have had a timer pending (paced features).
+    var paced = Set<ObjectIdentifier>()
     do throws(ContractViolation) {
       // The start settles first: a feedback loop (levels) moves the state on its own.
-      ticks += settle(runtime)
+      ticks += try settle(runtime, watch: watch)
+      for shown in runtime.top?.features ?? [] where shown.store.pendingTimers > 0 || ticks > 0 {
+        paced.insert(ObjectIdentifier(shown.store))
+      }
       probes.saw(try runtime.probe(feature, cache: probes.cache(for: feature)), of: feature)
       while let step = next(position(runtime, feature: feature, seqs: steps.count + 1)) {
         steps.append(step)
+        watch?.sending(step, to: feature)
+        defer { watch?.moved() }
         if step.isAction && streams {
           // Streamed as a pipe streams it: the listener checks each action on the store thread.
           try send(step, to: feature, in: runtime, parsed: &parsed)
           // A paced feature's timers fire only as the clock moves: settle it as a person waits.
-          if feature.store.pendingTimers > 0 { ticks += settle(runtime) }
+          // Once it has shown a timer, after every action: the clock then moves at the same
+          // steps whatever the store's pace, so a seed reaches the same states.
+          if paced.contains(ObjectIdentifier(feature.store)) || feature.store.pendingTimers > 0 {
+            paced.insert(ObjectIdentifier(feature.store))
+            ticks += try settle(runtime, watch: watch)
+          }
         } else if step.isAction {
           // In a worker the store's effect count can lag the worker's effects, so a late effect's
           // action cannot be told from a refusal's change: the refusal check is made in process.
           try send(step, to: feature, in: runtime, parsed: &parsed)
-          ticks += settle(runtime)
+          ticks += try settle(runtime, watch: watch)
           if let violation = probes.violation { throw violation }
           _ = try runtime.probe(feature, cache: probes.cache(for: feature))
+        } else if streams, let travelled = travelAtOnce(step, on: feature, in: runtime, probes: probes) {
+          // Travelled and probed in one trip to the store thread, nothing being in flight.
+          try travelled.get()
         } else {
-          ticks += settle(runtime)
+          ticks += try settle(runtime, watch: watch)
           try perform(step, on: feature, in: runtime)
-          ticks += settle(runtime)
+          ticks += try settle(runtime, watch: watch)
           if let now = runtime.focused { probes.saw(try runtime.probe(now, cache: probes.cache(for: now)), of: now) }
         }
         if let violation = probes.violation { throw violation }
@@ -78,7 +103,7 @@ struct ExploreRun {
         guard let now = step.isAction && streams ? runtime.focusedNow : runtime.focused else { break }
         feature = now
       }
-      ticks += settle(runtime)
+      ticks += try settle(runtime, watch: watch)
       if let violation = probes.violation { throw violation }
       try reporter.check()
       try runtime.checkReplay(feature, state: try runtime.probe(feature))
@@ -106,14 +131,40 @@ struct ExploreRun {
   /// Waits (bounded) until the features on show have applied what they were sent and their
   /// effects and feedbacks have ended.
   /// Paced features run on the manual clock: their timers fire at once, tick by tick.
-  /// Returns the clock's ticks.
+  /// Returns the clock's ticks. A store still busy or with effects in flight at the settle
+  /// timeout is a hang; in process, a call still running is `watch`'s to report (it ends the
+  /// run), so this waits for it.
   @discardableResult
-  private func settle(_ runtime: SessionRuntime) -> Int {
+  private func settle(_ runtime: SessionRuntime, watch: HangWatch?) throws(ContractViolation) -> Int {
     var ticks = 0
     for shown in runtime.top?.features ?? [] {
-      ticks += shown.store.settleMovingClock(timeout: settings.settleTimeout, maxTicks: Self.maxTicks).ticks
+      let settled = shown.store.settleMovingClock(timeout: settings.settleTimeout, maxTicks: Self.maxTicks)
+      ticks += settled.ticks
+      guard settled.result == .timedOut else { continue }
+      if settings.instances.runsPluginsHere {
+        // A call still running: the watch reports it past its limit, or it returns.
+        while !shown.store.waitUntilIdle(timeout: watch?.limit ?? settings.settleTimeout) {}
+        if shown.store.waitUntilSettled(timeout: .zero) != .timedOut { continue }
+      }
+      throw .hung(
+        "\(shown.id) did not settle within \(settings.settleTimeout.seconds.formatted()) s "
+          + "(\(shown.store.effectsRunning) effect\(shown.store.effectsRunning == 1 ? "" : "s") in flight)")
     }
     return ticks
+  }
+
+  /// In process, with a limit and someone to report to: the watch of this run's calls.
+  private func hangWatch(_ probes: ProbeListener) -> HangWatch? {
+    guard let limit = hangLimit, limit > .zero, let onHang else { return nil }
+    let report: @Sendable ([ExploreStep], String) -> Never = { steps, feature in
+      // The call that hung is the action after those the stores took (or the probe after it).
+      onHang(
+        Self.cut(steps, afterActions: probes.actions + 1),
+        .hung(
+          "\(feature) did not return from a call within \(limit.seconds.formatted()) s "
+            + "(in process, where its thread cannot be stopped)"))
+    }
+    return HangWatch(limit: limit, heard: { probes.heard }, report: report)
   }
 
   /// The ticks of the manual clock between two steps, at most: a person types the next line
@@ -159,6 +210,30 @@ struct ExploreRun {
       seqs: seqs, focused: feature.id, shown: top?.features.map(\.id) ?? [feature.id],
       depth: runtime.stackDepth)
   }
+
+  /// A travel (`:undo`, `:redo`, `:goto`) made on the store thread in one job, after the actions
+  /// streamed before it, and probed there: no wait for the store to settle, no trip for the
+  /// probe. Only when nothing is in flight there (no effect, no timer: what settling would wait
+  /// for); nil, having done nothing, otherwise or for another command.
+  private func travelAtOnce(
+    _ step: ExploreStep, on feature: PresentedFeature, in runtime: SessionRuntime, probes: ProbeListener
+  ) -> Result<Void, ContractViolation>? {
+    guard case .command(let text) = step, Self.travels.contains(where: { text.hasPrefix($0) }) else { return nil }
+    let store = feature.store
+    let cache = probes.cache(for: feature)
+    return store.perform { _ -> Result<Void, ContractViolation>? in
+      guard store.effectsRunning == 0, store.pendingTimers == 0, !store.isPaused else { return nil }
+      do throws(ContractViolation) {
+        try perform(step, on: feature, in: runtime)
+        probes.saw(try runtime.probe(feature, cache: cache), of: feature)
+        return .success(())
+      } catch {
+        return .failure(error)
+      }
+    }
+  }
+
+  private static let travels = [":undo", ":redo", ":goto "]
 
   /// A host command: a travel, a navigation or a reload. One the stack cannot make (nothing to
   /// undo, nothing to go back to) is no failure of a feature.
@@ -216,6 +291,7 @@ final class ExploreReporter: RuntimeReporter {
         guard case .actionRefused = failure else { throw .failed(report.message) }
       case let failure as StoreFailure:
         switch failure {
+        case .crashed(_, .unresponsive, _, _): throw .hung(report.message)
         case .crashed, .crashedTooOften, .notRestarted: throw .crashed(report.message)
         default: throw .failed(report.message)
         }

@@ -66,7 +66,7 @@ struct ExploreTranscript {
   static func inputs(_ steps: [ExploreStep], kind: String) -> [String] {
     let lines = steps.map(\.line)
     switch kind {
-    case "crash", "error", "lifecycle": return lines
+    case "crash", "hang", "error", "lifecycle": return lines
     case "refusal": return lines.dropLast() + [":state"] + lines.suffix(1) + [":state"]
     default: return lines + [":check"]
     }
@@ -92,7 +92,7 @@ struct ExploreTranscript {
           result.append(line)
         }
       }
-    case "crash", "error", "lifecycle":
+    case "crash", "hang", "error", "lifecycle":
       result += after.filter { !$0.hasPrefix("!") }
     default:
       // `error: ID: ...`: in a flow, the focused feature's id.

@@ -17,6 +17,8 @@ final class ProbeListener: StoreListener {
     var refusals = 0
     /// The actions the stores applied so far, from any source.
     var applied = 0
+    /// The events heard so far: the stores' progress, for the hang watch.
+    var heard = 0
   }
   private let watch = Mutex(Watch())
   /// The states already probed, by store: each distinct state is round-tripped once.
@@ -33,6 +35,12 @@ final class ProbeListener: StoreListener {
   /// How many user actions the stores refused, and how many actions they applied, so far.
   var refusals: Int { watch.withLock { $0.refusals } }
   var applied: Int { watch.withLock { $0.applied } }
+
+  /// How many events the stores reported so far: while it moves, they are not stuck.
+  var heard: Int { watch.withLock { $0.heard } }
+
+  /// How many user actions the stores have taken so far (applied, refused or lost).
+  var actions: Int { watch.withLock { $0.actions } }
 
   /// How many user actions had been taken when the violation was found, counting the one that
   /// broke the rule: the run is cut there, whatever was sent after it meanwhile.
@@ -57,25 +65,24 @@ final class ProbeListener: StoreListener {
   func hear(_ event: StoreEvent, from origin: StoreOrigin) {
     guard let feature = origin.feature else { return }
     let key = ObjectIdentifier(feature.store)
-    switch event {
-    case .applied(_, _, let source, _):
-      watch.withLock {
-        $0.applied += 1
-        if source == .user { $0.actions += 1 }
+    watch.withLock { watch in
+      watch.heard += 1
+      switch event {
+      case .applied(_, _, let source, _):
+        watch.applied += 1
+        if source == .user { watch.actions += 1 }
+      case .rejected(_, .user, _, _):
+        watch.actions += 1
+        watch.refusals += 1
+      case .instanceLost(_, _, _?): watch.actions += 1
+      default: break
       }
-    case .rejected(_, .user, _, _):
-      watch.withLock {
-        $0.actions += 1
-        $0.refusals += 1
-      }
-    case .instanceLost(_, _, _?): watch.withLock { $0.actions += 1 }
-    default: break
     }
     switch event {
     case .applied where probes:
       // On the store thread: `perform` runs the probe at once, before the next action.
       let cache = cache(for: feature)
-      switch feature.store.perform({ SessionRuntime.probe($0, id: feature.id, cache: cache) }) {
+      switch feature.store.perform({ SessionRuntime.probeNoting($0, feature: feature, cache: cache) }) {
       case .success(let state): watch.withLock { $0.states[key] = state }
       case .failure(let violation): found(violation)
       }
@@ -91,10 +98,11 @@ final class ProbeListener: StoreListener {
       let before = watch.withLock { $0.states[key] }
       if let before, before != state { found(.refusalChangedState(action: action, before: before, after: state)) }
     case .instanceLost(let loss, let call, let action):
-      found(
-        .crashed(
-          "\(feature.id) \(loss)"
-            + (action.map { " while applying \($0)" } ?? (call.isEmpty ? " between calls" : " during \(call)"))))
+      let what =
+        "\(feature.id) \(loss)"
+        + (action.map { " while applying \($0)" } ?? (call.isEmpty ? " between calls" : " during \(call)"))
+      // A call past the call timeout is a hang, whose worker was ended: no crash of the plugin's.
+      if case .unresponsive = loss { found(.hung(what)) } else { found(.crashed(what)) }
     default:
       break
     }
