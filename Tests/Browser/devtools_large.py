@@ -8,7 +8,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from devtools_page import browser, state
+from devtools_page import browser, close, state
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 url = sys.argv[1]
@@ -29,4 +29,4 @@ try:
     WebDriverWait(d, 30).until(lambda d: d.find_element(By.ID, "state-seq").text == seqs[8])
     print("selected a state in %.3f s: %s" % (time.monotonic() - t, state(d)))
 finally:
-    d.quit()
+    close(d)

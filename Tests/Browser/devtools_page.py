@@ -6,7 +6,10 @@ Prints one JSON object of what the page showed at each step, for the Swift test 
 exits 1 with the reason when a step does not happen within its bound.
 """
 import json
+import os
+import shutil
 import sys
+import tempfile
 
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
@@ -20,11 +23,25 @@ BOUND = 20  # seconds: a bound for a broken page, not a pace
 
 
 def browser():
+    """A headless Chromium whose temporary files go to a folder of its own, removed by close():
+    Chromium leaves its org.chromium.Chromium.* folder in TMPDIR even after quit()."""
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900"):
         options.add_argument(argument)
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    scratch = tempfile.mkdtemp(prefix="featurehost-browser-")
+    service = Service("/usr/bin/chromedriver", env={**os.environ, "TMPDIR": scratch})
+    driver = webdriver.Chrome(service=service, options=options)
+    driver.featurehost_scratch = scratch
+    return driver
+
+
+def close(driver):
+    """Quits the browser and removes its temporary folder."""
+    try:
+        driver.quit()
+    finally:
+        shutil.rmtree(driver.featurehost_scratch, ignore_errors=True)
 
 
 def state(driver):
@@ -157,7 +174,7 @@ def main():
         {"counter": counter, "flow": flow, "recorded": recorded, "kittens": kittens}[scenario](driver, report)
         driver.save_screenshot(screenshot)
     finally:
-        driver.quit()
+        close(driver)
     print(json.dumps(report))
 
 
