@@ -15,10 +15,12 @@ struct StuckQuitTests {
     return folder
   }
 
-  /// Starts a `tally` session at a total of 2, then sends it `hang` and `add amount=1`.
+  /// Starts a `tally` session at a total of 2, then sends it `hang` and `add amount=1`. The call
+  /// timeout is ten minutes: a run that left only at the timeout would outlast `waitForExit`'s
+  /// bound, so "at once" needs no timing of its own.
   static func stuckRun(_ scratch: JournalScratch, plugins: String) throws -> TmuxScreen {
     let host = try TmuxScreen(
-      ["--plugins", plugins, "run", "tally", "--session", "stuck"],
+      ["--plugins", plugins, "run", "tally", "--session", "stuck", "--call-timeout", "600"],
       environment: ["XDG_STATE_HOME": scratch.file("state")])
     try host.waitForLastLine("tally>")
     try host.type("add amount=2\r")
@@ -47,12 +49,9 @@ struct StuckQuitTests {
     try host.type(":state\r")
     try host.waitForScreen("the :state line") { $0.last == "tally> :state" || $0.last == ":state" }
     // when ':quit' is typed
-    let typed = ContinuousClock.now
     try host.type(":quit\r")
-    // then the run ends within a second, as ':quit' does, saying why
+    // then the run ends, long before the call's timeout, as ':quit' does, saying why
     #expect(try host.waitForExit() == 0)
-    let elapsed = ContinuousClock.now - typed
-    #expect(elapsed < .seconds(1), "\(elapsed)")
     let screen = try host.screen()
     #expect(screen.contains("note: leaving: tally's call had not returned; it was ended"), "\(screen)")
     // and the journal holds the state before the stuck line: the add typed after it was not applied
@@ -63,11 +62,8 @@ struct StuckQuitTests {
     let scratch = try JournalScratch()
     let plugins = try Self.plugins()
     let host = try Self.stuckRun(scratch, plugins: plugins)
-    let typed = ContinuousClock.now
     try host.press("C-d")
     #expect(try host.waitForExit() == 0)
-    let elapsed = ContinuousClock.now - typed
-    #expect(elapsed < .seconds(1), "\(elapsed)")
     #expect(try Self.restoredState(scratch, plugins: plugins) == #"{"pongs":0,"total":2}"#)
   }
 }
