@@ -119,6 +119,14 @@ func hostPipe(lines: Int, isolation: String = "none") throws -> Double {
   return try timedProcess(process) * 1e9 / Double(lines)
 }
 
+/// `host run counter` given one piped `increment`, as a whole process, in milliseconds: start-up
+/// (with a worker's, isolated), one action, the final view, exit.
+func hostStart(isolation: String) throws -> Double {
+  var process = ChildProcess("\(folder)/host", arguments: ["run", "counter", "--isolation", isolation])
+  process.standardInput = .bytes(Array("increment\n".utf8))
+  return try timedProcess(process) * 1000
+}
+
 /// `host.pipe` with each line the action's JSON: the word table's miss path, every line parsed.
 func hostPipeJSON(lines: Int) throws -> Double {
   var process = ChildProcess("\(folder)/host", arguments: ["run", "counter", "--isolation", "none"])
@@ -289,6 +297,15 @@ if wanted("worker.start") {
   report("isolated.roundtrip.unsandboxed", median(calls.map(\.0)), "ns/call")
   report("isolated.roundtrip.sandboxed", median(calls.map(\.1)), "ns/call")
   report("isolated.roundtrip.sandboxed.ratio", median(calls.map { $0.1 / $0.0 }), "x")
+}
+if wanted("host.start") {
+  // In process and isolated alternate within each round, so both see the same machine load.
+  let pairs = try (0..<max(rounds, 15)).map { _ in
+    (try hostStart(isolation: "none"), try hostStart(isolation: "process"))
+  }
+  report("host.start.inprocess", median(pairs.map(\.0)), "ms")
+  report("host.start.isolated", median(pairs.map(\.1)), "ms")
+  report("host.start.isolated.ratio", median(pairs.map { $0.1 / $0.0 }), "x")
 }
 if wanted("host.pipe") {
   // In process and isolated alternate within each round, so both see the same machine load.
