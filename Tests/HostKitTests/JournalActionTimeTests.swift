@@ -1,5 +1,5 @@
 import Foundation
-import HostKit
+@testable import HostKit
 import Synchronization
 import Testing
 
@@ -128,5 +128,31 @@ struct JournalActionTimeTests {
       #expect(error?.message.hasSuffix("correct it or remove the key") == true, "\(error?.message ?? "")")
     }
     #expect(error?.help?.contains("lines 1-2 are intact") == true, "\(error?.help ?? "")")
+  }
+}
+
+@Suite("A header's created time")
+struct UTCTimeTests {
+  @Test(arguments: [0, 59, 951_782_400, 1_764_451_200, 1_796_589_461, 4_102_444_799])
+  func writtenAsFoundationWritesItAndReadBack(_ seconds: Int) throws {
+    let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+    #expect(UTCTime.text(seconds) == date.formatted(.iso8601))
+    #expect(UTCTime.seconds(UTCTime.text(seconds)) == seconds)
+    #expect(try Date(UTCTime.text(seconds), strategy: .iso8601) == date)
+  }
+
+  @Test(arguments: [
+    "2025-04-31T10:00:00Z", "2025-02-29T10:00:00Z", "2025-13-01T10:00:00Z", "2025-11-29T24:00:00Z",
+    "2025-11-29T21:20:00", "2025-11-29T21:20:00.5Z", "2025-11-29 21:20:00Z", "2025-11-29T21:2a:00Z", "",
+  ])
+  func anythingElseIsNoTimeOfItsShape(_ text: String) {
+    #expect(UTCTime.seconds(text) == nil)
+  }
+
+  @Test func aHeaderWrittenOnALeapDayReadsBackToItsSecond() {
+    // 2024-02-29T23:59:59Z
+    let seconds = 1_709_251_199
+    #expect(UTCTime.text(seconds) == "2024-02-29T23:59:59Z")
+    #expect(UTCTime.seconds("2024-02-29T23:59:59Z") == seconds)
   }
 }

@@ -46,6 +46,7 @@ enum ActionTime {
   /// The header's `created` in milliseconds since 1970, as written (second precision when the
   /// host wrote it); nil when it is not an ISO-8601 time this host reads (no times are then written).
   static func origin(of header: JournalHeader) -> Int64? {
+    if let seconds = UTCTime.seconds(header.created) { return Int64(seconds) * 1000 }
     guard let date = try? Date(header.created, strategy: .iso8601) else { return nil }
     return Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
   }

@@ -26,7 +26,7 @@ public struct JournalHeader: Sendable, Equatable {
     self.feature = feature
     self.featureVersion = featureVersion
     self.host = host
-    self.created = created.formatted(.iso8601)
+    self.created = UTCTime.text(Int(created.timeIntervalSince1970.rounded(.down)))
     self.config = config
   }
 
