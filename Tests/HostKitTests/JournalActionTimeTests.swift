@@ -1,7 +1,8 @@
 import Foundation
-@testable import HostKit
 import Synchronization
 import Testing
+
+@testable import HostKit
 
 /// Action lines carry `"at"`: milliseconds since the header's `created` (docs/journal.md, Action times).
 @Suite("Journal action times")
