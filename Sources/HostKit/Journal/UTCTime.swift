@@ -6,6 +6,9 @@
 /// with the C library: Foundation's ISO-8601 format style cost a start half a millisecond on
 /// its first use, to format one time and read one back.
 enum UTCTime {
+  /// Now, as `text` writes it.
+  static var now: String { text(Int(time(nil))) }
+
   /// `seconds` since 1970 as `YYYY-MM-DDTHH:MM:SSZ`.
   static func text(_ seconds: Int) -> String {
     var time = time_t(seconds)

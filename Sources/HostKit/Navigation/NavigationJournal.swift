@@ -74,7 +74,7 @@ public final class NavigationJournal: @unchecked Sendable {
     try JournalFile.makeFolder(JournalFile.directory(of: path))
     let header: JSONValue = [
       "journal": .string(marker), "format": 1, "flow": .string(flow), "host": .string(HostVersion.string),
-      "created": .string(ISO8601DateFormatter().string(from: Date())),
+      "created": .string(UTCTime.now),
     ]
     var line = Array(header.serialized().utf8)
     line.append(JournalByte.newline)
