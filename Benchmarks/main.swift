@@ -122,9 +122,7 @@ func hostPipe(lines: Int, isolation: String = "none") throws -> Double {
 /// `host run counter` given one piped `increment`, as a whole process, in milliseconds: start-up
 /// (with a worker's, isolated), one action, the final view, exit.
 func hostStart(isolation: String) throws -> Double {
-  var process = ChildProcess("\(folder)/host", arguments: ["run", "counter", "--isolation", isolation])
-  process.standardInput = .bytes(Array("increment\n".utf8))
-  return try timedProcess(process) * 1000
+  try hostPipe(lines: 1, isolation: isolation) / 1e6
 }
 
 /// `host.pipe` with each line the action's JSON: the word table's miss path, every line parsed.
