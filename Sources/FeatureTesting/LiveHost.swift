@@ -35,6 +35,9 @@ public final class LiveHost {
     let until = ContinuousClock.now + deadline
     let wanted = Array(marker.utf8)
     while true {
+      // First what earlier waits pumped (waitForErrors reads stdout too, up to its end): only
+      // then does an ended stdout mean the marker never came.
+      buffer += child.take(STDOUT_FILENO)
       if let end = Self.end(of: wanted, in: buffer) {
         let before = String(decoding: buffer[..<(end - wanted.count)], as: UTF8.self)
         buffer.removeSubrange(..<end)
@@ -46,7 +49,6 @@ public final class LiveHost {
       guard child.pump(until: until) else {
         throw FixtureError("the host printed no '\(marker)' within \(deadline); stderr: \(errors)")
       }
-      buffer += child.take(STDOUT_FILENO)
     }
   }
 
