@@ -127,12 +127,15 @@ final class WorkerConnection: @unchecked Sendable {
 
   /// Sends `bytes` (`replies` requests) and reads until that many answers came, delivering
   /// callbacks as they arrive; `each` sees every reply, and the last is returned. Each answer
-  /// is awaited at most the call timeout.
+  /// is awaited at most the call timeout. `more`, when given, streams further requests: each time
+  /// every byte so far is written it replaces them with the next ones and says how many (0: no
+  /// more, the bytes left as they were).
   ///
   /// When the worker is lost, `blamed` is set to the index of the request it was serving (nil:
   /// none of them, it died between them) and the error is attributed to that request.
   func exchange(
-    _ bytes: [UInt8], call: String, replies: Int, blamed: inout Int?, each: (WorkerReply) -> Void
+    _ bytes: [UInt8], call: String, replies: Int, blamed: inout Int?,
+    more: (inout [UInt8]) -> Int = { _ in 0 }, each: (WorkerReply) -> Void
   ) throws(PluginCallError) -> WorkerReply {
     let me = UInt(pthread_self())
     guard caller.load(ordering: .acquiring) != me else {
@@ -158,6 +161,10 @@ final class WorkerConnection: @unchecked Sendable {
     if let broken = readChannel() {
       throw lost(call, broken, replies: replies, answered: 0, blamed: &blamed).attributed(.notThisCall)
     }
+    var bytes = bytes
+    var replies = replies
+    // Not an optional closure: that would escape, boxing what the caller's closure captures.
+    var streaming = true
     var written = 0
     var answered = 0
     var last: WorkerReply?
@@ -165,8 +172,17 @@ final class WorkerConnection: @unchecked Sendable {
     // answers come at once.
     var deadline: ContinuousClock.Instant?
     var readAfterGone = false
-    while answered < replies {
+    while answered < replies || streaming {
       var progressed = false
+      if written == bytes.count, streaming {
+        let added = more(&bytes)
+        if added > 0 {
+          written = 0
+          replies += added
+        } else {
+          streaming = false
+        }
+      }
       if written < bytes.count {
         let count = bytes.withUnsafeBytes {
           fh_channel_write(channel, $0.baseAddress! + written, bytes.count - written, 0)

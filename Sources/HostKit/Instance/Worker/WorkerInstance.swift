@@ -171,9 +171,10 @@ public final class WorkerInstance: InterruptibleInstance {
     send(calls.lazy, count: calls.count, handle: handle)
   }
 
-  /// Sends `calls` in chunks of about half a ring: the worker works through one while the next
-  /// is written and the answers to both are read. A lost worker fails the rest: the call it had
-  /// begun with the loss, the ones after it as never reached (and not sent).
+  /// Sends `calls` streamed: a few requests are written at a time, between the answers read,
+  /// so the worker works through the ones before while the next are encoded and the answers
+  /// handled (the ring bounds how far ahead the host gets). A lost worker fails the rest: the
+  /// call it had begun with the loss, the ones after it as never reached (and not sent).
   private func send<Calls: Sequence<InstanceCall>>(
     _ calls: Calls, count: Int, handle: (Result<InstanceAnswer, PluginCallError>) -> Void
   ) {
@@ -182,10 +183,10 @@ public final class WorkerInstance: InterruptibleInstance {
     var iterator = calls.makeIterator()
     var lostWith: PluginCallError?
     var handled = 0
-    while handled < count {
-      writer.bytes.removeAll(keepingCapacity: true)
-      requests.removeAll(keepingCapacity: true)
-      while requests.count < count - handled, writer.bytes.count < Int(WorkerConnection.ringCapacity / 2),
+    // The next few requests into `writer`; how many.
+    func encodeGroup() -> Int {
+      let before = requests.count
+      while handled + requests.count < count, requests.count - before < Self.streamGroup,
         let call = iterator.next()
       {
         let (request, text): (WorkerFrame.Request, String?) =
@@ -198,20 +199,34 @@ public final class WorkerInstance: InterruptibleInstance {
         writer.frame(request, text)
         requests.append(request)
       }
-      guard !requests.isEmpty else { return }
-      handled += requests.count
+      return requests.count - before
+    }
+    while handled < count {
+      writer.bytes.removeAll(keepingCapacity: true)
+      requests.removeAll(keepingCapacity: true)
+      guard encodeGroup() > 0 else { return }
       if let lostWith {
         for _ in requests { handle(.failure(lostWith.attributed(.notThisCall))) }
+        handled += requests.count
         continue
       }
       var answered = 0
       var blamed: Int?
       do throws(PluginCallError) {
-        _ = try connection.exchange(writer.bytes, call: requests[0].name, replies: requests.count, blamed: &blamed) {
-          reply in
-          handle(reply.result(call: requests[answered].name).map { InstanceAnswer(changed: $0.changed, text: $0.text) })
-          answered += 1
-        }
+        _ = try connection.exchange(
+          writer.bytes, call: requests[0].name, replies: requests.count, blamed: &blamed,
+          more: { buffer in
+            // The two buffers take turns: no allocation a group.
+            writer.bytes.removeAll(keepingCapacity: true)
+            let added = encodeGroup()
+            if added > 0 { swap(&buffer, &writer.bytes) }
+            return added
+          },
+          each: { reply in
+            handle(
+              reply.result(call: requests[answered].name).map { InstanceAnswer(changed: $0.changed, text: $0.text) })
+            answered += 1
+          })
       } catch {
         for index in answered..<requests.count {
           let failure = PluginCallError(
@@ -221,8 +236,13 @@ public final class WorkerInstance: InterruptibleInstance {
         }
         if error.loss != nil { lostWith = error }
       }
+      handled += requests.count
     }
   }
+
+  /// Requests encoded at a time while streaming: few enough that the worker starts at once,
+  /// enough that a write's atomics and wake-up check are shared.
+  static let streamGroup = 64
 
   public func reduce(_ json: String) throws(PluginCallError) -> Bool { try call(.reduce, json).changed }
 
@@ -290,7 +310,7 @@ struct WorkerReply {
   var text: String
   var extra: String
 
-  func result(call: String) -> Result<WorkerReply, PluginCallError> {
-    status == fh_status(FH_OK) ? .success(self) : .failure(PluginCallError(call: call, status: status, message: text))
+  func result(call: @autoclosure () -> String) -> Result<WorkerReply, PluginCallError> {
+    status == fh_status(FH_OK) ? .success(self) : .failure(PluginCallError(call: call(), status: status, message: text))
   }
 }
