@@ -195,7 +195,7 @@ extension WorkerConnection {
   func deliver(_ kind: UInt8, _ fields: inout FrameFields) {
     guard let message = WorkerFrame.Message(rawValue: kind), let target else { return }
     switch message {
-    case .reply: break
+    case .reply, .done: break
     case .emit:
       let origin: EmitOrigin = fields.byte() == 1 ? .feedback : .effect
       target.instanceEmitted(fields.string(), origin: origin)

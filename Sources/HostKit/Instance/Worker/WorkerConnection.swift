@@ -63,7 +63,8 @@ final class WorkerConnection: @unchecked Sendable {
   let answers = Atomic<UInt64>(0)
   /// Requests answered so far, and sent: with the count the worker says it began, which request
   /// of a batch brought it down.
-  private var answeredTotal: UInt64 = 0
+  // Unchecked: only the caller holding `role` touches it, once an answer.
+  @exclusivity(unchecked) private var answeredTotal: UInt64 = 0
 
   /// Each ring's size: frames larger than this stream through it.
   static let ringCapacity: UInt32 = 256 << 10
@@ -206,7 +207,8 @@ final class WorkerConnection: @unchecked Sendable {
         answeredTotal += 1
         answers.store(answeredTotal, ordering: .relaxed)
         each(reply)
-        last = reply
+        // Only the last answer is returned: the others are not copied.
+        if answered == replies { last = reply }
         deadline = nil
       }
       if reader.isOverlong {
@@ -319,6 +321,9 @@ final class WorkerConnection: @unchecked Sendable {
   /// The next reply, delivering the callbacks before it; nil when no whole reply is read yet.
   private func nextReply() -> WorkerReply? {
     while var frame = reader.next() {
+      if frame.kind == WorkerFrame.Message.done.rawValue {
+        return WorkerReply(status: fh_status(FH_OK), changed: frame.fields.byte() != 0, text: "", extra: "")
+      }
       guard frame.kind == WorkerFrame.Message.reply.rawValue else {
         deliver(frame.kind, &frame.fields)
         continue

@@ -51,6 +51,9 @@ enum WorkerFrame {
     case cancel
     /// kind (UInt8, `SandboxRefusal.Kind.frameByte`), subject: the sandbox refused the plugin.
     case refused
+    /// changed (UInt8): a `reply` with status OK and no text, as most dispatches' are, read
+    /// without a reply's fields.
+    case done
   }
 
   /// The longest frame either side takes: a longer length is a broken peer, not a state.

@@ -151,7 +151,7 @@ public enum WorkerServer {
         } else {
           changed = try reduces ? instance.reduce(fields.string()) : instance.dispatch(fields.string())
         }
-        return channel.reply(status: fh_status(FH_OK), changed: changed, text: "")
+        return channel.done(changed: changed)
       case .snapshot:
         // From the plugin's own buffer into the frame: a state is copied once here, not twice.
         return try instance.withSnapshot { channel.reply(status: fh_status(FH_OK), utf8: $0) }
@@ -238,6 +238,15 @@ final class WorkerOutput: Sendable {
       pending.writer.byte(changed ? 1 : 0)
       pending.writer.string(text)
       if let extra { pending.writer.string(extra) }
+      pending.writer.end(at: start)
+    }
+  }
+
+  /// A reply with status OK and no text.
+  func done(changed: Bool) {
+    replies.withLock { pending in
+      let start = pending.writer.begin(WorkerFrame.Message.done.rawValue)
+      pending.writer.byte(changed ? 1 : 0)
       pending.writer.end(at: start)
     }
   }
