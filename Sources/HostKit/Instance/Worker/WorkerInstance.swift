@@ -183,11 +183,16 @@ public final class WorkerInstance: InterruptibleInstance {
     var iterator = calls.makeIterator()
     var lostWith: PluginCallError?
     var handled = 0
-    // The next few requests into `writer`; how many.
+    // Each group twice the last (up to half a ring): the first goes at once, and the worker,
+    // which answers faster than the store handles answers, then has many to work through
+    // instead of waiting between small groups.
+    var group = Self.firstGroup
+    // The next requests into `writer`; how many.
     func encodeGroup() -> Int {
       let before = requests.count
-      while handled + requests.count < count, requests.count - before < Self.streamGroup,
-        let call = iterator.next()
+      let start = writer.bytes.count
+      while handled + requests.count < count, requests.count - before < group,
+        writer.bytes.count - start < Int(WorkerConnection.ringCapacity / 2), let call = iterator.next()
       {
         let (request, text): (WorkerFrame.Request, String?) =
           switch call {
@@ -199,6 +204,7 @@ public final class WorkerInstance: InterruptibleInstance {
         writer.frame(request, text)
         requests.append(request)
       }
+      group = min(group * 2, Self.lastGroup)
       return requests.count - before
     }
     while handled < count {
@@ -240,9 +246,9 @@ public final class WorkerInstance: InterruptibleInstance {
     }
   }
 
-  /// Requests encoded at a time while streaming: few enough that the worker starts at once,
-  /// enough that a write's atomics and wake-up check are shared.
-  static let streamGroup = 64
+  /// Requests encoded at a time while streaming: first few, so that the worker starts at once.
+  static let firstGroup = 64
+  static let lastGroup = 4_096
 
   public func reduce(_ json: String) throws(PluginCallError) -> Bool { try call(.reduce, json).changed }
 
