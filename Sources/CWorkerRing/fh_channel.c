@@ -366,11 +366,22 @@ void fh_channel_close(fh_channel *channel) {
 
 static int closed(const fh_channel *channel) { return atomic_load(&channel->shared->closed) != 0; }
 
+int fh_channel_worker_sleeps(const fh_channel *channel) {
+    return atomic_load(&channel->shared->to_worker.reader_sleeps) != 0;
+}
+
+// The least the worker's spin budget falls to: under the 64 turns after which a spin yields.
+#define FH_MIN_SPIN 1000L
+
 int fh_channel_worker_wait_readable(fh_channel *channel, long spin_nanoseconds) {
     struct fh_ring *ring = in_ring(channel);
+    long budget = channel->spin_budget;
+    if (budget <= 0 || budget > spin_nanoseconds) budget = spin_nanoseconds;
+    long long slept_at = 0;
     for (;;) {
         if (closed(channel)) return 1;
-        if (fh_channel_spin(channel, 0, spin_nanoseconds)) return 0;
+        if (fh_channel_spin(channel, 0, slept_at ? 0 : budget)) break;
+        if (!slept_at) slept_at = now_ns();
         uint32_t seen = atomic_load(&ring->reader_wake);
         atomic_store(&ring->reader_sleeps, 1);
         if (fh_channel_readable(channel) != 0 || closed(channel)) {
@@ -381,6 +392,16 @@ int fh_channel_worker_wait_readable(fh_channel *channel, long spin_nanoseconds) 
         futex(&ring->reader_wake, FUTEX_WAIT, seen);
         atomic_store(&ring->reader_sleeps, 0);
     }
+    if (slept_at && spin_nanoseconds > 0) {
+        // Woken soon after it slept: a longer spin would have caught the request. Long asleep:
+        // spinning would have been wasted.
+        long waited = (long)(now_ns() - slept_at) + budget;
+        budget = waited < spin_nanoseconds ? budget * 2 : budget / 2;
+        if (budget < FH_MIN_SPIN) budget = FH_MIN_SPIN;
+        if (budget > spin_nanoseconds) budget = spin_nanoseconds;
+    }
+    channel->spin_budget = budget;
+    return 0;
 }
 
 // The worker's rooms, for `spin_until`: `wanted` bytes free in the replies ring, or in the callbacks

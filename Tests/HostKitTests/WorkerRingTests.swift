@@ -101,6 +101,52 @@ struct WorkerRingTests {
     #expect(seen.withLock { $0 } == [0, 1, 42, 1])
   }
 
+  /// One wait of the worker's end for a request, written `late` after the worker went to sleep on
+  /// its futex; the spin budget it keeps for its next wait.
+  private static func budgetAfterASleep(_ ends: Ends, spin: Int, late: Duration = .zero) throws -> Int {
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) let worker = ends
+    let waiter = Thread {
+      _ = fh_channel_worker_wait_readable(&worker.worker, spin)
+      done.signal()
+    }
+    waiter.start()
+    let deadline = ContinuousClock.now + .seconds(30)
+    while fh_channel_worker_sleeps(&ends.host) == 0 {
+      try #require(ContinuousClock.now < deadline, "the worker never went to sleep")
+      sched_yield()
+    }
+    // How late the request is, is the scenario: the worker sleeps at least that long.
+    let asleep = ContinuousClock.now
+    while ContinuousClock.now - asleep < late { sched_yield() }
+    var byte: UInt8 = 1
+    #expect(fh_channel_write(&ends.host, &byte, 1, 0) == 1)
+    try #require(done.wait(timeout: .now() + 30) == .success)
+    #expect(fh_channel_read(&ends.worker, &byte, 1) == 1)
+    return ends.worker.spin_budget
+  }
+
+  @Test func aWorkerThatWaitedLongerThanItsSpinSpinsLessNextTimeDownToAMicrosecond() throws {
+    let ends = try Ends()
+    // given a worker that may spin 20 µs, each request coming a millisecond after it fell asleep
+    var budgets: [Int] = []
+    for _ in 0..<6 { budgets.append(try Self.budgetAfterASleep(ends, spin: 20_000, late: .milliseconds(1))) }
+    // then each wait halves its spin, down to 1 µs
+    #expect(budgets == [10_000, 5_000, 2_500, 1_250, 1_000, 1_000])
+  }
+
+  @Test func aWorkerWokenSoonAfterItSleptSpinsLongerNextTimeUpToItsLimit() throws {
+    let ends = try Ends()
+    // given a worker whose spin fell to 1 µs, waiting with a limit far above any wait here
+    ends.worker.spin_budget = 1_000
+    // then each request that comes within the limit doubles its spin
+    #expect(try Self.budgetAfterASleep(ends, spin: 60_000_000_000) == 2_000)
+    #expect(try Self.budgetAfterASleep(ends, spin: 60_000_000_000) == 4_000)
+    // and never past the limit
+    ends.worker.spin_budget = 3_000
+    #expect(try Self.budgetAfterASleep(ends, spin: 5_000) <= 5_000)
+  }
+
   @Test func aCallerThatSaysItSleepsIsWokenOnceAndOnlyThen() throws {
     let ends = try Ends()
     var byte: UInt8 = 7

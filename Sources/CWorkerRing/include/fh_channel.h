@@ -36,6 +36,9 @@ typedef struct fh_channel {
     // The host's end: set when a write woke the worker from its futex (it answers after a wake-up,
     // not at once: not worth spinning for), cleared by the caller.
     int woke_peer;
+    // The worker's end: how long it spins for the next request now (0: not yet set). It follows
+    // the waits seen: a spin that a request would not have ended burns a CPU the host may need.
+    long spin_budget;
 } fh_channel;
 
 // Host: a memfd of three rings of `capacity` bytes each (a power of two), mapped. Returns its
@@ -83,9 +86,12 @@ int fh_channel_listener_sleeps(fh_channel *channel);
 // Host: asks the worker to leave and wakes it.
 void fh_channel_close(fh_channel *channel);
 
-// Worker: waits (spinning `spin_nanoseconds` first, then on a futex) until a request is waiting
-// or the host closed the channel; 1 when closed.
+// Worker: waits (spinning first, then on a futex) until a request is waiting or the host closed
+// the channel; 1 when closed. It spins at most `spin_nanoseconds`: the whole of it while requests
+// come within that time, less and less while they come later (a stream's pauses, a person).
 int fh_channel_worker_wait_readable(fh_channel *channel, long spin_nanoseconds);
+// Host: 1 while the worker sleeps on its futex for a request.
+int fh_channel_worker_sleeps(const fh_channel *channel);
 // Worker: waits until the outgoing ring (the callbacks ring for `listener`) has room for `room`
 // bytes (or any, if larger than the ring); 1 when the host closed the channel.
 int fh_channel_worker_wait_writable(fh_channel *channel, long room, long spin_nanoseconds, int listener);
