@@ -1,6 +1,6 @@
+import FeatureJSON
 import Foundation
 import HostKit
-import Synchronization
 
 /// Builds the C fixture plugin of the tests (Tests/Fixtures/fixture_plugin.c) with `cc -shared`,
 /// once per variant and test process, into a private temporary folder.
@@ -21,7 +21,9 @@ public enum FixturePlugin {
   /// The C example's JSON reader, which the "tally" feature uses.
   static let exampleDirectory = "\(packageRoot)/Plugins/CExample"
 
-  private static let built = Mutex<[String: String]>([:])
+  // Locked, not Mutex: tests build and make folders side by side, and ThreadSanitizer sees a
+  // pthread mutex change hands (see Locked).
+  private static let built = Locked<[String: String]>([:])
 
   /// A fresh folder (mode 0700) for one test, removed with what it holds when the test process
   /// exits.
@@ -37,7 +39,7 @@ public enum FixturePlugin {
   }
 
   /// The folders `temporaryFolder` made: a test run would otherwise leave thousands behind.
-  private static let made = Mutex<[String]>([])
+  private static let made = Locked<[String]>([])
 
   private static func removeMadeFolders() {
     for folder in made.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: folder) }
