@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -9,7 +10,7 @@ import Foundation
 /// state; the store thread's own state is `StoreLoop`).
 ///
 /// Every method takes the lock itself; the waits (backpressure, settling, stop) wait on it.
-// @unchecked: every stored property is guarded by `condition`.
+// @unchecked: every stored property is guarded by `condition`, but `storeThreadID` (atomic).
 final class StoreExternalState: @unchecked Sendable {
   private let condition = NSCondition()
   private var life: StoreLife = .starting
@@ -26,6 +27,9 @@ final class StoreExternalState: @unchecked Sendable {
   private var interruptible: (any InterruptibleInstance)?
   /// The store thread while it runs.
   private var storeThread: pthread_t?
+  /// The same, read without the lock (0: none): only the store thread finds itself there, and it
+  /// wrote it.
+  private let storeThreadID = Atomic<UInt>(0)
   /// Whether a worker's listener waits for the store thread to take a batch.
   private var emitterWaits = false
 
@@ -43,7 +47,10 @@ final class StoreExternalState: @unchecked Sendable {
   // MARK: - Any thread
 
   /// Whether the caller runs on the store thread.
-  var isOnStoreThread: Bool { locked { isStoreThreadLocked } }
+  var isOnStoreThread: Bool {
+    let id = storeThreadID.load(ordering: .relaxed)
+    return id != 0 && pthread_equal(pthread_t(id), pthread_self()) != 0
+  }
 
   /// Queues `item`; a user action first waits while the inbox is full (unless sent from the store
   /// thread, or the store is gated or ending).
@@ -229,7 +236,12 @@ final class StoreExternalState: @unchecked Sendable {
   // MARK: - The store thread
 
   /// The store thread begins.
-  func threadBegan() { locked { storeThread = pthread_self() } }
+  func threadBegan() {
+    locked {
+      storeThread = pthread_self()
+      storeThreadID.store(UInt(pthread_self()), ordering: .relaxed)
+    }
+  }
 
   /// Waits for items the gate admits and moves them into `batch`; false when the store is ending.
   func takeBatch(into batch: inout [InboxItem]) -> Bool {
@@ -324,6 +336,7 @@ final class StoreExternalState: @unchecked Sendable {
       life.closed(retired: retired)
       // The thread ends now, and another thread may get its id.
       storeThread = nil
+      storeThreadID.store(0, ordering: .relaxed)
       // feature_abi.h: once stop returned, every effect still in flight counts as ended.
       effectsInFlight = 0
       condition.broadcast()
