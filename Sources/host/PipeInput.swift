@@ -35,6 +35,9 @@ struct PipeInput {
     // The feature the last line went to: lines to another one wait until it handled them, so
     // its refusals come before theirs.
     var target: ObjectIdentifier?
+    // The focused feature, taken again only when navigation may have moved it.
+    var focused: PresentedFeature?
+    var focusVersion = UInt64.max
     while !runtime.hasEndedByClosing {
       guard let next = reader.next() else { return false }
       if next == .woken { continue }
@@ -45,7 +48,12 @@ struct PipeInput {
         }
         continue
       }
-      guard let feature = runtime.focusedNow else { return true }
+      let version = runtime.focusedNowVersion
+      if version != focusVersion {
+        focusVersion = version
+        focused = runtime.focusedNow
+      }
+      guard let feature = focused else { return true }
       let focus = ObjectIdentifier(feature)
       if target != focus {
         if target != nil { runtime.waitUntilInputHandled() }

@@ -1,5 +1,6 @@
 import Dispatch
 import FeatureJSON
+import Synchronization
 
 /// One feature on the navigation stack: its store, and where it came from.
 public final class PresentedFeature: Sendable {
@@ -78,6 +79,10 @@ public final class Coordinator: FeatureStage, @unchecked Sendable {
   private let visible = Locked<Set<ObjectIdentifier>>([])
   /// The top frame as the queue last left it, readable from any thread under a lock.
   private let shown = Locked<(features: [PresentedFeature], focus: PresentedFeature)?>(nil)
+  /// Bumped after each change of `shown`, from 1 (every coordinator's count starts past the
+  /// others': a reader that compares it never takes one coordinator's for another's).
+  private let shownVersion = Atomic<UInt64>(Coordinator.versions.add(1 << 32, ordering: .relaxed).newValue)
+  private static let versions = Atomic<UInt64>(0)
 
   public init(flow: Flow, plugins: [PluginRecord], launcher: any FeatureLauncher, logsNavigation: Bool) {
     self.flow = flow
@@ -180,10 +185,15 @@ public final class Coordinator: FeatureStage, @unchecked Sendable {
   /// `top` as navigation last left it, under a lock instead of a wait on the navigation queue.
   public var shownTop: (features: [PresentedFeature], focus: PresentedFeature)? { shown.withLock { $0 } }
 
+  /// Changes whenever `shownTop` may have: read once a line by piped input, which takes
+  /// `shownTop` again only then (a lock and the features' retains a line cost 20% of it).
+  public var shownTopVersion: UInt64 { shownVersion.load(ordering: .acquiring) }
+
   /// Keeps `shownTop` in step with the stack. On the queue.
   private func publishTop() {
     let frame = stack.last.map { ($0.features, $0.features[$0.focus]) }
     shown.withLock { $0 = frame }
+    shownVersion.add(1, ordering: .releasing)
   }
 
   /// Every live feature, bottom of the stack first.

@@ -42,6 +42,9 @@ extension SessionRuntime {
   /// `sendParsed` waits for it.
   public var focusedNow: PresentedFeature? { coordinator?.shownTop?.focus }
 
+  /// Changes whenever `focusedNow` may have (0 once the session closed).
+  public var focusedNowVersion: UInt64 { coordinator?.shownTopVersion ?? 0 }
+
   /// The state of `feature` as JSON, after everything queued before.
   public func state(of feature: PresentedFeature) throws(HostError) -> String {
     do {
