@@ -1,5 +1,6 @@
 import FeatureJSON
 import Foundation
+import Synchronization
 
 /// The serial loop that owns one instance: inbox -> reduce -> observe -> render.
 ///
@@ -126,20 +127,14 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// retired instance: the state and view it had when it stopped, every other call refused.
   public func perform<T>(_ body: @escaping (any PluginInstance) -> T) -> T {
     if external.isOnStoreThread { return body(loop.instance) }
-    var result: T?
-    let done = DispatchSemaphore(value: 0)
-    let retired = external.enqueueJob { instance in
-      result = body(instance)
-      done.signal()
-    }
+    let outcome = JobOutcome<T>()
+    let retired = external.enqueueJob { instance in outcome.finish(body(instance)) }
     if let retired {
       afterStop.lock()
       defer { afterStop.unlock() }
       return body(retired)
     }
-    done.wait()
-    guard let result else { fatalError("a job always sets its result before signalling") }
-    return result
+    return outcome.wait()
   }
 
   /// Waits until nothing is queued, nothing is being applied and no effect is in flight, or until

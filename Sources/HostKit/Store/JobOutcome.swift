@@ -1,0 +1,48 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A job's result handed from the store thread to the thread waiting in `Store.perform`. The
+/// waiter spins a moment before it sleeps: most jobs (a probe, `:state`, a travel) end within
+/// microseconds, sooner than a sleeping thread is woken.
+// @unchecked: `value` is written once, before `finished` is set (releasing), and read after it
+// is seen set (acquiring).
+final class JobOutcome<T>: @unchecked Sendable {
+  private var value: T?
+  private let finished = Atomic<Bool>(false)
+  private let done = DispatchSemaphore(value: 0)
+  /// How long the waiter spins before it sleeps.
+  static var spin: Duration { .microseconds(50) }
+
+  /// On the store thread: the job's result.
+  func finish(_ result: T) {
+    value = result
+    finished.store(true, ordering: .releasing)
+    done.signal()
+  }
+
+  /// The result, once the job finished.
+  func wait() -> T {
+    let clock = ContinuousClock()
+    let deadline = clock.now + Self.spin
+    var turns = 0
+    while !finished.load(ordering: .acquiring) {
+      turns += 1
+      // Past the first turns the store thread may be waiting for this CPU (two cores, a busy
+      // machine): each turn then yields it.
+      if turns > 64 { sched_yield() }
+      // The clock every 64 turns; past the deadline, sleep until the job signals.
+      if turns & 63 == 0, clock.now >= deadline {
+        done.wait()
+        break
+      }
+    }
+    guard finished.load(ordering: .acquiring), let value else {
+      fatalError("a job always sets its result before it is seen finished")
+    }
+    return value
+  }
+}
