@@ -59,7 +59,8 @@ final class StoreLoop: @unchecked Sendable {
   func run() {
     external.threadBegan()
     var batch: [InboxItem] = []
-    while external.takeBatch(into: &batch) {
+    var spin = IdleSpin()
+    while spin.takeBatch(from: external, into: &batch) {
       var index = 0
       while index < batch.count {
         let item = batch[index]
