@@ -10,7 +10,7 @@ import Synchronization
 /// state; the store thread's own state is `StoreLoop`).
 ///
 /// Every method takes the lock itself; the waits (backpressure, settling, stop) wait on it.
-// @unchecked: every stored property is guarded by `condition`, but the atomics.
+// @unchecked: every stored property is guarded by `condition`, but the atomics and `clock`.
 final class StoreExternalState: @unchecked Sendable {
   private let condition = NSCondition()
   private var life: StoreLife = .starting
@@ -38,6 +38,7 @@ final class StoreExternalState: @unchecked Sendable {
   init(capacity: Int, clock: StoreClock) {
     inbox = Inbox(capacity: capacity)
     timers = StoreTimers(clock: clock)
+    self.clock = clock
   }
 
   private func locked<T>(_ body: () -> T) -> T {
@@ -195,7 +196,8 @@ final class StoreExternalState: @unchecked Sendable {
     }
   }
 
-  var clock: StoreClock { timers.clock }
+  /// What time the timers follow; set once (read without the lock: `timers` changes under it).
+  let clock: StoreClock
 
   func isTimerPending(_ id: UInt64) -> Bool { locked { timers.isPending(id) } }
 

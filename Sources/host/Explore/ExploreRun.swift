@@ -1,6 +1,5 @@
 import FeatureJSON
 import HostKit
-import Synchronization
 
 /// Runs exploration steps on a flow (one feature alone, a flow file, the main flow) through the
 /// path `host run` takes (a `SessionRuntime`: stores, journals, the chosen isolation), checking
@@ -262,7 +261,9 @@ struct ExploreRun {
 
 /// Keeps what a runtime reports while exploring, for the step that caused it.
 final class ExploreReporter: RuntimeReporter {
-  private let reports = Mutex<[HostError]>([])
+  // Locked, not Mutex: store threads report while the run takes, and ThreadSanitizer sees a
+  // pthread mutex change hands (see Locked).
+  private let reports = Locked<[HostError]>([])
 
   func report(_ error: HostError) { reports.withLock { $0.append(error) } }
 
