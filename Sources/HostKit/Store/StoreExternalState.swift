@@ -10,7 +10,8 @@ import Synchronization
 /// state; the store thread's own state is `StoreLoop`).
 ///
 /// Every method takes the lock itself; the waits (backpressure, settling, stop) wait on it.
-// @unchecked: every stored property is guarded by `condition`, but the atomics and `clock`.
+// @unchecked: every stored property is guarded by `condition`, but `storeThreadID` (atomic) and
+// `clock` (a constant).
 final class StoreExternalState: @unchecked Sendable {
   private let condition = NSCondition()
   private var life: StoreLife = .starting
@@ -30,8 +31,6 @@ final class StoreExternalState: @unchecked Sendable {
   /// The same, read without the lock (0: none): only the store thread finds itself there, and it
   /// wrote it.
   private let storeThreadID = Atomic<UInt>(0)
-  /// Items queued so far (actions and jobs): the store thread watches it while it spins for work.
-  private let arrivals = Atomic<UInt64>(0)
   /// Whether a worker's listener waits for the store thread to take a batch.
   private var emitterWaits = false
 
@@ -63,10 +62,7 @@ final class StoreExternalState: @unchecked Sendable {
     if waitsForRoom && inbox.isFull && !isStoreThreadLocked {
       while inbox.isFull, case .open = gate, !life.isEnding { condition.wait() }
     }
-    if inbox.accept(item, life: life) {
-      arrivals.add(1, ordering: .releasing)
-      condition.signal()
-    }
+    if inbox.accept(item, life: life) { condition.signal() }
   }
 
   /// Waits at most `atMost` while the inbox is full; true when there is room, or the store
@@ -96,7 +92,6 @@ final class StoreExternalState: @unchecked Sendable {
     locked {
       if let retired = life.retired { return retired }
       inbox.append(job: body)
-      arrivals.add(1, ordering: .releasing)
       condition.signal()
       return nil
     }
@@ -251,23 +246,12 @@ final class StoreExternalState: @unchecked Sendable {
     }
   }
 
-  /// `takeBatch(into:taken:)` for a caller that does not spin (tests).
-  func takeBatch(into batch: inout [InboxItem]) -> Bool {
-    var taken: UInt64 = 0
-    return takeBatch(into: &batch, taken: &taken)
-  }
-
-  /// How many items have been queued so far.
-  var arrived: UInt64 { arrivals.load(ordering: .acquiring) }
-
   /// Waits for items the gate admits and moves them into `batch`; false when the store is ending.
-  /// `taken` becomes how many items had arrived when it took them.
-  func takeBatch(into batch: inout [InboxItem], taken: inout UInt64) -> Bool {
+  func takeBatch(into batch: inout [InboxItem]) -> Bool {
     condition.lock()
     defer { condition.unlock() }
     while !life.isEnding && !inbox.hasRunnableItem(under: gate) { condition.wait() }
     if case .closing = life { return false }
-    taken = arrivals.load(ordering: .relaxed)
     inbox.take(under: gate, into: &batch)
     activity = .applying(withFeedback: batch.contains(where: \.isFeedbackAction))
     // Senders held back by a full inbox may go on.

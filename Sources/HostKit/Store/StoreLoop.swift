@@ -59,8 +59,7 @@ final class StoreLoop: @unchecked Sendable {
   func run() {
     external.threadBegan()
     var batch: [InboxItem] = []
-    var spin = IdleSpin()
-    while spin.takeBatch(from: external, into: &batch) {
+    while external.takeBatch(into: &batch) {
       var index = 0
       while index < batch.count {
         let item = batch[index]
