@@ -26,10 +26,8 @@ final class StoreExternalState: @unchecked Sendable {
   private var unsaved: HostError?
   /// The instance, when its calls can be interrupted; replaced with it.
   private var interruptible: (any InterruptibleInstance)?
-  /// The store thread while it runs.
-  private var storeThread: pthread_t?
-  /// The same, read without the lock (0: none): only the store thread finds itself there, and it
-  /// wrote it.
+  /// The store thread while it runs (0: none), read without the lock: only the store thread
+  /// finds itself there, and it wrote it.
   private let storeThreadID = Atomic<UInt>(0)
   /// Whether a worker's listener waits for the store thread to take a batch.
   private var emitterWaits = false
@@ -59,7 +57,7 @@ final class StoreExternalState: @unchecked Sendable {
   func enqueue(_ item: InboxItem, waitsForRoom: Bool = false) {
     condition.lock()
     defer { condition.unlock() }
-    if waitsForRoom && inbox.isFull && !isStoreThreadLocked {
+    if waitsForRoom && inbox.isFull && !isOnStoreThread {
       while inbox.isFull, case .open = gate, !life.isEnding { condition.wait() }
     }
     if inbox.accept(item, life: life) { condition.signal() }
@@ -73,17 +71,11 @@ final class StoreExternalState: @unchecked Sendable {
     defer { condition.unlock() }
     let deadline = Date() + Double(atMost.components.attoseconds) / 1e18 + Double(atMost.components.seconds)
     while inbox.isFull {
-      guard case .open = gate, !life.isEnding, !isStoreThreadLocked else { return true }
+      guard case .open = gate, !life.isEnding, !isOnStoreThread else { return true }
       emitterWaits = true
       if !condition.wait(until: deadline) { return !inbox.isFull }
     }
     return true
-  }
-
-  /// `isOnStoreThread`, with the lock held.
-  private var isStoreThreadLocked: Bool {
-    guard let storeThread else { return false }
-    return pthread_equal(storeThread, pthread_self()) != 0
   }
 
   /// Queues a job for the store thread; once the store has closed, returns what answers for the
@@ -241,7 +233,6 @@ final class StoreExternalState: @unchecked Sendable {
   /// The store thread begins.
   func threadBegan() {
     locked {
-      storeThread = pthread_self()
       storeThreadID.store(UInt(pthread_self()), ordering: .relaxed)
     }
   }
@@ -338,7 +329,6 @@ final class StoreExternalState: @unchecked Sendable {
       guard left.isEmpty else { return left }
       life.closed(retired: retired)
       // The thread ends now, and another thread may get its id.
-      storeThread = nil
       storeThreadID.store(0, ordering: .relaxed)
       // feature_abi.h: once stop returned, every effect still in flight counts as ended.
       effectsInFlight = 0

@@ -187,12 +187,12 @@ public final class WorkerInstance: InterruptibleInstance {
     // which answers faster than the store handles answers, then has many to work through
     // instead of waiting between small groups.
     var group = Self.firstGroup
-    // The next requests into `writer`; how many.
+    // The next requests into `writer`, in place of what it held; how many.
     func encodeGroup() -> Int {
+      writer.bytes.removeAll(keepingCapacity: true)
       let before = requests.count
-      let start = writer.bytes.count
       while handled + requests.count < count, requests.count - before < group,
-        writer.bytes.count - start < Int(WorkerConnection.ringCapacity / 2), let call = iterator.next()
+        writer.bytes.count < Int(WorkerConnection.ringCapacity / 2), let call = iterator.next()
       {
         let (request, text): (WorkerFrame.Request, String?) =
           switch call {
@@ -208,7 +208,6 @@ public final class WorkerInstance: InterruptibleInstance {
       return requests.count - before
     }
     while handled < count {
-      writer.bytes.removeAll(keepingCapacity: true)
       requests.removeAll(keepingCapacity: true)
       guard encodeGroup() > 0 else { return }
       if let lostWith {
@@ -223,7 +222,6 @@ public final class WorkerInstance: InterruptibleInstance {
           writer.bytes, call: requests[0].name, replies: requests.count, blamed: &blamed,
           more: { buffer in
             // The two buffers take turns: no allocation a group.
-            writer.bytes.removeAll(keepingCapacity: true)
             let added = encodeGroup()
             if added > 0 { swap(&buffer, &writer.bytes) }
             return added
