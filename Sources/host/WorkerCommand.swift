@@ -12,13 +12,13 @@ struct WorkerCommand {
 
   func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
     guard let parent = arguments.positionals.first.flatMap({ pid_t($0) }), parent > 1, fcntl(3, F_GETFD) >= 0,
-      fcntl(5, F_GETFD) >= 0
+      fcntl(WorkerServer.channelDescriptor, F_GETFD) >= 0
     else {
       throw .usage(
         "'host __worker' serves a feature for a host process and is not run by hand",
         help: "run a feature with 'host run ID'")
     }
-    WorkerServer.serve(descriptor: 3, channelDescriptor: 5, parent: parent)
+    WorkerServer.serve(descriptor: 3, channelDescriptor: WorkerServer.channelDescriptor, parent: parent)
   }
 }
 

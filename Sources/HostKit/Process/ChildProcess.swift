@@ -64,18 +64,7 @@ public struct ChildProcess: Sendable {
   }
 
   /// This process's environment.
-  public static var currentEnvironment: [String: String] {
-    var result: [String: String] = [:]
-    var entry = environ
-    while let pointer = entry.pointee {
-      let text = String(cString: pointer)
-      if let equals = text.firstIndex(of: "=") {
-        result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-      }
-      entry += 1
-    }
-    return result
-  }
+  public static var currentEnvironment: [String: String] { ProcessEnvironment.current }
 
   /// Runs the child to its end: feeds its input, reads its outputs to end of file and waits for it.
   ///

@@ -73,7 +73,7 @@ final class WorkerConnection: @unchecked Sendable {
   static let listenerSpin = 20_000
   static let wokenSpin = 5_000
   /// The worker's end of the channel, in the worker process.
-  static let channelDescriptor: Int32 = 5
+  static let channelDescriptor = WorkerServer.channelDescriptor
 
   private init(
     feature: String, child: RunningChild, socket: Int32, channel: fh_channel,

@@ -7,7 +7,8 @@ import FeatureABI
 /// How worker processes are started: the executable that serves as one, and how long a call may
 /// take.
 public struct WorkerSettings: Sendable {
-  /// The host executable, run as `EXECUTABLE __worker PARENT-PID` with the socket on descriptor 3.
+  /// The host executable. A worker runs `host-worker` beside it (`workerExecutable`) as
+  /// `host-worker __worker PARENT-PID`, with the socket on descriptor 3.
   public var executable: String
   /// Seconds one call may take before the worker is killed; 0 waits forever.
   public var callTimeout: Double
@@ -24,6 +25,15 @@ public struct WorkerSettings: Sendable {
     self.callTimeout = callTimeout
     self.passedEnvironment = passedEnvironment
     self.sandbox = sandbox
+  }
+
+  /// What a worker runs: `host-worker` beside the host executable, which starts in about half
+  /// the time (it loads neither Foundation nor the rest of the host); the host executable itself
+  /// (`host __worker`) where there is none, as when the host was copied alone.
+  var workerExecutable: String {
+    guard let slash = executable.lastIndex(of: "/") else { return executable }
+    let lean = String(executable[...slash]) + "host-worker"
+    return access(lean, X_OK) == 0 ? lean : executable
   }
 
   /// The environment a worker started with these settings sees.

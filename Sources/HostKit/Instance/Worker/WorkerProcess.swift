@@ -20,7 +20,7 @@ struct WorkerProcess: @unchecked Sendable {
   let notes: Int32
   let scratch: WorkerScratch?
 
-  /// Starts `settings.executable` as a worker with a socketpair end on its descriptor 3 and the
+  /// Starts `settings.workerExecutable` as a worker with a socketpair end on its descriptor 3 and the
   /// channel's memory on `WorkerConnection.channelDescriptor`. `environment` is what it sees.
   static func start(settings: WorkerSettings, environment: [String: String]) throws(HostError) -> WorkerProcess {
     var ends: [Int32] = [-1, -1]
@@ -41,7 +41,7 @@ struct WorkerProcess: @unchecked Sendable {
     }
     let scratch = settings.sandbox.enabled ? WorkerScratch.make() : nil
     var process = ChildProcess(
-      settings.executable, arguments: ["__worker", "\(getpid())"],
+      settings.workerExecutable, arguments: ["__worker", "\(getpid())"],
       environment: scratch?.environment(environment) ?? environment)
     process.standardInput = .null
     process.standardOutput = .inherit

@@ -24,7 +24,7 @@ public enum MemorySize {
     let scale: UInt64 = 1 << shift
     let (wholeBytes, overflow) = whole.multipliedReportingOverflow(by: scale)
     guard !overflow else { return nil }
-    let thousandths = UInt64(fraction.padding(toLength: 3, withPad: "0", startingAt: 0)) ?? 0
+    let thousandths = UInt64(fraction + String(repeating: "0", count: 3 - fraction.count)) ?? 0
     let bytes = wholeBytes + thousandths * scale / 1000
     return bytes > 0 ? bytes : nil
   }

@@ -159,7 +159,7 @@ public final class InProcessInstance: PluginInstance {
 
   /// The view drawn with `hintsJSON` (a `RenderHints.json`); `render()` when the plugin does not
   /// offer `fh.render_options/1`.
-  func render(hintsJSON: String) throws(PluginCallError) -> String {
+  package func render(hintsJSON: String) throws(PluginCallError) -> String {
     guard let renderWith else { return try render() }
     let handle = try live("render")
     var text: UnsafePointer<CChar>?
@@ -168,7 +168,7 @@ public final class InProcessInstance: PluginInstance {
     return text.map { String(cString: $0) } ?? ""
   }
 
-  typealias RenderWithFunction =
+  package typealias RenderWithFunction =
     @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> fh_status
 
   /// `render_with` of the plugin's `fh.render_options/1`, when its struct reaches that far.
@@ -205,7 +205,7 @@ public final class InProcessInstance: PluginInstance {
 /// The host's version, as reported to plugins and written in journals.
 public enum HostVersion {
   public static let string = "0.1.0"
-  nonisolated(unsafe) static let cString: UnsafePointer<CChar> = {
+  package nonisolated(unsafe) static let cString: UnsafePointer<CChar> = {
     let bytes = Array(string.utf8CString)
     let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
     pointer.initialize(from: bytes, count: bytes.count)

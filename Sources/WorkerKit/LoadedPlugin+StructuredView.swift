@@ -1,12 +1,12 @@
 import FeatureABI
 
 extension LoadedPlugin {
-  typealias RenderStructured =
+  package typealias RenderStructured =
     @convention(c) (OpaquePointer?, UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> fh_status
 
   /// `render_structured` of the plugin's `fh.structured_view/1`, nil when the plugin does not
   /// offer it (or declares a table too short to hold it).
-  var structuredViewFunction: RenderStructured? {
+  package var structuredViewFunction: RenderStructured? {
     guard isLoadedHere, let lookup = functions.get_extension,
       let table = FH_EXT_STRUCTURED_VIEW.withCString({ lookup($0) })
     else { return nil }

@@ -4,21 +4,21 @@ import FeatureABI
 ///
 /// `feature_abi.h` lets structs grow at their end: a field the sender's size does not reach is
 /// absent and reads as zero/NULL here; bytes past this host's layout are never read.
-struct DeclaredStruct<Layout> {
+package struct DeclaredStruct<Layout> {
   /// The copy: min(declared, sizeof(Layout)) bytes of the sender's struct, the rest zero.
-  let value: Layout
+  package let value: Layout
   /// The sender's `struct_size`.
-  let declaredSize: UInt32
+  package let declaredSize: UInt32
 
   /// Reads the struct at `pointer`; `empty` is a zeroed `Layout` (a C struct's `init()`).
-  init(reading pointer: UnsafeRawPointer, empty: Layout) {
+  package init(reading pointer: UnsafeRawPointer, empty: Layout) {
     var copy = empty
     declaredSize = withUnsafeMutableBytes(of: &copy) { fh_struct_read(pointer, $0.baseAddress, $0.count) }
     value = copy
   }
 
   /// Whether the sender's struct reaches the end of `field` (`size` bytes; a pointer by default).
-  func declares(_ field: PartialKeyPath<Layout>, size: Int = MemoryLayout<UnsafeRawPointer>.size) -> Bool {
+  package func declares(_ field: PartialKeyPath<Layout>, size: Int = MemoryLayout<UnsafeRawPointer>.size) -> Bool {
     guard let offset = MemoryLayout<Layout>.offset(of: field) else { return false }
     return offset + size <= Int(declaredSize)
   }
@@ -27,7 +27,7 @@ struct DeclaredStruct<Layout> {
 extension DeclaredStruct where Layout == fh_plugin {
   /// The descriptor's required fields, in layout order: the first one its size does not reach,
   /// and the first one that is NULL (nil when every one is there).
-  func missingRequiredField() -> (cut: String?, null: String?) {
+  package func missingRequiredField() -> (cut: String?, null: String?) {
     let plugin = value
     let required: [(name: String, field: PartialKeyPath<fh_plugin>, present: Bool)] = [
       ("manifest_json", \.manifest_json, plugin.manifest_json != nil), ("create", \.create, plugin.create != nil),

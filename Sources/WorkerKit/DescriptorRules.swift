@@ -1,4 +1,5 @@
 import FeatureABI
+import FeatureManifest
 
 #if canImport(Glibc)
   import Glibc
@@ -19,7 +20,7 @@ public enum DescriptorRules {
   /// What a descriptor that keeps every rule holds.
   public struct Checked {
     /// The descriptor read within its struct_size, zero beyond it.
-    let functions: fh_plugin
+    package let functions: fh_plugin
     public let structSize: UInt32
     public let abiMajor: UInt32
     public let abiMinor: UInt32

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Free it only after the instance was stopped and destroyed: the plugin may call until then.
 /// Owned by its instance, which frees it after `destroy`.
-final class CallbackBinding {
+package final class CallbackBinding {
   /// Holds the target weakly; the closures' user data points here.
   private final class Box {
     weak var target: (any InstanceCallbackTarget)?
@@ -19,7 +19,7 @@ final class CallbackBinding {
     init(_ target: any InstanceCallbackTarget) { self.target = target }
   }
 
-  let host: UnsafeMutablePointer<fh_host>
+  package let host: UnsafeMutablePointer<fh_host>
   private let navigation: UnsafeMutablePointer<fh_host_navigation>
   private let clock: UnsafeMutablePointer<fh_host_clock>
   private let closures: ClosureList
@@ -27,7 +27,7 @@ final class CallbackBinding {
 
   /// Binds the callbacks of one instance to `target`. `ledger` (tests only) counts this binding's
   /// closures and can make one of them fail, as an exhausted libffi would.
-  init(target: any InstanceCallbackTarget, hostVersion: UnsafePointer<CChar>, ledger: ClosureLedger? = nil)
+  package init(target: any InstanceCallbackTarget, hostVersion: UnsafePointer<CChar>, ledger: ClosureLedger? = nil)
     throws(HostError)
   {
     // Everything is built in locals and assigned last: a throw frees what was made here, once,
@@ -150,13 +150,13 @@ final class CallbackBinding {
   // @unchecked: handed over once by an instance that never touches it again.
   private struct Handover: @unchecked Sendable { let binding: CallbackBinding }
   /// How many destroyed instances' callbacks stay callable (and dropped or counted as late).
-  static let quarantined = 64
+  package static let quarantined = 64
 
   /// Takes the binding of a destroyed instance. Its closures stay valid, still reaching their
   /// target (a store counts what arrives after stop as late), until `quarantined` more bindings
   /// were retired, so the memory of a closure a misbehaving plugin still calls is not handed to
   /// a new instance at once.
-  static func retire(_ binding: CallbackBinding) {
+  package static func retire(_ binding: CallbackBinding) {
     let handover = Handover(binding: binding)
     quarantine.withLock { retired in
       retired.append(handover)
@@ -225,22 +225,22 @@ private struct ClosureList {
 }
 
 /// Counts one binding's closures, for tests of its failure path.
-final class ClosureLedger: Sendable {
+package final class ClosureLedger: Sendable {
   /// The closure number (from 1) whose bind fails; nil for none.
-  let failingAt: Int?
-  let allocated = Atomic<Int>(0)
-  let freed = Atomic<Int>(0)
+  package let failingAt: Int?
+  package let allocated = Atomic<Int>(0)
+  package let freed = Atomic<Int>(0)
 
-  init(failingAt: Int?) { self.failingAt = failingAt }
+  package init(failingAt: Int?) { self.failingAt = failingAt }
 }
 
 extension EmitOrigin {
-  init(_ origin: fh_origin) { self = origin == fh_origin(FH_ORIGIN_FEEDBACK) ? .feedback : .effect }
+  package init(_ origin: fh_origin) { self = origin == fh_origin(FH_ORIGIN_FEEDBACK) ? .feedback : .effect }
 }
 
 extension LogLevel {
   /// Levels beyond the header's count as errors.
-  init(_ level: fh_log_level) { self = LogLevel(rawValue: Int(level)) ?? (level < 0 ? .debug : .error) }
+  package init(_ level: fh_log_level) { self = LogLevel(rawValue: Int(level)) ?? (level < 0 ? .debug : .error) }
 }
 
 /// The call interfaces of the callbacks, prepared once and shared by every instance.

@@ -1,6 +1,5 @@
 import FeatureJSON
 import FeatureManifest
-import Foundation
 
 #if canImport(Glibc)
   import Glibc
@@ -41,17 +40,17 @@ public struct SandboxSettings: Sendable, Equatable {
 
 /// What one worker's plugin is given, worked out by the host from the manifest's needs and the
 /// config, sent with `create`; the worker adds what loading and running any plugin needs.
-struct WorkerGrant: Sendable, Equatable {
-  var readPaths: [String] = []
-  var writePaths: [String] = []
-  var connectPorts: [UInt16] = []
-  var maxMemory: UInt64?
-  var maxOpenFiles = SandboxPolicy.defaultMaxOpenFiles
+package struct WorkerGrant: Sendable, Equatable {
+  package var readPaths: [String] = []
+  package var writePaths: [String] = []
+  package var connectPorts: [UInt16] = []
+  package var maxMemory: UInt64?
+  package var maxOpenFiles = SandboxPolicy.defaultMaxOpenFiles
 
   /// The grant for the plugin at `plugin` (what loading it reads) and `manifest`'s needs under
   /// `config` (a JSON object's text) and `environment` (what the worker will see); nil when
   /// `settings` turn the sandbox off.
-  static func grant(
+  package static func grant(
     for manifest: Manifest, plugin: String, config: String, environment: [String: String], settings: SandboxSettings
   ) -> WorkerGrant? {
     guard settings.enabled else { return nil }
@@ -66,7 +65,7 @@ struct WorkerGrant: Sendable, Equatable {
   }
 
   /// The grant as `create`'s last fields: a byte (0: no sandbox), then the limits and lists.
-  static func write(_ grant: WorkerGrant?, to writer: inout FrameWriter) {
+  package static func write(_ grant: WorkerGrant?, to writer: inout FrameWriter) {
     guard let grant else { return writer.byte(0) }
     writer.byte(1)
     writer.uint64(grant.maxMemory ?? 0)
@@ -80,7 +79,7 @@ struct WorkerGrant: Sendable, Equatable {
   }
 
   /// Reads what `write` wrote; nil for no sandbox.
-  static func read(_ fields: inout FrameFields) -> WorkerGrant? {
+  package static func read(_ fields: inout FrameFields) -> WorkerGrant? {
     guard fields.byte() == 1 else { return nil }
     var grant = WorkerGrant()
     let memory = fields.uint64()
@@ -95,7 +94,7 @@ struct WorkerGrant: Sendable, Equatable {
 
   /// The policy the worker applies before loading the plugin, its death notes going to
   /// `noteDescriptor`.
-  func policy(noteDescriptor: Int32) -> SandboxPolicy {
+  package func policy(noteDescriptor: Int32) -> SandboxPolicy {
     SandboxPolicy(
       readPaths: Sandbox.withOwnProcFolder(readPaths),
       writePaths: writePaths, connectPorts: connectPorts, maxMemory: maxMemory, maxOpenFiles: maxOpenFiles,
@@ -110,15 +109,16 @@ public enum SandboxNotes {
 
   /// A pipe for a child's death note: the read end (non-blocking, this process keeps it) and the
   /// write end (handed to the child as `descriptor`, closed here once it started).
-  static func pipe() -> (read: Int32, write: Int32)? {
-    guard case .success(let ends) = GNUExtensions.closeOnExecPipe() else { return nil }
-    _ = fcntl(ends.read, F_SETFL, fcntl(ends.read, F_GETFL) | O_NONBLOCK)
-    return ends
+  package static func pipe() -> (read: Int32, write: Int32)? {
+    var ends: [Int32] = [0, 0]
+    guard let pipe2 = GNUExtensions.pipe2, pipe2(&ends, O_CLOEXEC) == 0 else { return nil }
+    _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+    return (ends[0], ends[1])
   }
 
   /// What a child that died wrote on its note pipe (`read`), as the loss it tells of; nil when it
   /// wrote nothing the host knows.
-  static func loss(readingFrom read: Int32) -> InstanceLoss? {
+  package static func loss(readingFrom read: Int32) -> InstanceLoss? {
     var buffer = [UInt8](repeating: 0, count: 512)
     let count = buffer.withUnsafeMutableBytes { Glibc.read(read, $0.baseAddress, $0.count) }
     guard count > 0 else { return nil }
@@ -126,7 +126,7 @@ public enum SandboxNotes {
   }
 
   /// `stopped execve` -> stopped by the sandbox; `memory 1073741824` -> out of memory.
-  static func loss(note: String) -> InstanceLoss? {
+  package static func loss(note: String) -> InstanceLoss? {
     guard let line = note.split(separator: "\n").first else { return nil }
     let words = line.split(separator: " ", maxSplits: 1).map(String.init)
     guard words.count == 2 else { return nil }
@@ -140,7 +140,7 @@ public enum SandboxNotes {
 
 extension SandboxRefusal.Kind {
   /// The kind's byte in a `refused` frame.
-  var frameByte: UInt8 {
+  package var frameByte: UInt8 {
     switch self {
     case .read: 1
     case .write: 2
@@ -150,7 +150,7 @@ extension SandboxRefusal.Kind {
     }
   }
 
-  init?(frameByte: UInt8) {
+  package init?(frameByte: UInt8) {
     switch frameByte {
     case 1: self = .read
     case 2: self = .write
@@ -171,7 +171,7 @@ public enum SandboxWarnings {
 
   /// Each declared write path of `paths` that does not exist, said once a run: Landlock grants
   /// only what exists, and granting its folder instead would grant every file in it.
-  static func missingWrites(_ paths: [String], feature: String) {
+  package static func missingWrites(_ paths: [String], feature: String) {
     for path in paths where access(path, F_OK) != 0 {
       let first = missingSaid.withLock { $0.insert(path).inserted }
       guard first, let sink = sink.withLock({ $0 }) else { continue }
@@ -183,7 +183,7 @@ public enum SandboxWarnings {
 
   private static let missingSaid = Locked<Set<String>>([])
 
-  static func protectionsOff(_ line: String) {
+  package static func protectionsOff(_ line: String) {
     let first = said.withLock { said in
       defer { said = true }
       return !said
@@ -216,80 +216,5 @@ extension SandboxRefusal {
     case .read: "needs.read"
     case .write: "needs.write"
     }
-  }
-}
-
-/// A sandboxed worker's private folder, the one place it may write without declaring it: its
-/// TMPDIR and its XDG cache, data and config homes point there, so a library's temporary files
-/// and caches (Foundation's URL cache and cookie store) work and vanish with the worker.
-final class WorkerScratch: Sendable {
-  let path: String
-
-  private init(path: String) { self.path = path }
-
-  /// A fresh folder (mode 0700) in the user's folder of them under the host's temporary folder,
-  /// with its four homes; nil when it cannot be made (the worker then has none).
-  static func make() -> WorkerScratch? {
-    let base = ChildProcess.currentEnvironment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-    guard let parent = userFolder(in: base) else { return nil }
-    sweepOnce(parent)
-    var template = Array("\(parent)/\(getpid())-XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { return nil }
-    let scratch = WorkerScratch(path: String(cString: made))
-    for home in homes.values where mkdir("\(scratch.path)/\(home)", 0o700) != 0 {
-      scratch.remove()
-      return nil
-    }
-    return scratch
-  }
-
-  /// The folder of one user's worker folders, `featurehost-workers-UID`: its own, so that the
-  /// sweep reads a few names, not the whole temporary folder. Made if missing; nil when the name
-  /// is taken by anything but a folder of this user's that nobody else may open.
-  static func userFolder(in base: String) -> String? {
-    let path = "\(base)/featurehost-workers-\(geteuid())"
-    if mkdir(path, 0o700) != 0 && errno != EEXIST { return nil }
-    var status = stat()
-    guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(),
-      status.st_mode & 0o077 == 0
-    else { return nil }
-    return path
-  }
-
-  /// The first folder a host makes sweeps away the folders of hosts that are gone (killed before
-  /// they could remove their workers'): each is named `HOSTPID-XXXXXX`.
-  private static let swept = Locked(false)
-
-  private static func sweepOnce(_ parent: String) {
-    guard
-      swept.withLock({ swept in
-        defer { swept = true }
-        return !swept
-      })
-    else { return }
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
-    for name in names {
-      guard let host = pid_t(name.prefix { $0 != "-" }), host != getpid() else { continue }
-      if kill(host, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(atPath: "\(parent)/\(name)") }
-    }
-  }
-
-  /// The variables pointed at the scratch folder, and the folder each gets.
-  private static let homes = [
-    "TMPDIR": "tmp", "XDG_CACHE_HOME": "cache", "XDG_DATA_HOME": "data", "XDG_CONFIG_HOME": "config",
-  ]
-
-  /// `environment` with the homes pointed here.
-  func environment(_ environment: [String: String]) -> [String: String] {
-    var environment = environment
-    for (name, home) in Self.homes { environment[name] = "\(path)/\(home)" }
-    return environment
-  }
-
-  /// Removes the folder and what the worker left in it: the empty homes at once, anything else
-  /// the slower way.
-  func remove() {
-    for home in Self.homes.values { rmdir("\(path)/\(home)") }
-    if rmdir(path) != 0 { try? FileManager.default.removeItem(atPath: path) }
   }
 }

@@ -1,4 +1,5 @@
 import FeatureABI
+import FeatureManifest
 
 #if canImport(Glibc)
   import Glibc
@@ -18,10 +19,18 @@ public struct LoadedPlugin: @unchecked Sendable {
   /// The descriptor's struct_size as the plugin declared it.
   public let structSize: UInt32
   /// The descriptor, read within `structSize`; `get_extension` is nil when the size does not reach it.
-  let functions: fh_plugin
+  package let functions: fh_plugin
   /// False for a plugin only described (by the registry, for workers to load): `functions` is
   /// empty and nothing in this process may call it.
-  var isLoadedHere = true
+  package var isLoadedHere = true
+
+  package init(
+    path: String, manifest: Manifest, abiMajor: UInt32, abiMinor: UInt32, structSize: UInt32, functions: fh_plugin,
+    isLoadedHere: Bool = true
+  ) {
+    (self.path, self.manifest, self.abiMajor, self.abiMinor) = (path, manifest, abiMajor, abiMinor)
+    (self.structSize, self.functions, self.isLoadedHere) = (structSize, functions, isLoadedHere)
+  }
 
   public var id: String { manifest.id }
 }

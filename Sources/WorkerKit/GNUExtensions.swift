@@ -4,51 +4,41 @@
 
 /// glibc functions that Swift's Glibc module does not declare (their header wants _GNU_SOURCE),
 /// looked up once by name.
-enum GNUExtensions {
-  typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
-  typealias AddChdir =
+package enum GNUExtensions {
+  package typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+  package typealias AddChdir =
     @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
 
   /// pipe2(2), glibc 2.9 and later: a pipe made close-on-exec at once, so a child another
   /// thread spawns meanwhile never inherits it.
-  static let pipe2: Pipe2? = function("pipe2")
+  package static let pipe2: Pipe2? = function("pipe2")
 
   /// posix_spawn_file_actions_addchdir_np, glibc 2.29 and later.
-  static let addChdir: AddChdir? = function("posix_spawn_file_actions_addchdir_np")
+  package static let addChdir: AddChdir? = function("posix_spawn_file_actions_addchdir_np")
 
-  typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+  package typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
 
   /// posix_spawn_file_actions_addclosefrom_np, glibc 2.34 and later.
-  static let addCloseFrom: AddCloseFrom? = function("posix_spawn_file_actions_addclosefrom_np")
+  package static let addCloseFrom: AddCloseFrom? = function("posix_spawn_file_actions_addclosefrom_np")
 
-  typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+  package typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
 
   /// mallopt(3), declared in malloc.h, which Swift's Glibc module does not include.
-  static let mallopt: Mallopt? = function("mallopt")
+  package static let mallopt: Mallopt? = function("mallopt")
 
   /// mallopt's parameter for the size from which allocations get pages of their own.
-  static let mmapThreshold: Int32 = -3
+  package static let mmapThreshold: Int32 = -3
 
-  typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
+  package typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
 
   /// prctl(2), which Swift cannot import (it is variadic): every argument given as an integer.
-  static let prctl: Prctl? = function("prctl")
+  package static let prctl: Prctl? = function("prctl")
 
   /// Asks the kernel to send `signal` to this process when the thread that started it ends
   /// (PR_SET_PDEATHSIG). False when it could not.
-  static func killWhenParentEnds(signal: Int32) -> Bool {
+  package static func killWhenParentEnds(signal: Int32) -> Bool {
     guard let prctl else { return false }
     return prctl(1, UInt(signal), 0, 0, 0) == 0
-  }
-
-  /// A close-on-exec pipe: (read end, write end), or errno's text.
-  static func closeOnExecPipe() -> Result<(read: Int32, write: Int32), ChildProcessFailure> {
-    guard let pipe2 else { return .failure(.cannotCreatePipe(reason: "this C library has no pipe2")) }
-    var ends: [Int32] = [0, 0]
-    guard pipe2(&ends, O_CLOEXEC) == 0 else {
-      return .failure(.cannotCreatePipe(reason: String(cString: strerror(errno))))
-    }
-    return .success((ends[0], ends[1]))
   }
 
   private static func function<T>(_ name: String) -> T? {

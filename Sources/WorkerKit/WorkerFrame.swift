@@ -5,9 +5,9 @@
 /// The frames between the host and a worker process: a little-endian `UInt32` length, then a kind
 /// byte and its fields. Strings are a `UInt32` byte count and their UTF-8 bytes, integers
 /// fixed-width little-endian. One stream each way over a socketpair, in order.
-enum WorkerFrame {
+package enum WorkerFrame {
   /// Host to worker: the ABI's calls, and `probe` (tests: what the worker process sees).
-  enum Request: UInt8 {
+  package enum Request: UInt8 {
     case create = 1
     case start, dispatch, reduce, snapshot, restore, render, stop, destroy, probe
     /// render with hints (`fh.render_options/1`): the hints' JSON.
@@ -16,7 +16,7 @@ enum WorkerFrame {
     case renderStructured
 
     /// The call's name in errors: `dispatch`.
-    var name: String {
+    package var name: String {
       switch self {
       case .create: "create"
       case .start: "start"
@@ -34,7 +34,7 @@ enum WorkerFrame {
   }
 
   /// Worker to host: the answer to the oldest unanswered request, and the plugin's callbacks.
-  enum Message: UInt8 {
+  package enum Message: UInt8 {
     /// status (Int32), changed (UInt8), text: the result, or the plugin's last_error.
     case reply = 20
     /// origin (UInt8), action.
@@ -57,26 +57,28 @@ enum WorkerFrame {
   }
 
   /// The longest frame either side takes: a longer length is a broken peer, not a state.
-  static let maxLength = 1 << 30
+  package static let maxLength = 1 << 30
 
   /// The status a reply to `create` carries when the worker could not load the plugin at all;
   /// its text is the error's message and a second string its help.
-  static let loadFailed = Int32.min
+  package static let loadFailed = Int32.min
 }
 
 /// Builds frames into one byte buffer, so several go out in one write.
-struct FrameWriter {
-  var bytes: [UInt8] = []
+package struct FrameWriter {
+  package var bytes: [UInt8] = []
+
+  package init() {}
 
   /// Starts a frame of `kind`; `end(at:)` fills in its length.
-  mutating func begin(_ kind: UInt8) -> Int {
+  package mutating func begin(_ kind: UInt8) -> Int {
     let start = bytes.count
     // Not an array literal: that would be an allocation a frame.
     uint64(UInt64(kind) << 32, width: 5)
     return start
   }
 
-  mutating func end(at start: Int) {
+  package mutating func end(at start: Int) {
     let length = UInt32(bytes.count - start - 4)
     bytes[start] = UInt8(truncatingIfNeeded: length)
     bytes[start + 1] = UInt8(truncatingIfNeeded: length >> 8)
@@ -84,11 +86,11 @@ struct FrameWriter {
     bytes[start + 3] = UInt8(truncatingIfNeeded: length >> 24)
   }
 
-  mutating func byte(_ value: UInt8) { bytes.append(value) }
+  package mutating func byte(_ value: UInt8) { bytes.append(value) }
 
-  mutating func int32(_ value: Int32) { uint64(UInt64(UInt32(bitPattern: value)), width: 4) }
+  package mutating func int32(_ value: Int32) { uint64(UInt64(UInt32(bitPattern: value)), width: 4) }
 
-  mutating func uint64(_ value: UInt64, width: Int = 8) {
+  package mutating func uint64(_ value: UInt64, width: Int = 8) {
     // Byte by byte: cheaper for a few bytes than any generic append(contentsOf:).
     var value = value
     for _ in 0..<width {
@@ -97,7 +99,7 @@ struct FrameWriter {
     }
   }
 
-  mutating func string(_ text: String) {
+  package mutating func string(_ text: String) {
     guard !text.isEmpty else { return uint64(0, width: 4) }
     var text = text
     text.withUTF8 { utf8 in
@@ -108,7 +110,7 @@ struct FrameWriter {
 
   /// A string field that ends in a NUL, so the reader can hand it to C where it lies
   /// (`FrameFields.withCString`).
-  mutating func cString(_ text: String) {
+  package mutating func cString(_ text: String) {
     var text = text
     text.withUTF8 { utf8 in
       bytes.reserveCapacity(bytes.count + 4 + utf8.count + 1)
@@ -119,14 +121,14 @@ struct FrameWriter {
   }
 
   /// A string field from UTF-8 bytes the caller holds.
-  mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+  package mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
     bytes.reserveCapacity(bytes.count + 4 + utf8.count)
     uint64(UInt64(utf8.count), width: 4)
     bytes.append(contentsOf: utf8)
   }
 
   /// A whole frame of `kind` with one string field (or none).
-  mutating func frame(_ kind: UInt8, _ text: String? = nil) {
+  package mutating func frame(_ kind: UInt8, _ text: String? = nil) {
     let start = begin(kind)
     if let text { string(text) }
     end(at: start)
@@ -134,7 +136,7 @@ struct FrameWriter {
 
   /// A request with its text (or none): an action with its NUL, so that the worker hands the
   /// plugin the frame's own bytes.
-  mutating func frame(_ request: WorkerFrame.Request, _ text: String?) {
+  package mutating func frame(_ request: WorkerFrame.Request, _ text: String?) {
     let start = begin(request.rawValue)
     if let text {
       if request == .dispatch || request == .reduce { cString(text) } else { string(text) }
@@ -145,22 +147,22 @@ struct FrameWriter {
 
 /// Reads the fields of one frame, in order; a frame too short for its fields reads as zeros and
 /// empty strings (the peer is our own executable, so that is a bug, not an attack surface).
-struct FrameFields {
+package struct FrameFields {
   private let bytes: ArraySlice<UInt8>
   private var offset: Int
 
-  init(_ bytes: ArraySlice<UInt8>) {
+  package init(_ bytes: ArraySlice<UInt8>) {
     self.bytes = bytes
     offset = bytes.startIndex
   }
 
-  mutating func byte() -> UInt8 {
+  package mutating func byte() -> UInt8 {
     guard offset < bytes.endIndex else { return 0 }
     defer { offset += 1 }
     return bytes[offset]
   }
 
-  mutating func uint64(width: Int = 8) -> UInt64 {
+  package mutating func uint64(width: Int = 8) -> UInt64 {
     guard offset + width <= bytes.endIndex else {
       offset = bytes.endIndex
       return 0
@@ -176,11 +178,11 @@ struct FrameFields {
     return UInt64(littleEndian: value)
   }
 
-  mutating func int32() -> Int32 { Int32(bitPattern: UInt32(truncatingIfNeeded: uint64(width: 4))) }
+  package mutating func int32() -> Int32 { Int32(bitPattern: UInt32(truncatingIfNeeded: uint64(width: 4))) }
 
   /// The next string field as a C string where it lies, when it was written with its NUL
   /// (`FrameWriter.cString`); nil, with nothing read, otherwise.
-  mutating func withCString<R>(_ body: (UnsafePointer<CChar>) -> R) -> R? {
+  package mutating func withCString<R>(_ body: (UnsafePointer<CChar>) -> R) -> R? {
     let fieldStart = offset
     let count = Int(uint64(width: 4))
     let end = offset + count
@@ -194,7 +196,7 @@ struct FrameFields {
     }
   }
 
-  mutating func string() -> String {
+  package mutating func string() -> String {
     let count = Int(uint64(width: 4))
     // Most replies' texts: the decoding's checks cost more than the rest of the reply.
     guard count > 0 else { return "" }
@@ -205,14 +207,16 @@ struct FrameFields {
 }
 
 /// Collects bytes from a stream and cuts whole frames off its front.
-struct FrameReader {
+package struct FrameReader {
   /// Bytes `start..<end` are unread; the rest is room for the next read.
   private var storage = [UInt8](repeating: 0, count: 65_536)
   private var start = 0
   private var end = 0
 
+  package init() {}
+
   /// Reads once into the free room with `read` (given the address and room), returning its result.
-  mutating func fill(_ read: (UnsafeMutableRawPointer, Int) -> Int) -> Int {
+  package mutating func fill(_ read: (UnsafeMutableRawPointer, Int) -> Int) -> Int {
     if start == end {
       start = 0
       end = 0
@@ -269,20 +273,20 @@ struct FrameReader {
   }
 
   /// Whether any unread byte is held (a whole frame or the start of one).
-  var hasBytes: Bool { end > start }
+  package var hasBytes: Bool { end > start }
 
   /// Whether the frame being read says it is longer than any frame may be.
-  var isOverlong: Bool { (pendingLength ?? 0) > WorkerFrame.maxLength }
+  package var isOverlong: Bool { (pendingLength ?? 0) > WorkerFrame.maxLength }
 
   /// Whether a whole frame is waiting.
-  var hasFrame: Bool {
+  package var hasFrame: Bool {
     guard let length = pendingLength else { return false }
     return end - start >= 4 + length
   }
 
   /// The next whole frame: its kind and fields; nil when none is complete yet. Drop the fields
   /// before the next `fill` (they share its storage).
-  mutating func next() -> Frame? {
+  package mutating func next() -> Frame? {
     guard let length = pendingLength, length >= 1, end - start >= 4 + length else { return nil }
     let kind = storage[start + 4]
     let fields = FrameFields(storage[(start + 5)..<(start + 4 + length)])
@@ -292,8 +296,8 @@ struct FrameReader {
 
   /// One frame read: a struct, not a tuple (an optional tuple is destroyed through the runtime's
   /// generic witnesses, once a frame).
-  struct Frame {
-    let kind: UInt8
-    var fields: FrameFields
+  package struct Frame {
+    package let kind: UInt8
+    package var fields: FrameFields
   }
 }

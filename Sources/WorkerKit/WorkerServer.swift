@@ -2,7 +2,6 @@ import CSandbox
 import CWorkerRing
 import FeatureABI
 import FeatureJSON
-import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -17,8 +16,11 @@ import Synchronization
 /// it), so the host reads answers while later requests of a batch are served. Before it serves a
 /// request the worker says so in the shared memory: a crash is blamed on that request.
 public enum WorkerServer {
+  /// The descriptor a worker process finds the channel's memory on (the socket is on 3).
+  public static let channelDescriptor: Int32 = 5
+
   /// How long the worker spins for the next request before it sleeps on the futex.
-  static let requestSpin = 30_000
+  package static let requestSpin = 30_000
 
   /// Serves the channel on `channelDescriptor` until the host closes it or destroys the
   /// instance, then leaves the process with `_exit` (the plugin's threads and destructors are not
@@ -188,7 +190,7 @@ public enum WorkerServer {
       }
       closedir(folder)
     }
-    let names = ChildProcess.currentEnvironment.keys.sorted()
+    let names = ProcessEnvironment.current.keys.sorted()
     let links = descriptors.sorted().map { descriptor -> JSONValue in
       var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
       let count = readlink("/proc/self/fd/\(descriptor)", &target, target.count - 1)
@@ -207,7 +209,7 @@ public enum WorkerServer {
 /// callbacks of the plugin's other threads, written at once, in order, under a lock of their own.
 /// A full ring makes the writer wait for the host (backpressure on a fast sender): a thread that
 /// floods the host with emits waits for its listener, never the serving thread.
-final class WorkerOutput: Sendable {
+package final class WorkerOutput: Sendable {
   private struct Pending {
     var writer = FrameWriter()
     /// The channel's writing half: only the outgoing position of this ring is used here.
@@ -222,16 +224,16 @@ final class WorkerOutput: Sendable {
   /// The thread serving requests: its frames wait for the reply's flush; other threads' go at once.
   private let server = pthread_self()
   /// Its kernel id (what the sandbox's notices name).
-  let serverThread = fh_sandbox_this_thread()
+  package let serverThread = fh_sandbox_this_thread()
   /// How long a writer spins for room before it sleeps.
   private static let roomSpin = 30_000
 
-  init(channel: fh_channel) {
+  package init(channel: fh_channel) {
     replies = Locked(Pending(channel: channel, listener: false))
     callbacks = Locked(Pending(channel: channel, listener: true))
   }
 
-  func reply(status: fh_status, changed: Bool = false, text: String, extra: String? = nil) {
+  package func reply(status: fh_status, changed: Bool = false, text: String, extra: String? = nil) {
     replies.withLock { pending in
       let start = pending.writer.begin(WorkerFrame.Message.reply.rawValue)
       pending.writer.int32(status)
@@ -243,7 +245,7 @@ final class WorkerOutput: Sendable {
   }
 
   /// A reply with status OK and no text.
-  func done(changed: Bool) {
+  package func done(changed: Bool) {
     replies.withLock { pending in
       let start = pending.writer.begin(WorkerFrame.Message.done.rawValue)
       pending.writer.byte(changed ? 1 : 0)
@@ -252,7 +254,7 @@ final class WorkerOutput: Sendable {
   }
 
   /// A reply whose text is `utf8`, copied into the frame.
-  func reply(status: fh_status, utf8: UnsafeBufferPointer<UInt8>) {
+  package func reply(status: fh_status, utf8: UnsafeBufferPointer<UInt8>) {
     replies.withLock { pending in
       let start = pending.writer.begin(WorkerFrame.Message.reply.rawValue)
       pending.writer.int32(status)
@@ -263,7 +265,7 @@ final class WorkerOutput: Sendable {
   }
 
   /// Queues a callback frame: the serving thread's with its reply, any other thread's at once.
-  func send(_ build: (inout FrameWriter) -> Void) {
+  package func send(_ build: (inout FrameWriter) -> Void) {
     guard pthread_equal(server, pthread_self()) == 0 else {
       replies.withLock { build(&$0.writer) }
       return
@@ -276,12 +278,12 @@ final class WorkerOutput: Sendable {
 
   /// Queues a callback made on the serving thread's behalf by another thread while the serving
   /// thread waits for it (the sandbox's supervisor, refusing its call): sent with its reply.
-  func sendWithReply(_ build: (inout FrameWriter) -> Void) {
+  package func sendWithReply(_ build: (inout FrameWriter) -> Void) {
     replies.withLock { build(&$0.writer) }
   }
 
   /// Writes the replies and the serving thread's callbacks queued so far.
-  func flush() {
+  package func flush() {
     replies.withLock { Self.write(&$0) }
   }
 
@@ -312,13 +314,13 @@ final class WorkerOutput: Sendable {
 
 /// The instance's callbacks inside the worker, sent to the host as frames. Timer ids are made
 /// here, so `schedule` answers at once; the host maps them to its own.
-final class WorkerTarget: InstanceCallbackTarget {
+package final class WorkerTarget: InstanceCallbackTarget {
   private let output: WorkerOutput
   private let nextTimer = Atomic<UInt64>(1)
 
-  init(_ output: WorkerOutput) { self.output = output }
+  package init(_ output: WorkerOutput) { self.output = output }
 
-  func instanceEmitted(_ json: String, origin: EmitOrigin) {
+  package func instanceEmitted(_ json: String, origin: EmitOrigin) {
     output.send { writer in
       let start = writer.begin(WorkerFrame.Message.emit.rawValue)
       writer.byte(origin == .feedback ? 1 : 0)
@@ -327,7 +329,7 @@ final class WorkerTarget: InstanceCallbackTarget {
     }
   }
 
-  func instanceLogged(level: LogLevel, message: String) {
+  package func instanceLogged(level: LogLevel, message: String) {
     output.send { writer in
       let start = writer.begin(WorkerFrame.Message.log.rawValue)
       writer.byte(UInt8(level.rawValue))
@@ -336,13 +338,13 @@ final class WorkerTarget: InstanceCallbackTarget {
     }
   }
 
-  func instanceEffectBegan() { output.send { $0.frame(WorkerFrame.Message.effectBegan.rawValue) } }
+  package func instanceEffectBegan() { output.send { $0.frame(WorkerFrame.Message.effectBegan.rawValue) } }
 
-  func instanceEffectEnded() { output.send { $0.frame(WorkerFrame.Message.effectEnded.rawValue) } }
+  package func instanceEffectEnded() { output.send { $0.frame(WorkerFrame.Message.effectEnded.rawValue) } }
 
-  func instanceEmittedStep(_ json: String) { output.send { $0.frame(WorkerFrame.Message.step.rawValue, json) } }
+  package func instanceEmittedStep(_ json: String) { output.send { $0.frame(WorkerFrame.Message.step.rawValue, json) } }
 
-  func instanceScheduled(after nanoseconds: UInt64, actions: String, origin: EmitOrigin) -> UInt64 {
+  package func instanceScheduled(after nanoseconds: UInt64, actions: String, origin: EmitOrigin) -> UInt64 {
     let id = nextTimer.add(1, ordering: .relaxed).oldValue
     output.send { writer in
       let start = writer.begin(WorkerFrame.Message.schedule.rawValue)
@@ -355,7 +357,7 @@ final class WorkerTarget: InstanceCallbackTarget {
     return id
   }
 
-  func instanceCancelledTimer(_ id: UInt64) {
+  package func instanceCancelledTimer(_ id: UInt64) {
     output.send { writer in
       let start = writer.begin(WorkerFrame.Message.cancel.rawValue)
       writer.uint64(id)
@@ -363,11 +365,11 @@ final class WorkerTarget: InstanceCallbackTarget {
     }
   }
 
-  func instanceRefused(_ refusal: SandboxRefusal) {
+  package func instanceRefused(_ refusal: SandboxRefusal) {
     output.send { Self.frame(refusal, into: &$0) }
   }
 
-  static func frame(_ refusal: SandboxRefusal, into writer: inout FrameWriter) {
+  package static func frame(_ refusal: SandboxRefusal, into writer: inout FrameWriter) {
     let start = writer.begin(WorkerFrame.Message.refused.rawValue)
     writer.byte(refusal.kind.frameByte)
     writer.string(refusal.subject)

@@ -41,7 +41,7 @@ public enum ConformanceText {
   }
 
   /// C0 controls, DEL and the C1 range (which holds the one-byte CSI, U+009B).
-  static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+  package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
     scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
   }
 

@@ -1,0 +1,66 @@
+import FeatureTesting
+import Foundation
+import Testing
+
+@testable import HostKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A worker runs `host-worker`, built beside the host without Foundation (it starts in about
+/// half the time), and the host itself (`host __worker`) where there is none beside it.
+@Suite("The lean worker executable")
+struct LeanWorkerTests {
+  /// The executable process `pid` runs, and whether it mapped Foundation.
+  private static func executableAndFoundation(of pid: pid_t) throws -> (String, Bool) {
+    let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+    let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
+    return (exe, maps.contains("libFoundation"))
+  }
+
+  @Test func aWorkerRunsHostWorkerWhichLoadsNoFoundation() throws {
+    // given a worker started for the built host
+    let instance = try WorkerFixtures.worker(CounterLibrary.path, target: CallbackLog())
+    defer { instance.destroy() }
+    try instance.start()
+    _ = try instance.dispatch(#"{"type":"created"}"#)
+    #expect(try instance.dispatch(#"{"type":"increment"}"#))
+    // then it runs host-worker from the host's folder, without Foundation in its memory
+    let (exe, foundation) = try Self.executableAndFoundation(of: instance.workerProcessID)
+    #expect(exe == "\(PluginPaths.buildFolder)/host-worker")
+    #expect(!foundation)
+  }
+
+  @Test func aHostWithoutHostWorkerBesideItServesWorkersItself() throws {
+    // given the host reached from a folder without host-worker in it
+    let folder = try FixturePlugin.temporaryFolder()
+    let alone = "\(folder)/host"
+    #expect(symlink(HostProcess.executable, alone) == 0)
+    let settings = WorkerSettings(executable: alone, callTimeout: 10)
+    #expect(settings.workerExecutable == alone)
+    // when a worker starts from it
+    let instance = try WorkerInstance(
+      plugin: try PluginLoader.load(CounterLibrary.path), config: "{}", target: CallbackLog(), settings: settings)
+    defer { instance.destroy() }
+    try instance.start()
+    _ = try instance.dispatch(#"{"type":"created"}"#)
+    // then it serves as any worker does, from the host executable (with Foundation)
+    #expect(try instance.dispatch(#"{"type":"increment"}"#))
+    #expect(try instance.snapshot() == #"{"clicks":1,"count":1}"#)
+    let (exe, foundation) = try Self.executableAndFoundation(of: instance.workerProcessID)
+    #expect(exe == HostProcess.executable)
+    #expect(foundation)
+  }
+
+  @Test func hostWorkerRunByHandSaysWhatItIsForAndExits64() throws {
+    var process = ChildProcess("\(PluginPaths.buildFolder)/host-worker", arguments: [])
+    process.standardOutput = .capture
+    process.standardError = .capture
+    let result = try process.run(timeout: .seconds(10))
+    #expect(result.termination == .exited(64))
+    #expect(
+      result.errorText == "error: 'host-worker' serves a feature for a host process and is not run by hand\n"
+        + "help: run a feature with 'host run ID'\n")
+  }
+}
