@@ -285,3 +285,13 @@ private final class CallInterfaces: @unchecked Sendable {
     return cif
   }
 }
+
+extension CallbackBinding {
+  /// Has libffi look at the system once (its first closure reads /proc/self/status and
+  /// /proc/mounts), so a worker does it before its sandbox, where each open would go through
+  /// the sandbox's supervisor.
+  package static func prepareLibffi() {
+    var code: UnsafeMutableRawPointer?
+    if let closure = ffi_closure_alloc(MemoryLayout<ffi_closure>.size, &code) { ffi_closure_free(closure) }
+  }
+}

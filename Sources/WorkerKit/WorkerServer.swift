@@ -93,6 +93,7 @@ public enum WorkerServer {
   ) -> InProcessInstance? {
     var off = ""
     if let grant {
+      CallbackBinding.prepareLibffi()
       let notes = fcntl(SandboxNotes.descriptor, F_GETFD) >= 0 ? SandboxNotes.descriptor : -1
       do {
         off =

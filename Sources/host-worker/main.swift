@@ -1,3 +1,6 @@
+// Linked for the plugins: a Swift plugin needs it, and loaded after the sandbox its opens would
+// each go through the sandbox's supervisor.
+import Dispatch
 import WorkerKit
 
 #if canImport(Glibc)
