@@ -15,8 +15,22 @@ struct LeanWorkerTests {
   /// The executable process `pid` runs, and whether it mapped Foundation.
   private static func executableAndFoundation(of pid: pid_t) throws -> (String, Bool) {
     let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
-    let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
-    return (exe, maps.contains("libFoundation"))
+    return (exe, try readWhole("/proc/\(pid)/maps").contains("libFoundation"))
+  }
+
+  /// A /proc file read to its end (its size says 0, and under a sanitizer it is long).
+  private static func readWhole(_ path: String) throws -> String {
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else { throw CocoaError(.fileReadNoSuchFile) }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      guard count > 0 else { break }
+      bytes += chunk[0..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   @Test func aWorkerRunsHostWorkerWhichLoadsNoFoundation() throws {

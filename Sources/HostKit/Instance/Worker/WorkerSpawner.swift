@@ -1,5 +1,5 @@
+import FeatureJSON
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -17,7 +17,9 @@ final class WorkerSpawner: Sendable {
     let child: RunningChild
   }
 
-  private let jobs = Mutex<[@Sendable () -> Void]>([])
+  /// Locked, not Mutex: workers are started from many threads, and ThreadSanitizer
+  /// (Tests/Sanitizers/run thread) does not see a Mutex change hands.
+  private let jobs = Locked<[@Sendable () -> Void]>([])
   private let waiting = DispatchSemaphore(value: 0)
 
   private init() {
@@ -35,7 +37,7 @@ final class WorkerSpawner: Sendable {
   /// Starts `process` on the spawner thread and waits for it.
   func spawn(_ process: ChildProcess) -> Result<Started, ChildProcessFailure> {
     let done = DispatchSemaphore(value: 0)
-    final class Slot: Sendable { let result = Mutex<Result<Started, ChildProcessFailure>?>(nil) }
+    final class Slot: Sendable { let result = Locked<Result<Started, ChildProcessFailure>?>(nil) }
     let slot = Slot()
     jobs.withLock {
       $0.append {
