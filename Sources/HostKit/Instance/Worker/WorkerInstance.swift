@@ -169,24 +169,38 @@ public final class WorkerInstance: InterruptibleInstance {
   public func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void) {
     var answered = 0
     var last: Result<Bool, PluginCallError>?
-    send(actions.lazy.map { .dispatch($0) }, count: actions.count) { result in
+    // Each answer made a result once, here: an action's path is the hot one of a piped run.
+    func next(_ result: Result<Bool, PluginCallError>) {
       answered += 1
-      let changed = result.map(\.changed)
-      if answered == actions.count { last = changed } else { handle(changed) }
+      if answered == actions.count { last = result } else { handle(result) }
+    }
+    send(actions.lazy.map { .dispatch($0) }, count: actions.count) { reply, request in
+      next(
+        reply.status == fh_status(FH_OK)
+          ? .success(reply.changed)
+          : .failure(PluginCallError(call: request.name, status: reply.status, message: reply.text)))
+    } fail: { error in
+      next(.failure(error))
     }
     if let last { handle(last) }
   }
 
   public func perform(_ calls: [InstanceCall], handle: (Result<InstanceAnswer, PluginCallError>) -> Void) {
-    send(calls.lazy, count: calls.count, handle: handle)
+    send(calls.lazy, count: calls.count) { reply, request in
+      handle(reply.result(call: request.name).map { InstanceAnswer(changed: $0.changed, text: $0.text) })
+    } fail: { error in
+      handle(.failure(error))
+    }
   }
 
   /// Sends `calls` streamed: a few requests are written at a time, between the answers read,
   /// so the worker works through the ones before while the next are encoded and the answers
   /// handled (the ring bounds how far ahead the host gets). A lost worker fails the rest: the
   /// call it had begun with the loss, the ones after it as never reached (and not sent).
+  /// `answer` gets each reply with its request, `fail` each call the worker did not answer.
   private func send<Calls: Sequence<InstanceCall>>(
-    _ calls: Calls, count: Int, handle: (Result<InstanceAnswer, PluginCallError>) -> Void
+    _ calls: Calls, count: Int, answer: (WorkerReply, WorkerFrame.Request) -> Void,
+    fail: (PluginCallError) -> Void
   ) {
     var writer = FrameWriter()
     var requests: [WorkerFrame.Request] = []
@@ -221,7 +235,7 @@ public final class WorkerInstance: InterruptibleInstance {
       requests.removeAll(keepingCapacity: true)
       guard encodeGroup() > 0 else { return }
       if let lostWith {
-        for _ in requests { handle(.failure(lostWith.attributed(.notThisCall))) }
+        for _ in requests { fail(lostWith.attributed(.notThisCall)) }
         handled += requests.count
         continue
       }
@@ -237,8 +251,7 @@ public final class WorkerInstance: InterruptibleInstance {
             return added
           },
           each: { reply in
-            handle(
-              reply.result(call: requests[answered].name).map { InstanceAnswer(changed: $0.changed, text: $0.text) })
+            answer(reply, requests[answered])
             answered += 1
           })
       } catch {
@@ -246,7 +259,7 @@ public final class WorkerInstance: InterruptibleInstance {
           let failure = PluginCallError(
             call: requests[index].name, status: error.status, message: error.message, loss: error.loss,
             attribution: error.loss == nil || index == blamed ? error.attribution : .notThisCall)
-          handle(.failure(failure))
+          fail(failure)
         }
         if error.loss != nil { lostWith = error }
       }
