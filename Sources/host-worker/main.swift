@@ -7,17 +7,16 @@ import WorkerKit
   import Glibc
 #endif
 
-// `host-worker __worker PARENT-PID`: serves one feature instance for the host process
+// `host-worker __worker PARENT-PID PROTOCOL`: serves one feature instance for the host process
 // PARENT-PID, as `host __worker` does, but without Foundation and the rest of the host, so a
 // worker starts in about half the time. Started by the host, never by a person.
 let arguments = CommandLine.arguments
-guard arguments.count == 3, arguments[1] == "__worker", let parent = pid_t(arguments[2]), parent > 1,
-  fcntl(3, F_GETFD) >= 0, fcntl(WorkerServer.channelDescriptor, F_GETFD) >= 0
-else {
-  let message =
-    "error: 'host-worker' serves a feature for a host process and is not run by hand\n"
-    + "help: run a feature with 'host run ID'\n"
-  _ = message.withCString { write(2, $0, strlen($0)) }
-  exit(64)
+let given = arguments.count >= 2 && arguments[1] == "__worker" ? Array(arguments.dropFirst(2)) : []
+switch WorkerLaunch.parent(given, executable: "host-worker") {
+case .success(let parent):
+  WorkerServer.serve(descriptor: 3, channelDescriptor: WorkerServer.channelDescriptor, parent: parent)
+case .failure(let refusal):
+  let text = "error: \(refusal.message)\nhelp: \(refusal.help)\n"
+  _ = text.withCString { write(2, $0, strlen($0)) }
+  exit(refusal.status)
 }
-WorkerServer.serve(descriptor: 3, channelDescriptor: WorkerServer.channelDescriptor, parent: parent)

@@ -4,21 +4,21 @@ import HostKit
   import Glibc
 #endif
 
-/// `host __worker PARENT-PID`: a worker process, serving one feature instance through the memory
-/// on descriptor 5, with the socket to the host on descriptor 3 (see `WorkerServer`). Started by
+/// `host __worker PARENT-PID PROTOCOL`: a worker process, serving one feature instance through
+/// the memory on descriptor 5, with the socket to the host on descriptor 3 (see `WorkerLaunch`).
+/// The host starts `host-worker` where it is built beside it, this where it is not. Started by
 /// the host, never by a person.
 struct WorkerCommand {
   let console: Console
 
   func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
-    guard let parent = arguments.positionals.first.flatMap({ pid_t($0) }), parent > 1, fcntl(3, F_GETFD) >= 0,
-      fcntl(WorkerServer.channelDescriptor, F_GETFD) >= 0
-    else {
-      throw .usage(
-        "'host __worker' serves a feature for a host process and is not run by hand",
-        help: "run a feature with 'host run ID'")
+    switch WorkerLaunch.parent(arguments.positionals, executable: "host __worker") {
+    case .success(let parent):
+      WorkerServer.serve(descriptor: 3, channelDescriptor: WorkerServer.channelDescriptor, parent: parent)
+    case .failure(let refusal):
+      console.report(HostError(refusal.message, help: refusal.help))
+      return refusal.status
     }
-    WorkerServer.serve(descriptor: 3, channelDescriptor: WorkerServer.channelDescriptor, parent: parent)
   }
 }
 

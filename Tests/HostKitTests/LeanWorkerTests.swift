@@ -77,4 +77,29 @@ struct LeanWorkerTests {
       result.errorText == "error: 'host-worker' serves a feature for a host process and is not run by hand\n"
         + "help: run a feature with 'host run ID'\n")
   }
+
+  @Test(
+    "a worker executable built apart from its host refuses to serve it",
+    arguments: ["host-worker", "host"])
+  func aWorkerOfAnotherProtocolVersionRefusesWithExit65(_ name: String) throws {
+    // given the worker's descriptors open, as a host passes them, but another protocol version
+    let null = open("/dev/null", O_RDWR)
+    defer { close(null) }
+    let other = WorkerLaunch.protocolVersion + 1
+    var process = ChildProcess(
+      "\(PluginPaths.buildFolder)/\(name)", arguments: ["__worker", "\(getpid())", "\(other)"])
+    process.passedDescriptors = [3: null, WorkerServer.channelDescriptor: null]
+    process.standardOutput = .capture
+    process.standardError = .capture
+    // when it starts
+    let result = try process.run(timeout: .seconds(10))
+    // then it serves nothing and says why, and how to build the two together
+    let executable = name == "host" ? "host __worker" : name
+    #expect(result.termination == .exited(65))
+    #expect(
+      result.errorText.contains(
+        "error: '\(executable)' speaks worker protocol \(WorkerLaunch.protocolVersion) and its host \(other): "
+          + "the two were built apart"))
+    #expect(result.errorText.contains("help: build them together: 'swift build'"))
+  }
 }

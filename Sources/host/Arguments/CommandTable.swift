@@ -352,7 +352,10 @@ enum CommandTable {
   /// socket on descriptor 3. Hidden: only the host starts it.
   static let worker = CommandSpec(
     name: "__worker", summary: "serve one feature instance for a host process (internal)",
-    positionals: [PositionalSpec(name: "PARENT-PID", noun: "parent process id", example: "1")])
+    positionals: [
+      PositionalSpec(name: "PARENT-PID", noun: "parent process id", example: "1"),
+      PositionalSpec(name: "PROTOCOL", noun: "worker protocol version", isRequired: false, example: "2"),
+    ])
 
   // MARK: - help
 

@@ -41,7 +41,7 @@ struct WorkerProcess: @unchecked Sendable {
     }
     let scratch = settings.sandbox.enabled ? WorkerScratch.make() : nil
     var process = ChildProcess(
-      settings.workerExecutable, arguments: ["__worker", "\(getpid())"],
+      settings.workerExecutable, arguments: WorkerLaunch.arguments(parent: getpid()),
       environment: scratch?.environment(environment) ?? environment)
     process.standardInput = .null
     process.standardOutput = .inherit

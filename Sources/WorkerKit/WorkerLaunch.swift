@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// How a host starts a worker: `EXECUTABLE __worker PARENT-PID PROTOCOL`, with its socket on
+/// descriptor 3 and the channel's memory on `WorkerServer.channelDescriptor`. `host-worker` and
+/// `host __worker` read it alike.
+package enum WorkerLaunch {
+  /// The version of the frames and the rings. A `host-worker` built apart from its host (`swift
+  /// build --product host` relinks the host alone) may speak another: it refuses to serve, with
+  /// `versionMismatch`, instead of misreading. Bump it with any change to `WorkerFrame`,
+  /// `WorkerServer`'s replies or Sources/CWorkerRing.
+  package static let protocolVersion = 2
+
+  /// A worker's exit status when it was run by hand (not by a host).
+  package static let usage: Int32 = 64
+  /// A worker's exit status when its host speaks another protocol version.
+  package static let versionMismatch: Int32 = 65
+
+  /// The arguments the host passes.
+  package static func arguments(parent: pid_t) -> [String] {
+    ["__worker", "\(parent)", "\(protocolVersion)"]
+  }
+
+  /// The host's process id from `arguments` (`PARENT-PID PROTOCOL`, after `__worker`), or why
+  /// they cannot be served: a message, its help, and the exit status.
+  package static func parent(
+    _ arguments: [String], executable: String
+  ) -> Result<pid_t, Refusal> {
+    guard arguments.count == 2, let parent = pid_t(arguments[0]), parent > 1, fcntl(3, F_GETFD) >= 0,
+      fcntl(WorkerServer.channelDescriptor, F_GETFD) >= 0
+    else {
+      return .failure(
+        Refusal(
+          message: "'\(executable)' serves a feature for a host process and is not run by hand",
+          help: "run a feature with 'host run ID'", status: usage))
+    }
+    guard arguments[1] == "\(protocolVersion)" else {
+      return .failure(
+        Refusal(
+          message: "'\(executable)' speaks worker protocol \(protocolVersion) and its host \(arguments[1]): "
+            + "the two were built apart",
+          help: "build them together: 'swift build' (or './host', which builds what running needs)",
+          status: versionMismatch))
+    }
+    return .success(parent)
+  }
+
+  /// Why a worker's command line cannot be served.
+  package struct Refusal: Error {
+    package let message: String
+    package let help: String
+    package let status: Int32
+  }
+}
