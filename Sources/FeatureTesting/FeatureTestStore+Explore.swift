@@ -42,7 +42,7 @@ struct StoreExploration: Sendable {
   let timeout: Duration
   let invariant: @Sendable (JSONValue) -> Bool
   /// The states probed already, over every run and shrink candidate (one plugin, one config).
-  let cache = ProbeCache()
+  var cache = ProbeCache()
 
   /// A failing sequence, shrunk, and why it fails.
   struct Found: Sendable {
@@ -53,10 +53,31 @@ struct StoreExploration: Sendable {
   func explore(runs: Int, steps: Int, seed: UInt64) -> Found? {
     let generator = StepGenerator(manifest: plugin.manifest, events: [])
     guard !generator.isEmpty else { return nil }
+    // A call that hangs in process cannot be ended there (each rerun would leave a thread stuck
+    // in it): that failure is shrunk in workers, whose call timeout ends the call.
+    var shrinkIn = self
     return Self.firstFailure(
       runs: runs, seed: seed, simpler: generator.simpler,
-      attempt: { random in run((0..<steps).map { generator.next(using: &random, seqs: $0 + 1) }) },
-      rerun: { run($0) })
+      attempt: { random in
+        let failure = run((0..<steps).map { generator.next(using: &random, seqs: $0 + 1) })
+        if failure?.kind == Self.hang, setup.instances.runsPluginsHere { shrinkIn = inWorkers }
+        return failure
+      },
+      rerun: { shrinkIn.run($0) })
+  }
+
+  /// The kind of failure a call that never returns is.
+  static let hang = ContractViolation.hung("").kind
+
+  /// This exploration with its instances in workers of the built host, the call timeout this
+  /// exploration's settle timeout; settling waits longer, so that the call timeout ends a hung
+  /// call first and the hang is seen as one.
+  private var inWorkers: StoreExploration {
+    let workers = ExplorationSetup(
+      config: setup.config, maxFeedbackSteps: setup.maxFeedbackSteps, clock: setup.clock,
+      instances: .worker(executable: HostProcess.executable, callTimeout: timeout.seconds))
+    return StoreExploration(
+      plugin: plugin, setup: workers, timeout: timeout * 2 + .seconds(1), invariant: invariant, cache: cache)
   }
 
   /// The first of `runs` runs (each `attempt`, drawing from its own seeded source) that fails,
@@ -107,8 +128,15 @@ struct StoreExploration: Sendable {
     } catch {
       return Failure(steps: [], kind: "error", problem: "no store to explore in: \(error)")
     }
+    // Set when a call never returned in process: its thread cannot be ended, so the store is
+    // stopped without waiting for it (the thread is left behind).
+    var stuck = false
     defer {
-      _ = store.stop()
+      if stuck {
+        DispatchQueue.global().async { _ = store.stop() }
+      } else {
+        _ = store.stop()
+      }
       watch.watch(nil)
     }
     _ = store.settleMovingClock(timeout: timeout, maxTicks: FlowExploration.maxTicks)
@@ -117,6 +145,12 @@ struct StoreExploration: Sendable {
       guard let action = try? ActionLine.parse(step.line, manifest: plugin.manifest) else { continue }
       store.send(action, source: .user)
       if store.settleMovingClock(timeout: timeout, maxTicks: FlowExploration.maxTicks).result == .timedOut {
+        if setup.instances.runsPluginsHere, !store.waitUntilIdle(timeout: .zero) {
+          stuck = true
+          return Failure(
+            steps: ran, kind: Self.hang,
+            problem: "\(plugin.id) did not answer within \(timeout) in process (a call that never returns)")
+        }
         return Failure(steps: ran, kind: "crash", problem: "\(plugin.id) did not settle within \(timeout) (a hang?)")
       }
       if let violation = watch.violation {
@@ -164,8 +198,12 @@ final class RefusalWatch: @unchecked Sendable {
         }
       }
     case .instanceLost(let loss, _, let action):
+      // A worker killed at the call timeout hung; any other loss is a crash.
+      let what = "\(loss)" + (action.map { " applying \($0)" } ?? "")
       lock.withLock {
-        if found == nil { found = .crashed("\(loss)" + (action.map { " applying \($0)" } ?? "")) }
+        if found == nil {
+          if case .unresponsive = loss { found = .hung(what) } else { found = .crashed(what) }
+        }
       }
     default:
       break

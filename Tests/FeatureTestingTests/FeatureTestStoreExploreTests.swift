@@ -89,6 +89,24 @@ struct ExploreContractTests {
     #expect(issue.line == issue.at)
   }
 
+  @Test("a call that never returns in process is found and shrunk in workers, and the test goes on")
+  func anInProcessHangIsFoundAndTheTestGoesOn() async throws {
+    // given a tally whose add of 9 right after another add never returns, explored in process
+    let library = try FixturePlugin.path(["FIXTURE_TALLY", "EXPLORE_HANG"])
+    let issue = try await Self.oneIssue { line in
+      let store = try await FeatureTestStore(plugin: library, timeout: .milliseconds(300))
+      line.value.withLock { $0 = #line + 1 }
+      await store.explore(runs: 100, steps: 100, seed: 26)
+      await store.finish()
+    }
+    // then the hang is the failure, shrunk to the two adds (in workers, where the call timeout
+    // ends a hung call), recorded at the caller's line, and the test ended (it did not wait for
+    // the hung thread)
+    #expect(issue.text.contains("failed after 2 action(s): add amount=1, add amount=9\n"), "\(issue.text)")
+    #expect(issue.text.contains("did not answer dispatch within 0.3 s"), "\(issue.text)")
+    #expect(issue.line == issue.at)
+  }
+
   @Test("a paced feature explores on the manual clock: its timers fire by ticks, not by waiting")
   func levelsExploresOnTheManualClock() async throws {
     // given levels paced at a minute a step, on the manual clock
