@@ -54,6 +54,9 @@ final class FlowLauncher: FeatureLauncher, @unchecked Sendable {
     var consumed = 0
     var retired = false
     var pauses: [HostError] = []
+    /// The first loss of its instance, and the action it was applying (exploring tells a hang
+    /// from a crash by it).
+    var lost: (loss: InstanceLoss, action: String?)?
 
     init(feature: PresentedFeature, state: JSONValue) {
       self.feature = feature
@@ -177,7 +180,11 @@ final class FlowLauncher: FeatureLauncher, @unchecked Sendable {
       records[number]?.pauses.append(error)
       condition.broadcast()
       condition.unlock()
-    case .viewChanged, .journalFailed, .log, .instanceLost, .instanceRestarted, .emitRefused, .journalUnsaved,
+    case .instanceLost(let loss, _, let action):
+      condition.lock()
+      if records[number]?.lost == nil { records[number]?.lost = (loss, action) }
+      condition.unlock()
+    case .viewChanged, .journalFailed, .log, .instanceRestarted, .emitRefused, .journalUnsaved,
       .journalSaved, .refusedBySandbox:
       break
     }

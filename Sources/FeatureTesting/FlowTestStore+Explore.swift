@@ -53,17 +53,29 @@ struct FlowExploration: Sendable {
 
   func explore(runs: Int, steps: Int, seed: UInt64) -> StoreExploration.Found? {
     let generator = FlowSteps(plugins: plugins.map(PluginRecord.init), navigates: true, events: [])
+    // A call that hangs in process is shrunk in workers, as a feature's exploration does.
+    var shrinkIn = self
     return StoreExploration.firstFailure(
       runs: runs, seed: seed, simpler: generator.simpler,
       attempt: { random in
         var left = steps
-        return run { position in
+        let failure = run { position in
           guard left > 0 else { return nil }
           left -= 1
           return generator.next(using: &random, at: position)
         }
+        if failure?.kind == StoreExploration.hang, settings.instances.runsPluginsHere { shrinkIn = inWorkers }
+        return failure
       },
-      rerun: { run($0) })
+      rerun: { shrinkIn.run($0) })
+  }
+
+  /// This exploration in workers of the built host (see `StoreExploration.inWorkers`).
+  private var inWorkers: FlowExploration {
+    var workers = settings
+    workers.instances = .worker(executable: HostProcess.executable, callTimeout: settings.timeout.seconds)
+    workers.timeout = settings.timeout * 2 + .seconds(1)
+    return FlowExploration(flow: flow, plugins: plugins, settings: workers, invariant: invariant)
   }
 
   /// Runs `steps` as they are (a candidate while shrinking).
@@ -79,10 +91,26 @@ struct FlowExploration: Sendable {
     let coordinator = Coordinator(
       flow: flow, plugins: plugins.map(PluginRecord.init), launcher: launcher, logsNavigation: false)
     launcher.locked { launcher.coordinator = coordinator }
-    defer { coordinator.stopAll() }
+    // Set when a call never returned in process: its thread cannot be ended, so the features
+    // are stopped without waiting for it (the thread is left behind).
+    var stuck = false
+    defer {
+      if stuck {
+        let stopping = Stopping(coordinator: coordinator)
+        DispatchQueue.global().async { stopping.coordinator.stopAll() }
+      } else {
+        coordinator.stopAll()
+      }
+    }
     var ran: [ExploreStep] = []
     func failure(_ kind: String, _ problem: String) -> StoreExploration.Failure {
       StoreExploration.Failure(steps: ran, kind: kind, problem: problem)
+    }
+    func settled() -> StoreExploration.Failure? {
+      guard let problem = settle(launcher) else { return nil }
+      guard let hung = problem.hung else { return failure("crash", problem.text) }
+      stuck = true
+      return failure(StoreExploration.hang, hung)
     }
     do throws(HostError) {
       try coordinator.start()
@@ -90,7 +118,7 @@ struct FlowExploration: Sendable {
       return failure("error", "the flow did not start: \(error.message)")
     }
     var checked: [ObjectIdentifier: (user: Int, pauses: Int)] = [:]
-    if let problem = settle(launcher) { return failure("crash", problem) }
+    if let unsettled = settled() { return unsettled }
     while let top = coordinator.top,
       let step = next(
         ExplorePosition(
@@ -98,7 +126,7 @@ struct FlowExploration: Sendable {
     {
       ran.append(step)
       perform(step, on: top.focus, in: coordinator)
-      if let problem = settle(launcher) { return failure("crash", problem) }
+      if let unsettled = settled() { return unsettled }
       if let violation = check(launcher, coordinator: coordinator, checked: &checked) {
         return failure(violation.kind, violation.description)
       }
@@ -133,15 +161,26 @@ struct FlowExploration: Sendable {
   }
 
   /// Waits until the flow is idle, moving the manual clock of each live feature a few ticks (a
-  /// paced feature's regulation interleaves with the steps); why not, when a store did not.
-  private func settle(_ launcher: FlowLauncher) -> String? {
+  /// paced feature's regulation interleaves with the steps); why not, when a store did not (and,
+  /// in process, when that store is stuck in a call, what that hang is).
+  private func settle(_ launcher: FlowLauncher) -> (text: String, hung: String?)? {
     launcher.waitUntilIdle()
     for record in launcher.live {
-      let (result, _) = record.feature.store.settleMovingClock(timeout: settings.timeout, maxTicks: Self.maxTicks)
-      if result == .timedOut { return "\(record.id) did not settle within \(settings.timeout) (a hang?)" }
+      let store = record.feature.store
+      let (result, _) = store.settleMovingClock(timeout: settings.timeout, maxTicks: Self.maxTicks)
+      guard result == .timedOut else { continue }
+      let text = "\(record.id) did not settle within \(settings.timeout) (a hang?)"
+      guard settings.instances.runsPluginsHere, !store.waitUntilIdle(timeout: .zero) else { return (text, nil) }
+      return (text, "\(record.id) did not answer within \(settings.timeout) in process (a call that never returns)")
     }
     launcher.waitUntilIdle()
     return nil
+  }
+
+  /// A coordinator handed to another thread to stop its features there.
+  // @unchecked: handed over once, used by that thread alone (this one no longer touches it).
+  private struct Stopping: @unchecked Sendable {
+    let coordinator: Coordinator
   }
 
   /// The contract on what the step left: each live feature's new user actions (a refusal
@@ -155,7 +194,13 @@ struct FlowExploration: Sendable {
       let seen = checked[key] ?? (0, 0)
       let (user, pauses) = launcher.locked { (Array(record.user[seen.user...]), Array(record.pauses[seen.pauses...])) }
       checked[key] = (seen.user + user.count, seen.pauses + pauses.count)
-      if let pause = pauses.first { return .crashed("\(record.id): \(pause.message)") }
+      if let pause = pauses.first {
+        // A worker killed at the call timeout hung; any other loss is a crash.
+        if let lost = launcher.locked({ record.lost }), case .unresponsive = lost.loss {
+          return .hung("\(record.id) \(lost.loss)" + (lost.action.map { " applying \($0)" } ?? ""))
+        }
+        return .crashed("\(record.id): \(pause.message)")
+      }
       for entry in user {
         guard let rejection = entry.rejection else { continue }
         if rejection.isLifecycle { return .stopped(feature: record.id, reason: rejection.description) }

@@ -161,6 +161,24 @@ struct ExploreContractTests {
     #expect(issue.line == issue.at)
   }
 
+  @Test("FlowTestStore.explore finds a call that never returns in process, shrinks it in workers and goes on")
+  func flowExploreFindsAnInProcessHang() async throws {
+    // given a tally whose add of 9 right after another add never returns, in a flow, in process
+    let library = try FixturePlugin.path(["FIXTURE_TALLY", "EXPLORE_HANG"])
+    let issue = try await Self.oneIssue { line in
+      let flow = try await FlowTestStore(
+        flow: .json(#"{"flow": "one", "start": {"push": "tally"}, "on": {}}"#), plugins: [.init(library: library)],
+        timeout: .milliseconds(300))
+      line.value.withLock { $0 = #line + 1 }
+      await flow.explore(runs: 100, steps: 100, seed: 26)
+      await flow.finish()
+    }
+    // then the hang is the failure, shrunk to the two adds, and the test ended
+    #expect(issue.text.contains("failed after 2 step(s): add amount=1, add amount=9\n"), "\(issue.text)")
+    #expect(issue.text.contains("did not answer dispatch within 0.3 s"), "\(issue.text)")
+    #expect(issue.line == issue.at)
+  }
+
   @Test("FlowTestStore.explore of the main flow keeps the contract and the test's invariant")
   func flowExploreOfTheMainFlowIsClean() async throws {
     let catalog = "file://\(FixturePlugin.packageRoot)/Plugins/Kittens/catalog.json"
