@@ -54,20 +54,26 @@ struct StoreExploration: Sendable {
     let generator = StepGenerator(manifest: plugin.manifest, events: [])
     guard !generator.isEmpty else { return nil }
     // A call that hangs in process cannot be ended there (each rerun would leave a thread stuck
-    // in it): that failure is shrunk in workers, whose call timeout ends the call.
-    var shrinkIn = self
+    // in it): that failure is shrunk in workers, whose call timeout ends the call, or not at all
+    // where the host is not built.
+    var shrinkIn: StoreExploration? = self
     return Self.firstFailure(
       runs: runs, seed: seed, simpler: generator.simpler,
       attempt: { random in
         let failure = run((0..<steps).map { generator.next(using: &random, seqs: $0 + 1) })
-        if failure?.kind == Self.hang, setup.instances.runsPluginsHere { shrinkIn = inWorkers }
+        if failure?.kind == Self.hang, setup.instances.runsPluginsHere {
+          shrinkIn = Self.canShrinkInWorkers ? inWorkers : nil
+        }
         return failure
       },
-      rerun: { shrinkIn.run($0) })
+      rerun: { shrinkIn?.run($0) })
   }
 
   /// The kind of failure a call that never returns is.
   static let hang = ContractViolation.hung("").kind
+
+  /// Whether the built host is there to run workers.
+  static var canShrinkInWorkers: Bool { access(HostProcess.executable, X_OK) == 0 }
 
   /// This exploration with its instances in workers of the built host, the call timeout this
   /// exploration's settle timeout; settling waits longer, so that the call timeout ends a hung

@@ -54,7 +54,7 @@ struct FlowExploration: Sendable {
   func explore(runs: Int, steps: Int, seed: UInt64) -> StoreExploration.Found? {
     let generator = FlowSteps(plugins: plugins.map(PluginRecord.init), navigates: true, events: [])
     // A call that hangs in process is shrunk in workers, as a feature's exploration does.
-    var shrinkIn = self
+    var shrinkIn: FlowExploration? = self
     return StoreExploration.firstFailure(
       runs: runs, seed: seed, simpler: generator.simpler,
       attempt: { random in
@@ -64,10 +64,12 @@ struct FlowExploration: Sendable {
           left -= 1
           return generator.next(using: &random, at: position)
         }
-        if failure?.kind == StoreExploration.hang, settings.instances.runsPluginsHere { shrinkIn = inWorkers }
+        if failure?.kind == StoreExploration.hang, settings.instances.runsPluginsHere {
+          shrinkIn = StoreExploration.canShrinkInWorkers ? inWorkers : nil
+        }
         return failure
       },
-      rerun: { shrinkIn.run($0) })
+      rerun: { shrinkIn?.run($0) })
   }
 
   /// This exploration in workers of the built host (see `StoreExploration.inWorkers`).
