@@ -182,6 +182,33 @@ struct SessionRuntimeTests {
     #expect(runtime.temporaryFolder == nil)
   }
 
+  @Test func aRunSweepsAwayTheRunFoldersOfHostsThatAreGoneAndKeepsTheRest() throws {
+    // given the user's folder of run folders holding a folder of a host that is gone (a process
+    // started and reaped), one of a host that is running (init), and something else
+    let harness = try Self.harness()
+    let parent = "\(harness.temporaryRoot)/featurehost-runs-\(geteuid())"
+    #expect(mkdir(parent, 0o700) == 0)
+    var gone: pid_t = 0
+    var arguments: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+    defer { free(arguments[0]) }
+    #expect(posix_spawn(&gone, "/bin/true", nil, nil, &arguments, environ) == 0)
+    var status: Int32 = 0
+    #expect(waitpid(gone, &status, 0) == gone)
+    for name in ["\(gone)-AbCdEf", "1-GhIjKl", "notes"] { #expect(mkdir("\(parent)/\(name)", 0o700) == 0) }
+    let journal = "\(parent)/\(gone)-AbCdEf/1-counter.jsonl"
+    #expect(FileManager.default.createFile(atPath: journal, contents: Data("{}".utf8)))
+    // when a run opens there
+    let runtime = harness.runtime
+    try runtime.open()
+    defer { runtime.close() }
+    // then the gone host's folder and what it held are removed, the others kept, and the run's own
+    // folder is there, named after this process
+    let folder = try #require(runtime.temporaryFolder)
+    let left = Set(try FileManager.default.contentsOfDirectory(atPath: parent))
+    #expect(left == ["1-GhIjKl", "notes", String(folder.split(separator: "/").last ?? "")])
+    #expect(folder.hasPrefix("\(parent)/\(getpid())-"))
+  }
+
   @Test func theConfigProviderConfiguresEachFeatureByItsNumber() throws {
     // given a provider that records what it is asked and numbers the counter's config
     let asked = Mutex<[String]>([])

@@ -376,14 +376,24 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
     return try SessionDirectory.default()
   }
 
+  /// A fresh folder for the run's journals in the user's folder of them, `featurehost-runs-UID`
+  /// (see `HostFolders`); a process's first run there first sweeps away the folders of hosts that
+  /// were killed before they could remove theirs.
   private static func makeTemporaryFolder(in root: String) throws(HostError) -> String {
-    let base = root.hasSuffix("/") ? root : root + "/"
-    var template = Array((base + "featurehost-run-XXXXXX").utf8CString)
-    guard let folder = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap { mkdtemp($0) } }) else {
+    guard let parent = HostFolders.userFolder(in: root, named: "featurehost-runs") else {
+      throw HostError(
+        RuntimeFailure.noTemporaryFolder(
+          reason: "\(root)/featurehost-runs-\(geteuid()) is not a folder of this user's that only they may open"))
+    }
+    if sweptRunFolders.withLock({ $0.insert(parent).inserted }) { HostFolders.sweep(parent) }
+    guard let folder = HostFolders.make(in: parent) else {
       throw HostError(RuntimeFailure.noTemporaryFolder(reason: String(cString: strerror(errno))))
     }
-    return String(cString: folder)
+    return folder
   }
+
+  /// The folders of run folders swept by this process: each once.
+  private static let sweptRunFolders = Mutex<Set<String>>([])
 }
 
 /// The runtime's own listener: routes steps to the coordinator and reports what goes wrong.

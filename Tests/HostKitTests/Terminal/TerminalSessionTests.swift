@@ -10,7 +10,7 @@ import Testing
 /// `host run` at a real pseudo-terminal: the line editor, history, completion, Ctrl-C and signals,
 /// output arriving while a line is typed, and what reaches the terminal from a server.
 @Suite(.serialized) struct TerminalSessionTests {
-  /// A run's own state folder (history) and temporary root (its `featurehost-run-*` folder).
+  /// A run's own state folder (history) and temporary root (its run folder).
   final class Places {
     let scratch: JournalScratch
     var state: String { scratch.file("state") }
@@ -30,9 +30,11 @@ import Testing
       return host
     }
 
-    /// The `featurehost-run-*` folders left in the temporary root.
+    /// The run folders left in the temporary root's `featurehost-runs-UID`.
     func runFolders() throws -> [String] {
-      try FileManager.default.contentsOfDirectory(atPath: temporary).filter { $0.hasPrefix("featurehost-run-") }
+      let parent = "\(temporary)/featurehost-runs-\(geteuid())"
+      guard FileManager.default.fileExists(atPath: parent) else { return [] }
+      return try FileManager.default.contentsOfDirectory(atPath: parent)
     }
   }
 

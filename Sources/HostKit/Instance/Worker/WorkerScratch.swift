@@ -19,9 +19,8 @@ final class WorkerScratch: Sendable {
     let base = ChildProcess.currentEnvironment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
     guard let parent = userFolder(in: base) else { return nil }
     sweepOnce(parent)
-    var template = Array("\(parent)/\(getpid())-XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { return nil }
-    let scratch = WorkerScratch(path: String(cString: made))
+    guard let made = HostFolders.make(in: parent) else { return nil }
+    let scratch = WorkerScratch(path: made)
     for home in homes.values where mkdir("\(scratch.path)/\(home)", 0o700) != 0 {
       scratch.remove()
       return nil
@@ -29,17 +28,9 @@ final class WorkerScratch: Sendable {
     return scratch
   }
 
-  /// The folder of one user's worker folders, `featurehost-workers-UID`: its own, so that the
-  /// sweep reads a few names, not the whole temporary folder. Made if missing; nil when the name
-  /// is taken by anything but a folder of this user's that nobody else may open.
+  /// The folder of one user's worker folders, `featurehost-workers-UID` (see `HostFolders`).
   static func userFolder(in base: String) -> String? {
-    let path = "\(base)/featurehost-workers-\(geteuid())"
-    if mkdir(path, 0o700) != 0 && errno != EEXIST { return nil }
-    var status = stat()
-    guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(),
-      status.st_mode & 0o077 == 0
-    else { return nil }
-    return path
+    HostFolders.userFolder(in: base, named: "featurehost-workers")
   }
 
   /// The first folder a host makes sweeps away the folders of hosts that are gone (killed before
@@ -53,11 +44,7 @@ final class WorkerScratch: Sendable {
         return !swept
       })
     else { return }
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
-    for name in names {
-      guard let host = pid_t(name.prefix { $0 != "-" }), host != getpid() else { continue }
-      if kill(host, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(atPath: "\(parent)/\(name)") }
-    }
+    HostFolders.sweep(parent)
   }
 
   /// The variables pointed at the scratch folder, and the folder each gets.
