@@ -102,4 +102,23 @@ struct LeanWorkerTests {
           + "the two were built apart"))
     #expect(result.errorText.contains("help: build them together: 'swift build'"))
   }
+
+  @Test func hostWorkerScansAPluginAsTheHostsScannerDoes() throws {
+    // given the counter's plugin file, scanned by hand by host-worker and by the host
+    func scan(_ executable: String) throws -> ChildResult {
+      let path = "\(PluginPaths.buildFolder)/\(executable)"
+      var process = ChildProcess(path, arguments: ["__scan", CounterLibrary.path])
+      process.standardOutput = .capture
+      process.standardError = .capture
+      return try process.run(timeout: .seconds(10))
+    }
+    let lean = try scan("host-worker")
+    let host = try scan("host")
+    // then both report the load's phases and the same answer
+    #expect(lean.termination == .exited(0) && host.termination == .exited(0))
+    #expect(lean.outputText == host.outputText)
+    let lines = lean.outputText.split(separator: "\n")
+    #expect(lines.first == "phase dlopen")
+    #expect(lines.last?.hasPrefix(#"answer {"abi_major":1,"#) == true, "\(lean.outputText)")
+  }
 }

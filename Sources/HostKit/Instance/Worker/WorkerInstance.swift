@@ -27,14 +27,8 @@ public struct WorkerSettings: Sendable {
     self.sandbox = sandbox
   }
 
-  /// What a worker runs: `host-worker` beside the host executable, which starts in about half
-  /// the time (it loads neither Foundation nor the rest of the host); the host executable itself
-  /// (`host __worker`) where there is none, as when the host was copied alone.
-  var workerExecutable: String {
-    guard let slash = executable.lastIndex(of: "/") else { return executable }
-    let lean = String(executable[...slash]) + "host-worker"
-    return access(lean, X_OK) == 0 ? lean : executable
-  }
+  /// What a worker runs: `host-worker` beside the host executable (see `LeanExecutable`).
+  var workerExecutable: String { LeanExecutable.beside(executable) }
 
   /// The environment a worker started with these settings sees.
   var environment: [String: String] {
