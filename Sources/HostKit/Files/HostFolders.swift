@@ -9,10 +9,10 @@ import Foundation
 /// `HOSTPID-XXXXXX`, so that a host killed before it could remove its own has them swept away by
 /// the next host, which reads a few names, not the whole temporary folder.
 enum HostFolders {
-  /// `named-UID` in `base`: made (mode 0700) if missing; nil when the name is taken by anything
-  /// but a folder of this user's that nobody else may open.
+  /// `named-UID` in `base` (a path without a trailing slash): made (mode 0700) if missing; nil
+  /// when the name is taken by anything but a folder of this user's that nobody else may open.
   static func userFolder(in base: String, named name: String) -> String? {
-    let path = "\(base.hasSuffix("/") ? String(base.dropLast()) : base)/\(name)-\(geteuid())"
+    let path = "\(base)/\(name)-\(geteuid())"
     if mkdir(path, 0o700) != 0 && errno != EEXIST { return nil }
     var status = stat()
     guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(),

@@ -4,8 +4,8 @@ import FeatureJSON
   import Glibc
 #endif
 
-/// A scanner that inspects each file in a child process of its own (the host re-executed in a
-/// scanner mode), killed at a timeout or when the host goes, so a plugin that crashes or hangs
+/// A scanner that inspects each file in a child process of its own (`host-worker __scan`, or the
+/// host re-executed as `host __scan`), killed at a timeout or when the host goes, so a plugin that crashes or hangs
 /// while it loads costs a rejection, not the host, and leaves nothing running.
 ///
 /// The child writes `ScannerProcess.Line`s on descriptor 3: a `phase` line before each phase of
@@ -17,7 +17,7 @@ public struct ScannerProcess: Sendable {
   /// The descriptor the child reports on.
   public static let reportDescriptor = ScanLine.descriptor
 
-  /// The program to run: the host's own executable.
+  /// The program to run: `host-worker`, or the host's own executable.
   public var executable: String
   /// The child's arguments to scan one file.
   public var arguments: @Sendable (_ path: String) -> [String]

@@ -44,7 +44,9 @@ public enum RuntimeFailure: EngineFailure, Equatable {
     case .actionRefused(_, let source, _, _):
       source == .user ? "the state is unchanged; the feature's catalogue lists the actions and their arguments" : nil
     case .journalMissing: "remove the session to start afresh"
-    case .noTemporaryFolder, .snapshotFailed, .notLaunchedHere: nil
+    case .noTemporaryFolder:
+      "point TMPDIR at a folder you can write; a featurehost-runs folder there must be yours, mode 0700"
+    case .snapshotFailed, .notLaunchedHere: nil
     case .unreadable: "check the path"
     case .unwritable: "check the folder exists and is writable"
     case .notPaused: "only a paused feature (its feedback loop, or the runaway guard's pause) can be resumed"

@@ -380,10 +380,11 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
   /// (see `HostFolders`); a process's first run there first sweeps away the folders of hosts that
   /// were killed before they could remove theirs.
   private static func makeTemporaryFolder(in root: String) throws(HostError) -> String {
-    guard let parent = HostFolders.userFolder(in: root, named: "featurehost-runs") else {
+    let base = root.hasSuffix("/") ? String(root.dropLast()) : root
+    guard let parent = HostFolders.userFolder(in: base, named: "featurehost-runs") else {
       throw HostError(
         RuntimeFailure.noTemporaryFolder(
-          reason: "\(root)/featurehost-runs-\(geteuid()) is not a folder of this user's that only they may open"))
+          reason: "\(base)/featurehost-runs-\(geteuid()) is not a folder of this user's that only they may open"))
     }
     if sweptRunFolders.withLock({ $0.insert(parent).inserted }) { HostFolders.sweep(parent) }
     guard let folder = HostFolders.make(in: parent) else {
