@@ -72,9 +72,11 @@ let package = Package(
     // so the host builds and runs without it.
     .target(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", linkerSettings: [.linkedLibrary("dl")]),
     // What a worker process runs: loading a plugin, its instance, the sandbox and the worker's end
-    // of the channel, without Foundation (a worker starts in half the time without it).
+    // of the channel; and the scanner and image children. Without Foundation (a worker starts in
+    // half the time without it).
     .target(
-      name: "WorkerKit", dependencies: ["FeatureABI", "FeatureJSON", "FeatureManifest", "CFFI", "CSandbox", "CWorkerRing"],
+      name: "WorkerKit",
+      dependencies: ["FeatureABI", "FeatureJSON", "FeatureManifest", "CFFI", "CImageCodecs", "CSandbox", "CWorkerRing"],
       path: "Sources/WorkerKit", swiftSettings: engineSpeed),
     .target(
       name: "HostKit",

@@ -10,9 +10,11 @@ import WorkerKit
 // `host-worker __worker PARENT-PID PROTOCOL`: serves one feature instance for the host process
 // PARENT-PID, as `host __worker` does, but without Foundation and the rest of the host, so a
 // worker starts in about half the time. `host-worker __scan PLUGIN.so`: the registry's scanner
-// child, as `host __scan`. Started by the host, never by a person.
+// child, as `host __scan`; `host-worker __image ...`: an image child, as `host __image`. Started
+// by the host, never by a person.
 let arguments = CommandLine.arguments
 if arguments.count == 3, arguments[1] == "__scan" { ScanChild.run(arguments[2]) }
+if arguments.count > 1, arguments[1] == ImageChild.command { exit(ImageChild.run(Array(arguments.dropFirst(2)))) }
 let given = arguments.count >= 2 && arguments[1] == "__worker" ? Array(arguments.dropFirst(2)) : []
 switch WorkerLaunch.parent(given, executable: "host-worker") {
 case .success(let parent):

@@ -13,7 +13,7 @@ public final class ImageLoader: Sendable {
   }
 
   public struct Settings: Sendable {
-    /// The program run as `EXECUTABLE __image ...`: the host's own executable.
+    /// The host executable: `host-worker __image ...` beside it runs each image (`LeanExecutable`).
     public var executable: String
     public var cache: ImageCache
     /// Images fetched at once.
@@ -106,7 +106,7 @@ public final class ImageLoader: Sendable {
     let cache = settings.cache
     let milliseconds = settings.timeout.milliseconds
     var child = ChildProcess(
-      settings.executable,
+      LeanExecutable.beside(settings.executable),
       arguments: [
         ImageChild.command, url, cache.originalPath(of: url), cache.thumbnailPath(of: url),
         String(settings.thumbnailSize), String(settings.thumbnailSize), String(milliseconds),

@@ -68,7 +68,7 @@ public struct ImageCache: Sendable {
     return code == 0
   }
 
-  static func read(_ path: String, limit: Int) -> [UInt8]? {
+  package static func read(_ path: String, limit: Int) -> [UInt8]? {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { return nil }
     defer { close(descriptor) }

@@ -43,7 +43,7 @@ public enum ImageDecoder {
     return .success((Int(width), Int(height)))
   }
 
-  static func reasonText(_ reason: [CChar]) -> String {
+  package static func reasonText(_ reason: [CChar]) -> String {
     String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 }

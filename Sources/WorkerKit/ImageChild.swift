@@ -63,7 +63,7 @@ public enum ImageChild {
 
   /// What fetching `url` and writing `files` needs: the URL's port (or its file), the folders of
   /// the files, and nothing else.
-  static func sandboxPolicy(url: String, writing files: [String]) -> SandboxPolicy {
+  package static func sandboxPolicy(url: String, writing files: [String]) -> SandboxPolicy {
     let lowered = url.lowercased()
     var reads: [String] = []
     var ports: [UInt16] = []

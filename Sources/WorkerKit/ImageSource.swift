@@ -55,7 +55,7 @@ public struct ImageSource: Sendable {
 
 extension String {
   /// `%2F` and the like decoded; an invalid escape is kept as it is.
-  var removingPercentEscapes: String {
+  package var removingPercentEscapes: String {
     var out: [UInt8] = []
     let bytes = Array(utf8)
     var index = 0

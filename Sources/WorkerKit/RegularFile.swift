@@ -34,7 +34,7 @@ public enum RegularFile {
   /// after `fstat`), read with `pread` from offset 0 and retried on `EINTR`.
   ///
   /// - Throws: what `failure` makes of the `errno` of a read that failed.
-  static func readStart(of fd: Int32, count: Int, failure: (Int32) -> HostError) throws(HostError) -> [UInt8] {
+  package static func readStart(of fd: Int32, count: Int, failure: (Int32) -> HostError) throws(HostError) -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: count)
     var got = 0
     while got < count {
@@ -112,7 +112,7 @@ public enum RegularFile {
   /// never replaces (`EEXIST`). A reader sees the old file or the new one whole, never a part.
   /// Returns 0, or the `errno` of what failed; nothing is left aside.
   @discardableResult
-  static func place(_ bytes: [UInt8], at path: String, replacing: Bool, syncs: Bool) -> Int32 {
+  package static func place(_ bytes: [UInt8], at path: String, replacing: Bool, syncs: Bool) -> Int32 {
     let name = path.split(separator: "/").last.map(String.init) ?? path
     var template = Array("\(directory(of: path))/.\(name).XXXXXX".utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { $0.baseAddress.map { mkstemp($0) } ?? -1 }
@@ -136,7 +136,7 @@ public enum RegularFile {
 
   // MARK: - Helpers
 
-  static func open(_ path: String, _ flags: Int32) throws(HostError) -> Int32 {
+  package static func open(_ path: String, _ flags: Int32) throws(HostError) -> Int32 {
     while true {
       let fd = Glibc.open(path, flags | O_CLOEXEC)
       if fd >= 0 { return fd }
@@ -145,7 +145,7 @@ public enum RegularFile {
   }
 
   /// The size of the regular file open as `fd`; anything else is refused.
-  static func regularSize(_ fd: Int32, path: String) throws(HostError) -> Int {
+  package static func regularSize(_ fd: Int32, path: String) throws(HostError) -> Int {
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw HostError(FileFailure.system(operation: "read", path: path, code: errno)) }
     if let kind = kind(of: info.st_mode) { throw HostError(FileFailure.notRegular(path: path, kind: kind)) }
@@ -153,7 +153,7 @@ public enum RegularFile {
   }
 
   /// Whether the file at `path` starts as a session journal (a feature's or the navigation's).
-  static func isJournal(_ path: String) -> Bool {
+  package static func isJournal(_ path: String) -> Bool {
     let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else { return false }
     defer { close(fd) }
@@ -178,7 +178,7 @@ public enum RegularFile {
     return String(cString: real)
   }
 
-  static func directory(of path: String) -> String {
+  package static func directory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     return slash == path.startIndex ? "/" : String(path[..<slash])
   }
