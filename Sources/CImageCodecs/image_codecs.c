@@ -137,3 +137,9 @@ int fhimg_header_size(const uint8_t *bytes, size_t count, int32_t *width, int32_
     default: return not_decoded(found, count, reason, reason_size);
     }
 }
+
+void fhimg_preload(int fetches) {
+    fhimg_load_png();
+    fhimg_load_jpeg();
+    if (fetches) fhimg_load_curl();
+}

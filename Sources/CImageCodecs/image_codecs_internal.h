@@ -21,6 +21,11 @@ FHIMG_INTERNAL int fhimg_say(char *reason, size_t size, int status, const char *
  * FHIMG_TOO_LARGE, with the reason. */
 FHIMG_INTERNAL int fhimg_declared_size_problem(long width, long height, char *reason, size_t size);
 
+/* Each codec's library, loaded once (the first use loads it otherwise). */
+FHIMG_INTERNAL void fhimg_load_png(void);
+FHIMG_INTERNAL void fhimg_load_jpeg(void);
+FHIMG_INTERNAL void fhimg_load_curl(void);
+
 /* Fits width x height within max_width x max_height, keeping the ratio, never enlarging. */
 FHIMG_INTERNAL void fhimg_fitted(int32_t width, int32_t height, int32_t max_width, int32_t max_height,
                                  int32_t *out_w, int32_t *out_h);

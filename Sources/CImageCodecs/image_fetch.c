@@ -56,6 +56,8 @@ static void load_curl(void) {
     if (curl_loaded) curl.global_init(3 /* CURL_GLOBAL_DEFAULT */);
 }
 
+void fhimg_load_curl(void) { pthread_once(&curl_once, load_curl); }
+
 typedef struct {
     uint8_t *bytes;
     size_t count, capacity, limit;

@@ -197,6 +197,8 @@ int fhimg_encode_jpeg(const uint8_t *rgb, int32_t width, int32_t height, int qua
     *out_count = size;
     return FHIMG_OK;
 }
+
+void fhimg_load_jpeg(void) { pthread_once(&jpeg_once, load_jpeg); }
 #else
 int fhimg_jpeg_size(const uint8_t *bytes, size_t count, int32_t *width, int32_t *height, char *reason, size_t size) {
     (void)bytes, (void)count, (void)width, (void)height;
@@ -217,4 +219,6 @@ int fhimg_encode_jpeg(const uint8_t *rgb, int32_t width, int32_t height, int qua
     *out_count = 0;
     return FHIMG_NO_LIBRARY;
 }
+
+void fhimg_load_jpeg(void) {}
 #endif

@@ -37,6 +37,8 @@ static void load_png(void) {
     png_loaded = png.begin_read_from_memory && png.finish_read && png.image_free;
 }
 
+void fhimg_load_png(void) { pthread_once(&png_once, load_png); }
+
 static int png_header(const uint8_t *bytes, size_t count, fh_png_image *image, char *reason, size_t size) {
     pthread_once(&png_once, load_png);
     if (!png_loaded) return fhimg_say(reason, size, FHIMG_NO_LIBRARY, "PNG needs libpng16.so.16 (apt install libpng16-16)");

@@ -1,3 +1,4 @@
+import CImageCodecs
 import FeatureJSON
 import FeatureManifest
 
@@ -25,6 +26,9 @@ public enum ImageChild {
       return 64
     }
     let (url, original, thumbnailPath) = (arguments[0], arguments[1], arguments[2])
+    // The codecs' libraries are loaded before the sandbox (their constructors are the system's):
+    // after it, each open of the loader's search would go through the sandbox's supervisor.
+    fhimg_preload(url.lowercased().hasPrefix("file://") ? 0 : 1)
     do {
       _ = try Sandbox.apply(sandboxPolicy(url: url, writing: [original, thumbnailPath])) { _ in }
     } catch {

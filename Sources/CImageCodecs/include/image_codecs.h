@@ -56,6 +56,12 @@ int fhimg_header_size(const uint8_t *bytes, size_t count, int32_t *width, int32_
 
 void fhimg_free(fhimg_picture *picture);
 
+/* Loads the codecs' libraries (libpng, libjpeg, and libcurl when fetches is nonzero) now rather
+ * than at their first use: an image child does it before its sandbox, where every open of the
+ * loader's search would go through the sandbox's supervisor. Missing libraries are left for the
+ * first use to report. */
+void fhimg_preload(int fetches);
+
 /* Fetches url (http or https) with libcurl: at most max_bytes bytes, within timeout_ms for the
  * whole transfer; an answer other than 2xx, or a Content-Type that is given and not image/...,
  * fails. On FHIMG_OK *out_bytes (malloc'd, free() it) and *out_count hold the body. */
