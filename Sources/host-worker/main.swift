@@ -12,6 +12,9 @@ import WorkerKit
 // worker starts in about half the time. `host-worker __scan PLUGIN.so`: the registry's scanner
 // child, as `host __scan`; `host-worker __image ...`: an image child, as `host __image`. Started
 // by the host, never by a person.
+
+// As the host does: a state's megabytes go back to the system once freed (see LargeAllocations).
+LargeAllocations.returnToSystemWhenFreed()
 let arguments = CommandLine.arguments
 if arguments.count == 3, arguments[1] == "__scan" { ScanChild.run(arguments[2]) }
 if arguments.count > 1, arguments[1] == ImageChild.command { exit(ImageChild.run(Array(arguments.dropFirst(2)))) }
