@@ -41,6 +41,19 @@ package enum GNUExtensions {
     return prctl(1, UInt(signal), 0, 0, 0) == 0
   }
 
+  /// A close-on-exec pipe: (read end, write end), or errno's text.
+  package static func closeOnExecPipe() -> Result<(read: Int32, write: Int32), PipeFailure> {
+    guard let pipe2 else { return .failure(PipeFailure(reason: "this C library has no pipe2")) }
+    var ends: [Int32] = [0, 0]
+    guard pipe2(&ends, O_CLOEXEC) == 0 else { return .failure(PipeFailure(reason: String(cString: strerror(errno)))) }
+    return .success((ends[0], ends[1]))
+  }
+
+  /// Why a pipe could not be made.
+  package struct PipeFailure: Error {
+    package let reason: String
+  }
+
   private static func function<T>(_ name: String) -> T? {
     // RTLD_DEFAULT is the null handle in glibc.
     guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else { return nil }

@@ -110,10 +110,9 @@ public enum SandboxNotes {
   /// A pipe for a child's death note: the read end (non-blocking, this process keeps it) and the
   /// write end (handed to the child as `descriptor`, closed here once it started).
   package static func pipe() -> (read: Int32, write: Int32)? {
-    var ends: [Int32] = [0, 0]
-    guard let pipe2 = GNUExtensions.pipe2, pipe2(&ends, O_CLOEXEC) == 0 else { return nil }
-    _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
-    return (ends[0], ends[1])
+    guard case .success(let ends) = GNUExtensions.closeOnExecPipe() else { return nil }
+    _ = fcntl(ends.read, F_SETFL, fcntl(ends.read, F_GETFL) | O_NONBLOCK)
+    return ends
   }
 
   /// What a child that died wrote on its note pipe (`read`), as the loss it tells of; nil when it

@@ -145,7 +145,8 @@ struct SpawnPlan {
   /// A pipe whose ends are close-on-exec from the start (another thread may be spawning too)
   /// and numbered 10 or above, so the child's dup2 onto 0...9 never meets one of them.
   private func makePipe() throws(ChildProcessFailure) -> (read: Int32, write: Int32) {
-    let pipe = try GNUExtensions.closeOnExecPipe().get()
+    let pipe = try GNUExtensions.closeOnExecPipe()
+      .mapError { ChildProcessFailure.cannotCreatePipe(reason: $0.reason) }.get()
     let ends = [pipe.read, pipe.write]
     let moved = ends.map { fcntl($0, F_DUPFD_CLOEXEC, 10) }
     let reason = String(cString: strerror(errno))
