@@ -1,3 +1,4 @@
+import FeatureJSON
 import Foundation
 
 #if canImport(Glibc)
@@ -29,8 +30,17 @@ enum HostFolders {
     }
   }
 
+  /// The first call for `parent` in this process removes the folders there whose host process is
+  /// gone; later calls do nothing.
+  static func sweepOnce(_ parent: String) {
+    if swept.withLock({ $0.insert(parent).inserted }) { sweep(parent) }
+  }
+
+  /// The folders `sweepOnce` has swept.
+  private static let swept = Locked<Set<String>>([])
+
   /// Removes the folders in `parent` whose host process is gone.
-  static func sweep(_ parent: String) {
+  private static func sweep(_ parent: String) {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
     for name in names {
       guard let host = pid_t(name.prefix { $0 != "-" }), host != getpid() else { continue }

@@ -386,15 +386,12 @@ public final class SessionRuntime: FeatureLauncher, @unchecked Sendable {
         RuntimeFailure.noTemporaryFolder(
           reason: "\(base)/featurehost-runs-\(geteuid()) is not a folder of this user's that only they may open"))
     }
-    if sweptRunFolders.withLock({ $0.insert(parent).inserted }) { HostFolders.sweep(parent) }
+    HostFolders.sweepOnce(parent)
     guard let folder = HostFolders.make(in: parent) else {
       throw HostError(RuntimeFailure.noTemporaryFolder(reason: String(cString: strerror(errno))))
     }
     return folder
   }
-
-  /// The folders of run folders swept by this process: each once.
-  private static let sweptRunFolders = Mutex<Set<String>>([])
 }
 
 /// The runtime's own listener: routes steps to the coordinator and reports what goes wrong.

@@ -1,4 +1,3 @@
-import FeatureJSON
 import Foundation
 
 #if canImport(Glibc)
@@ -18,7 +17,7 @@ final class WorkerScratch: Sendable {
   static func make() -> WorkerScratch? {
     let base = ChildProcess.currentEnvironment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
     guard let parent = userFolder(in: base) else { return nil }
-    sweepOnce(parent)
+    HostFolders.sweepOnce(parent)
     guard let made = HostFolders.make(in: parent) else { return nil }
     let scratch = WorkerScratch(path: made)
     for home in homes.values where mkdir("\(scratch.path)/\(home)", 0o700) != 0 {
@@ -31,20 +30,6 @@ final class WorkerScratch: Sendable {
   /// The folder of one user's worker folders, `featurehost-workers-UID` (see `HostFolders`).
   static func userFolder(in base: String) -> String? {
     HostFolders.userFolder(in: base, named: "featurehost-workers")
-  }
-
-  /// The first folder a host makes sweeps away the folders of hosts that are gone (killed before
-  /// they could remove their workers'): each is named `HOSTPID-XXXXXX`.
-  private static let swept = Locked(false)
-
-  private static func sweepOnce(_ parent: String) {
-    guard
-      swept.withLock({ swept in
-        defer { swept = true }
-        return !swept
-      })
-    else { return }
-    HostFolders.sweep(parent)
   }
 
   /// The variables pointed at the scratch folder, and the folder each gets.
