@@ -8,15 +8,9 @@ import FeatureJSON
 /// host re-executed as `host __scan`), killed at a timeout or when the host goes, so a plugin that crashes or hangs
 /// while it loads costs a rejection, not the host, and leaves nothing running.
 ///
-/// The child writes `ScannerProcess.Line`s on descriptor 3: a `phase` line before each phase of
+/// The child writes `ScanLine`s on descriptor 3: a `phase` line before each phase of
 /// the load, then one `answer`. Whatever the plugin prints on stdout or stderr is discarded.
 public struct ScannerProcess: Sendable {
-  /// One line of the child's report.
-  public typealias Line = ScanLine
-
-  /// The descriptor the child reports on.
-  public static let reportDescriptor = ScanLine.descriptor
-
   /// The program to run: `host-worker`, or the host's own executable.
   public var executable: String
   /// The child's arguments to scan one file.
@@ -47,7 +41,7 @@ public struct ScannerProcess: Sendable {
     var process = ChildProcess(executable, arguments: arguments(path), environment: HostChild.tied(environment))
     process.standardOutput = .discard
     process.standardError = .discard
-    process.extraOutputs = [Self.reportDescriptor]
+    process.extraOutputs = [ScanLine.descriptor]
     let result: ChildResult
     do {
       // A plugin slowed by a busy machine is not a hung one: waiting for a CPU does not count.
@@ -55,13 +49,13 @@ public struct ScannerProcess: Sendable {
     } catch {
       return .rejected(reason: "the scanner could not start: \(error)", help: error.advice)
     }
-    let lines = String(decoding: result.extraOutputs[Self.reportDescriptor] ?? [], as: UTF8.self)
-      .split(separator: "\n").compactMap(Line.init(parsing:))
+    let lines = String(decoding: result.extraOutputs[ScanLine.descriptor] ?? [], as: UTF8.self)
+      .split(separator: "\n").compactMap(ScanLine.init(parsing:))
     return Self.verdict(lines: lines, termination: result.termination, timeout: timeout)
   }
 
   /// The scan the child's report and end amount to: its answer, or why it gave none.
-  static func verdict(lines: [Line], termination: ChildTermination, timeout: Duration) -> PluginScan {
+  static func verdict(lines: [ScanLine], termination: ChildTermination, timeout: Duration) -> PluginScan {
     var phase: PluginLoader.Phase?
     var stopped: InstanceLoss?
     for line in lines {
