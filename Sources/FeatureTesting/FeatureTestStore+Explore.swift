@@ -75,15 +75,24 @@ struct StoreExploration: Sendable {
   /// Whether the built host is there to run workers.
   static var canShrinkInWorkers: Bool { access(HostProcess.executable, X_OK) == 0 }
 
-  /// This exploration with its instances in workers of the built host, the call timeout this
-  /// exploration's settle timeout; settling waits longer, so that the call timeout ends a hung
-  /// call first and the hang is seen as one.
+  /// Workers of the built host whose call timeout is `timeout`, the settle timeout of an
+  /// exploration in process, and how long settling waits among them: longer, so that the call
+  /// timeout ends a hung call first and the hang is seen as one.
+  static func hangEndingWorkers(timeout: Duration) -> (instances: InstanceFactory, settle: Duration) {
+    (.worker(executable: HostProcess.executable, callTimeout: timeout.seconds), timeout * 2 + .seconds(1))
+  }
+
+  /// Whether `store`, which did not settle, is stuck in a call that runs in process.
+  static func isStuckInProcess(_ store: Store, instances: InstanceFactory) -> Bool {
+    instances.runsPluginsHere && !store.waitUntilIdle(timeout: .zero)
+  }
+
+  /// This exploration with its instances in workers that end a hang (`hangEndingWorkers`).
   private var inWorkers: StoreExploration {
-    let workers = ExplorationSetup(
-      config: setup.config, maxFeedbackSteps: setup.maxFeedbackSteps, clock: setup.clock,
-      instances: .worker(executable: HostProcess.executable, callTimeout: timeout.seconds))
-    return StoreExploration(
-      plugin: plugin, setup: workers, timeout: timeout * 2 + .seconds(1), invariant: invariant, cache: cache)
+    let workers = Self.hangEndingWorkers(timeout: timeout)
+    let setup = ExplorationSetup(
+      config: setup.config, maxFeedbackSteps: setup.maxFeedbackSteps, clock: setup.clock, instances: workers.instances)
+    return StoreExploration(plugin: plugin, setup: setup, timeout: workers.settle, invariant: invariant, cache: cache)
   }
 
   /// The first of `runs` runs (each `attempt`, drawing from its own seeded source) that fails,
@@ -151,7 +160,7 @@ struct StoreExploration: Sendable {
       guard let action = try? ActionLine.parse(step.line, manifest: plugin.manifest) else { continue }
       store.send(action, source: .user)
       if store.settleMovingClock(timeout: timeout, maxTicks: FlowExploration.maxTicks).result == .timedOut {
-        if setup.instances.runsPluginsHere, !store.waitUntilIdle(timeout: .zero) {
+        if Self.isStuckInProcess(store, instances: setup.instances) {
           stuck = true
           return Failure(
             steps: ran, kind: Self.hang,

@@ -72,11 +72,10 @@ struct FlowExploration: Sendable {
       rerun: { shrinkIn?.run($0) })
   }
 
-  /// This exploration in workers of the built host (see `StoreExploration.inWorkers`).
+  /// This exploration in workers that end a hang (`StoreExploration.hangEndingWorkers`).
   private var inWorkers: FlowExploration {
     var workers = settings
-    workers.instances = .worker(executable: HostProcess.executable, callTimeout: settings.timeout.seconds)
-    workers.timeout = settings.timeout * 2 + .seconds(1)
+    (workers.instances, workers.timeout) = StoreExploration.hangEndingWorkers(timeout: settings.timeout)
     return FlowExploration(flow: flow, plugins: plugins, settings: workers, invariant: invariant)
   }
 
@@ -172,7 +171,7 @@ struct FlowExploration: Sendable {
       let (result, _) = store.settleMovingClock(timeout: settings.timeout, maxTicks: Self.maxTicks)
       guard result == .timedOut else { continue }
       let text = "\(record.id) did not settle within \(settings.timeout) (a hang?)"
-      guard settings.instances.runsPluginsHere, !store.waitUntilIdle(timeout: .zero) else { return (text, nil) }
+      guard StoreExploration.isStuckInProcess(store, instances: settings.instances) else { return (text, nil) }
       return (text, "\(record.id) did not answer within \(settings.timeout) in process (a call that never returns)")
     }
     launcher.waitUntilIdle()
