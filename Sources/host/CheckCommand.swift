@@ -18,7 +18,8 @@ struct CheckCommand {
     // The hosts it runs inherit the choice; a section that sets the variable itself wins.
     setenv(Isolation.variable, try Isolation.chosen(arguments).rawValue, 1)
     let runner = TranscriptRunner(
-      hostExecutable: try Self.ownExecutable(), pluginDirectories: global.pluginDirectories, stepTimeout: timeout)
+      hostExecutable: try OwnExecutable.required("to run the transcripts"), pluginDirectories: global.pluginDirectories,
+      stepTimeout: timeout)
     var passed = 0
     var failed = 0
     for file in try Self.transcripts(in: paths) {
@@ -99,11 +100,4 @@ struct CheckCommand {
     return files
   }
 
-  /// This host's own executable: the transcripts run the same binary, as `host run` in a pipe.
-  private static func ownExecutable() throws(HostError) -> String {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard length > 0 else { throw HostError("cannot read /proc/self/exe to find the host executable") }
-    return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  }
 }

@@ -8,11 +8,9 @@ extension HostCLI.Global {
     var settings = ReloadSettings()
     settings.watches = arguments.has(CommandTable.Run.watch)
     settings.loading = try Isolation.chosen(arguments) == .none ? .inProcess : .workers
-    let executable = try Isolation.ownExecutable()
+    let host = try OwnExecutable.required("to run the plugin scanner")
     settings.scanner =
-      ScannerProcess(executable: executable, timeout: scanTimeout, environment: ChildProcess.currentEnvironment) {
-        path in [CommandTable.scan.name, path]
-      }.scanner
+      ScanCommand.process(host: host, timeout: scanTimeout, environment: ChildProcess.currentEnvironment).scanner
     return settings
   }
 }

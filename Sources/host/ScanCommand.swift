@@ -18,15 +18,25 @@ extension ScanCommand {
   static func process(timeout: Duration, environment: [String: String] = ChildProcess.currentEnvironment)
     -> ScannerProcess?
   {
-    guard let host = OwnExecutable.path else { return nil }
-    return ScannerProcess(executable: LeanExecutable.beside(host), timeout: timeout, environment: environment) {
-      path in [CommandTable.scan.name, path]
+    OwnExecutable.path.map { process(host: $0, timeout: timeout, environment: environment) }
+  }
+
+  /// The scanner for the host executable at `host`.
+  static func process(host: String, timeout: Duration, environment: [String: String]) -> ScannerProcess {
+    ScannerProcess(executable: LeanExecutable.beside(host), timeout: timeout, environment: environment) { path in
+      [CommandTable.scan.name, path]
     }
   }
 }
 
 /// The running host executable, which child processes run again.
 enum OwnExecutable {
+  /// `path`, or an error saying it cannot be found to do `what` ("to run the checks in").
+  static func required(_ what: String) throws(HostError) -> String {
+    guard let path else { throw HostError("cannot find the host executable (/proc/self/exe) \(what)") }
+    return path
+  }
+
   /// From /proc/self/exe; nil when it cannot be read.
   static var path: String? {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

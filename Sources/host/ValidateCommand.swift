@@ -37,7 +37,7 @@ struct ValidateCommand {
   private func validate(_ plugin: String, settings: ConformanceSuite.Settings, isolation: Isolation)
     throws(HostError) -> Int32
   {
-    let executable = try Self.ownExecutable()
+    let executable = try OwnExecutable.required("to run the checks in")
     // The checks run sandboxed with what the manifest's needs grant: read from a scan, which runs
     // no plugin code here.
     var environment = ChildProcess.currentEnvironment
@@ -133,15 +133,6 @@ struct ValidateCommand {
     return folder + "/" + path
   }
 
-  /// The running host executable, which the children run again.
-  private static func ownExecutable() throws(HostError) -> String {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard count > 0 else {
-      throw HostError("cannot find the host executable (/proc/self/exe) to run the checks in")
-    }
-    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  }
 }
 
 /// One check in a child process (a `ChildProcess` in a process group of its own, killed whole at

@@ -59,16 +59,8 @@ enum Isolation: String {
       arguments.seconds(CommandTable.Isolation.callTimeout) ?? RunSettingCatalogue.callTimeout.defaultSeconds
     var sandbox = SandboxSettings()
     if let bytes = arguments.size(CommandTable.Isolation.maxMemory) { sandbox.maxMemory = bytes }
-    return .worker(executable: try ownExecutable(), callTimeout: timeout, sandbox: sandbox)
+    return .worker(
+      executable: try OwnExecutable.required("to run a worker process"), callTimeout: timeout, sandbox: sandbox)
   }
 
-  /// The running host executable, which workers and children run again.
-  static func ownExecutable() throws(HostError) -> String {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard count > 0 else {
-      throw HostError("cannot find the host executable (/proc/self/exe) to run a worker process")
-    }
-    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  }
 }

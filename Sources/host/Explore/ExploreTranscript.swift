@@ -35,7 +35,8 @@ struct ExploreTranscript {
     ]
     let draftText = (header + inputs.map { "> \($0)" }).joined(separator: "\n") + "\n"
     let runner = TranscriptRunner(
-      hostExecutable: try Isolation.ownExecutable(), pluginDirectories: pluginDirectories, stepTimeout: .seconds(30))
+      hostExecutable: try OwnExecutable.required("to run the transcript"), pluginDirectories: pluginDirectories,
+      stepTimeout: .seconds(30))
     let actual: [String]
     do {
       let draft = try Transcript(parsing: draftText, directory: directory)
