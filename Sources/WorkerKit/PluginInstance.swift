@@ -14,6 +14,11 @@ public protocol PluginInstance: AnyObject {
   /// `handle` in order. An instance in another process sends them together. `handle` may call
   /// this instance again only for the last result.
   func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void)
+  /// `dispatch(_:handle:)`, and where `snapshotAfterLast`, the state after the last action
+  /// taken in the same go: while `handle` has the last result, `withSnapshot` hands that state
+  /// over without another call (a worker encodes it while it is still awake, instead of being
+  /// woken for it). The journal's periodic snapshot comes due after a run's last action.
+  func dispatch(_ actions: [String], snapshotAfterLast: Bool, handle: (Result<Bool, PluginCallError>) -> Void)
   /// Makes `calls` in order, as one by one, handing each answer to `handle` in order. An
   /// instance in another process sends them ahead of their answers (replay, restore, `:goto`).
   /// After a failure the rest fail too, as not made: in this process they are not; in another
@@ -75,6 +80,13 @@ extension PluginInstance {
         handle(.failure(error))
       }
     }
+  }
+
+  /// Instances that answer `withSnapshot` at once need nothing taken ahead.
+  public func dispatch(
+    _ actions: [String], snapshotAfterLast: Bool, handle: (Result<Bool, PluginCallError>) -> Void
+  ) {
+    dispatch(actions, handle: handle)
   }
 
   /// One `dispatch` after the other.

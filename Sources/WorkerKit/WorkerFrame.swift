@@ -137,11 +137,23 @@ package struct FrameWriter {
   /// A request with its text (or none): an action with its NUL, so that the worker hands the
   /// plugin the frame's own bytes.
   package mutating func frame(_ request: WorkerFrame.Request, _ text: String?) {
-    let start = begin(request.rawValue)
-    if let text {
-      if request == .dispatch || request == .reduce { cString(text) } else { string(text) }
+    guard let action = text, request == .dispatch || request == .reduce else {
+      let start = begin(request.rawValue)
+      if let text { string(text) }
+      return end(at: start)
     }
-    end(at: start)
+    // An action's frame is the hot path of a piped run: its 9 bytes of lengths and kind are
+    // written at once, not appended one by one.
+    var utf8Text = action
+    utf8Text.withUTF8 { utf8 in
+      let field = UInt64(utf8.count + 1)
+      let length = 1 + 4 + field
+      let head = (length & 0xFFFF_FFFF) | UInt64(request.rawValue) << 32 | (field & 0xFF_FFFF) << 40
+      withUnsafeBytes(of: head.littleEndian) { bytes.append(contentsOf: $0) }
+      bytes.append(UInt8(truncatingIfNeeded: field >> 24))
+      bytes.append(contentsOf: utf8)
+      bytes.append(0)
+    }
   }
 }
 
@@ -292,6 +304,17 @@ package struct FrameReader {
     let fields = FrameFields(storage[(start + 5)..<(start + 4 + length)])
     start += 4 + length
     return Frame(kind: kind, fields: fields)
+  }
+
+  /// The `changed` byte of the next frame when it is a whole `done` frame (most dispatches'
+  /// answer), taken without making its fields; nil for any other frame or none.
+  package mutating func nextDone() -> UInt8? {
+    guard end - start >= 6, storage[start + 4] == WorkerFrame.Message.done.rawValue, pendingLength == 2 else {
+      return nil
+    }
+    let changed = storage[start + 5]
+    start += 6
+    return changed
   }
 
   /// One frame read: a struct, not a tuple (an optional tuple is destroyed through the runtime's

@@ -22,7 +22,10 @@ final class LossWatch: PluginInstance {
     try watch { () throws(PluginCallError) in try base.dispatch(json) }
   }
   func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void) {
-    base.dispatch(actions) { result in
+    dispatch(actions, snapshotAfterLast: false, handle: handle)
+  }
+  func dispatch(_ actions: [String], snapshotAfterLast: Bool, handle: (Result<Bool, PluginCallError>) -> Void) {
+    base.dispatch(actions, snapshotAfterLast: snapshotAfterLast) { result in
       note(result)
       handle(result)
     }

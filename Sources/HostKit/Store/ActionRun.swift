@@ -6,6 +6,8 @@ struct ActionRun {
   var actions: [String] = []
   var sources: [ActionSource] = []
   var count: Int { actions.count }
+  /// Whether the run ends at the action after which the journal wants a snapshot.
+  var endsAtSnapshot = false
 
   /// Two or more actions in a row at `index` of `batch` that can go together, keeping what one at
   /// a time would do: none past the one after which the journal wants a snapshot
@@ -25,5 +27,6 @@ struct ActionRun {
       }
     }
     guard count > 1 else { return nil }
+    endsAtSnapshot = count == snapshotLimit
   }
 }

@@ -132,7 +132,8 @@ final class StoreLoop: @unchecked Sendable {
   private func apply(_ run: ActionRun, from batch: [InboxItem], at start: Int) -> (outcome: Outcome, handled: Int) {
     var last = Applied.outcome(.next)
     var handled = 0
-    instance.dispatch(run.actions) { result in
+    // The snapshot the journal then takes (unless an action was refused) comes in the same go.
+    instance.dispatch(run.actions, snapshotAfterLast: run.endsAtSnapshot) { result in
       // After a loss the remaining results are the lost instance's: not this store's to apply.
       if case .lost = last { return }
       // The run ends where a pause can come, so only its last result may say pause.

@@ -65,6 +65,8 @@ final class WorkerConnection: @unchecked Sendable {
   /// of a batch brought it down.
   // Unchecked: only the caller holding `role` touches it, once an answer.
   @exclusivity(unchecked) private var answeredTotal: UInt64 = 0
+  /// Exchanges made so far (tests: what went in one).
+  @exclusivity(unchecked) private(set) var exchanges = 0
 
   /// Each ring's size: frames larger than this stream through it.
   static let ringCapacity: UInt32 = 256 << 10
@@ -147,6 +149,7 @@ final class WorkerConnection: @unchecked Sendable {
     }
     role.lock()
     caller.store(me, ordering: .releasing)
+    exchanges += 1
     defer {
       caller.store(0, ordering: .releasing)
       role.unlock()
@@ -320,6 +323,9 @@ final class WorkerConnection: @unchecked Sendable {
 
   /// The next reply, delivering the callbacks before it; nil when no whole reply is read yet.
   private func nextReply() -> WorkerReply? {
+    if let changed = reader.nextDone() {
+      return WorkerReply(status: fh_status(FH_OK), changed: changed != 0, text: "", extra: "")
+    }
     while var frame = reader.next() {
       if frame.kind == WorkerFrame.Message.done.rawValue {
         return WorkerReply(status: fh_status(FH_OK), changed: frame.fields.byte() != 0, text: "", extra: "")

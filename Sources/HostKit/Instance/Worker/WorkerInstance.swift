@@ -150,6 +150,9 @@ public final class WorkerInstance: InterruptibleInstance {
   /// How many of the worker's timers this side keeps an id of (fired ones are let go in time).
   public var timersKept: Int { connection.timersKept }
 
+  /// How many exchanges with the worker calls and batches made so far (tests).
+  var exchanges: Int { connection.exchanges }
+
   /// How many times emits were let through a full inbox because a call stalled (tests).
   var stallReleases: Int { connection.stallReleases.load(ordering: .relaxed) }
 
@@ -161,22 +164,55 @@ public final class WorkerInstance: InterruptibleInstance {
   /// result in order; only for the last may it call this instance again (the others are answered
   /// while later actions are still in the worker).
   public func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void) {
+    dispatch(actions, snapshotAfterLast: false, handle: handle)
+  }
+
+  /// The actions sent ahead of their answers, and a snapshot after the last in the same stream:
+  /// the worker encodes it right after the last action, awake, where a call after the batch
+  /// would wait for it to be woken (a journal's snapshot every 1,000 piped actions did).
+  public func dispatch(
+    _ actions: [String], snapshotAfterLast: Bool, handle: (Result<Bool, PluginCallError>) -> Void
+  ) {
     var answered = 0
     var last: Result<Bool, PluginCallError>?
+    var snapshot: String?
     // Each answer made a result once, here: an action's path is the hot one of a piped run.
     func next(_ result: Result<Bool, PluginCallError>) {
       answered += 1
-      if answered == actions.count { last = result } else { handle(result) }
+      if answered == actions.count { last = result } else if answered < actions.count { handle(result) }
     }
-    send(actions.lazy.map { .dispatch($0) }, count: actions.count) { reply, request in
+    let calls = ActionsThenSnapshot(actions: actions, snapshot: snapshotAfterLast)
+    send(calls, count: calls.count) { reply, request in
+      if request == .snapshot {
+        if reply.status == fh_status(FH_OK) { snapshot = reply.text }
+        return
+      }
       next(
         reply.status == fh_status(FH_OK)
           ? .success(reply.changed)
           : .failure(PluginCallError(call: request.name, status: reply.status, message: reply.text)))
     } fail: { error in
+      // The snapshot's failure is not an action's: a `withSnapshot` after the batch makes the
+      // call again and meets it there.
       next(.failure(error))
     }
-    if let last { handle(last) }
+    guard let last else { return }
+    takenSnapshot = snapshot
+    defer { takenSnapshot = nil }
+    handle(last)
+  }
+
+  /// The state after a batch's last action, taken in its stream: `withSnapshot` hands it over
+  /// (once) while that action's result is handled.
+  private var takenSnapshot: String?
+
+  public func withSnapshot<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) throws(PluginCallError) -> R {
+    guard var state = takenSnapshot else {
+      var state = try snapshot()
+      return state.withUTF8(body)
+    }
+    takenSnapshot = nil
+    return state.withUTF8(body)
   }
 
   public func perform(_ calls: [InstanceCall], handle: (Result<InstanceAnswer, PluginCallError>) -> Void) {
@@ -322,6 +358,28 @@ public final class WorkerInstance: InterruptibleInstance {
     if callWriter.bytes.capacity > 1 << 16 { callWriter.bytes = [] }
     return try reply.result(call: request.name).get()
   }
+}
+
+/// A batch's actions as dispatch calls, then a snapshot where one is wanted, without an array
+/// of calls made of the actions.
+private struct ActionsThenSnapshot: Sequence {
+  let actions: [String]
+  let snapshot: Bool
+
+  var count: Int { actions.count + (snapshot ? 1 : 0) }
+
+  struct Iterator: IteratorProtocol {
+    let batch: ActionsThenSnapshot
+    var index = 0
+
+    mutating func next() -> InstanceCall? {
+      defer { index += 1 }
+      if index < batch.actions.count { return .dispatch(batch.actions[index]) }
+      return index == batch.actions.count && batch.snapshot ? .snapshot : nil
+    }
+  }
+
+  func makeIterator() -> Iterator { Iterator(batch: self) }
 }
 
 /// One answer from the worker.
