@@ -97,7 +97,8 @@ public enum FeatureExport {
   /// Dispatch and reduce for the image's one feature, specialized for it.
   // nonisolated(unsafe): written once, under `registration`, before the descriptor is handed out;
   // read only by the descriptor's functions, which the host calls after it got the descriptor.
-  fileprivate nonisolated(unsafe) static var applyFunction: ApplyFunction?
+  // Unchecked at run time for the same reason: every dispatch reads it.
+  @exclusivity(unchecked) fileprivate nonisolated(unsafe) static var applyFunction: ApplyFunction?
 
   /// Whether the image's feature has a structured view (`fh.structured_view/1`).
   // nonisolated(unsafe): written once, like `applyFunction`, before the descriptor is handed out.

@@ -8,7 +8,9 @@ import FeatureJSON
 /// The type-erased face of an instance, as the C glue sees it.
 @usableFromInline
 class AnyFeatureInstance {
-  var lastError = OwnedCString()
+  // Unchecked at run time: read by every call's `succeed`, and calls on one instance are
+  // serialized by its host (feature_abi.h).
+  @exclusivity(unchecked) var lastError = OwnedCString()
 
   func start() -> fh_status { fatalError("abstract") }
   @usableFromInline
@@ -65,8 +67,8 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   /// The encoding of the current state with its NUL, when known: made by restore or by the last
   /// snapshot (of a state up to `restoreEncodesUpTo`), so a snapshot of a state already encoded
   /// costs no encoding (a probe's snapshot -> restore -> snapshot, a travel after a probe). Any
-  /// action forgets it: only an action changes the state.
-  @usableFromInline var stateEncoding: [UInt8]?
+  /// action forgets it: only an action changes the state. Unchecked as `state` is.
+  @exclusivity(unchecked) @usableFromInline var stateEncoding: [UInt8]?
   /// States up to this size are encoded in full by restore (about the cost of their structure);
   /// a larger one (100,000 URLs) only its structure, as its snapshot may never come.
   private static var restoreEncodesUpTo: Int { 64 << 10 }
