@@ -145,6 +145,9 @@ public enum LogLevel: Int, Sendable, Comparable, CustomStringConvertible {
 /// returned (later calls are the plugin breaking the ABI; a target counts or ignores them).
 public protocol InstanceCallbackTarget: AnyObject, Sendable {
   func instanceEmitted(_ json: String, origin: EmitOrigin)
+  /// Actions emitted one after the other, taken as `instanceEmitted` one by one would take them:
+  /// a worker's listener hands over those it read together, so they are queued in one go.
+  func instanceEmitted(_ emits: [InstanceEmit])
   func instanceLogged(level: LogLevel, message: String)
   func instanceEffectBegan()
   func instanceEffectEnded()
@@ -183,6 +186,21 @@ extension InstanceCallbackTarget {
   public func instanceLostBetweenCalls() {}
   /// Targets without an inbox take everything at once.
   public func instanceWaitForRoom(atMost: Duration) -> Bool { true }
+  /// One at a time.
+  public func instanceEmitted(_ emits: [InstanceEmit]) {
+    for emit in emits { instanceEmitted(emit.json, origin: emit.origin) }
+  }
+}
+
+/// An action a plugin emitted, and whether from an effect or a feedback.
+public struct InstanceEmit: Sendable {
+  public var json: String
+  public var origin: EmitOrigin
+
+  public init(_ json: String, origin: EmitOrigin) {
+    self.json = json
+    self.origin = origin
+  }
 }
 
 /// The target of an instance whose callbacks nobody wants: a replay, a scratch instance, a

@@ -1,3 +1,4 @@
+import FeatureJSON
 import FeatureTesting
 import Foundation
 import HostKit
@@ -18,6 +19,11 @@ private final class TargetCapture: Sendable {
   func emit(_ json: String) throws {
     try #require(target.withLock { $0 }).instanceEmitted(json, origin: .effect)
   }
+
+  /// As a worker's listener hands over the emits of one read of its ring.
+  func emitTogether(_ jsons: [String]) throws {
+    try #require(target.withLock { $0 }).instanceEmitted(jsons.map { InstanceEmit($0, origin: .effect) })
+  }
 }
 
 @Suite("A plugin's emits that are not actions")
@@ -30,6 +36,8 @@ struct EmitRefusalTests {
     ("number type", #"{"type":3}"#, "not a string"),
     ("text", "tick", "not JSON"),
     ("empty", "", "not JSON"),
+    // A NUL would end a scan of the text as a C string right after a good action.
+    ("NUL inside", "{\"type\":\"tick\"}\u{0}{", "not JSON"),
   ]
 
   @Test func anEmitThatIsNotAnActionIsRefusedNamedCountedAndNeverJournaled() throws {
@@ -64,6 +72,29 @@ struct EmitRefusalTests {
       return action.json
     }
     #expect(actions == [#"{"type":"created"}"#, #"{"type":"increment"}"#])
+  }
+
+  @Test func emitsHandedOverTogetherAreTakenInOrderAsOneByOne() throws {
+    let folder = try FixturePlugin.temporaryFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let capture = TargetCapture()
+    let journaled = try JournaledStore.start(
+      try PluginLoader.load(CounterLibrary.path), journalPath: "\(folder)/counter.jsonl", instances: capture.factory)
+    let (store, events) = (journaled.store, journaled.events)
+    let increment = #"{"type":"increment"}"#
+    try capture.emitTogether(
+      [increment, Self.badEmits[0].json, increment, Self.badEmits[6].json, #"{"type":"decrement"}"#])
+    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
+    _ = store.stop()
+    let order = events.all.compactMap { event -> String? in
+      switch event {
+      case .applied(_, let action, _, _): (try? JSONValue.parse(action))?["type"]?.stringValue
+      case .emitRefused: "refused"
+      default: nil
+      }
+    }
+    #expect(order == ["created", "increment", "refused", "increment", "refused", "decrement"])
+    #expect(store.refusedEmits == 2)
   }
 
   @Test func aTimerWhoseActionsAreNotActionsIsRefusedAndCounted() throws {

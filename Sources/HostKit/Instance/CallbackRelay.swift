@@ -12,6 +12,7 @@ final class CallbackRelay: InstanceCallbackTarget {
   }
 
   func instanceEmitted(_ json: String, origin: EmitOrigin) { store?.instanceEmitted(json, origin: origin) }
+  func instanceEmitted(_ emits: [InstanceEmit]) { store?.instanceEmitted(emits) }
   func instanceLogged(level: LogLevel, message: String) { store?.instanceLogged(level: level, message: message) }
   func instanceEffectBegan() { store?.instanceEffectBegan() }
   func instanceEffectEnded() { store?.instanceEffectEnded() }

@@ -7,7 +7,14 @@ enum EmittedAction {
   /// Why `json` is not an action, or nil when it is one.
   static func problem(in json: String) -> String? {
     // Checked, not parsed: a plugin's threads may emit hundreds of thousands a second, and a
-    // worker's all pass through one listener thread.
+    // worker's all pass through one listener thread. The common flat shape is scanned in place
+    // (whatever the scan accepts is valid JSON with a string "type"); a NUL inside would end
+    // the scan early, so the scan must have read the whole text.
+    var text = json
+    let flat = text.withUTF8 { utf8 in
+      utf8.count <= FlatActionScan.maximumLength && !utf8.contains(0)
+    }
+    if flat, json.withCString({ FlatActionScan(utf8CString: $0) }) != nil { return nil }
     let type: JSONValue.MemberCheck
     do {
       type = try JSONValue.validate(json, member: "type")

@@ -235,6 +235,20 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     external.enqueue(.action(json, origin == .feedback ? .feedback : .effect))
   }
 
+  /// Each emit checked as one alone is, the lot queued under one lock with one wake-up.
+  public func instanceEmitted(_ emits: [InstanceEmit]) {
+    var items: [InboxItem] = []
+    items.reserveCapacity(emits.count)
+    for emit in emits {
+      if let reason = EmittedAction.problem(in: emit.json) {
+        items.append(refusedEmitItem(emit.json, reason: reason))
+      } else {
+        items.append(.action(emit.json, emit.origin == .feedback ? .feedback : .effect))
+      }
+    }
+    external.enqueue(contentsOf: items)
+  }
+
   /// The most items the inbox held at once (tests).
   var inboxPeak: Int { external.inboxPeak }
 
@@ -243,9 +257,14 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
 
   /// Counts an emit that is not an action and reports it on the store thread, in order.
   private func refuseEmit(_ json: String, reason: String) {
+    external.enqueue(refusedEmitItem(json, reason: reason))
+  }
+
+  /// Counts a refused emit; the item that reports it.
+  private func refusedEmitItem(_ json: String, reason: String) -> InboxItem {
     external.countRefusedEmit()
     let failure = StoreFailure.emitRefused(feature: plugin.id, action: EmittedAction.excerpt(json), reason: reason)
-    external.enqueue(.refusedEmit(HostError(failure)))
+    return .refusedEmit(HostError(failure))
   }
 
   public func instanceEmittedStep(_ json: String) { external.enqueue(.step(json)) }

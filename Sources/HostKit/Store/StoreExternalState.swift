@@ -31,6 +31,10 @@ final class StoreExternalState: @unchecked Sendable {
   private let storeThreadID = Atomic<UInt>(0)
   /// Whether a worker's listener waits for the store thread to take a batch.
   private var emitterWaits = false
+  /// Threads other than the store thread waiting on `condition` (to settle, for room, for the
+  /// stop): while there are any, new items wake every waiter, since a signal could wake one of
+  /// them and leave the store thread asleep with items queued.
+  private var othersWaiting = 0
 
   init(capacity: Int, clock: StoreClock) {
     inbox = Inbox(capacity: capacity)
@@ -42,6 +46,25 @@ final class StoreExternalState: @unchecked Sendable {
     condition.lock()
     defer { condition.unlock() }
     return body()
+  }
+
+  /// Waits on `condition` (held) as a thread other than the store thread.
+  private func waitAsOther() {
+    othersWaiting += 1
+    condition.wait()
+    othersWaiting -= 1
+  }
+
+  /// `waitAsOther` until `deadline`; false when it passed.
+  private func waitAsOther(until deadline: Date) -> Bool {
+    othersWaiting += 1
+    defer { othersWaiting -= 1 }
+    return condition.wait(until: deadline)
+  }
+
+  /// Tells the store thread that items came (`condition` held).
+  private func itemsQueued() {
+    if othersWaiting > 0 { condition.broadcast() } else { condition.signal() }
   }
 
   // MARK: - Any thread
@@ -58,9 +81,19 @@ final class StoreExternalState: @unchecked Sendable {
     condition.lock()
     defer { condition.unlock() }
     if waitsForRoom && inbox.isFull && !isOnStoreThread {
-      while inbox.isFull, case .open = gate, !life.isEnding { condition.wait() }
+      while inbox.isFull, case .open = gate, !life.isEnding { waitAsOther() }
     }
-    if inbox.accept(item, life: life) { condition.signal() }
+    if inbox.accept(item, life: life) { itemsQueued() }
+  }
+
+  /// Queues `items` in order, under one lock and with one wake-up (a worker's listener hands
+  /// over the emits of one read of its ring). Nothing waits for room.
+  func enqueue(contentsOf items: [InboxItem]) {
+    condition.lock()
+    defer { condition.unlock() }
+    var accepted = false
+    for item in items where inbox.accept(item, life: life) { accepted = true }
+    if accepted { itemsQueued() }
   }
 
   /// Waits at most `atMost` while the inbox is full; true when there is room, or the store
@@ -73,7 +106,7 @@ final class StoreExternalState: @unchecked Sendable {
     while inbox.isFull {
       guard case .open = gate, !life.isEnding, !isOnStoreThread else { return true }
       emitterWaits = true
-      if !condition.wait(until: deadline) { return !inbox.isFull }
+      if !waitAsOther(until: deadline) { return !inbox.isFull }
     }
     return true
   }
@@ -84,7 +117,7 @@ final class StoreExternalState: @unchecked Sendable {
     locked {
       if let retired = life.retired { return retired }
       inbox.append(job: body)
-      condition.signal()
+      itemsQueued()
       return nil
     }
   }
@@ -98,7 +131,7 @@ final class StoreExternalState: @unchecked Sendable {
       if life.isClosed { return .stopped }
       // A store closing its feature after a loss stops by itself: that is what it settles to.
       if case .closing(afterLoss: true) = life {
-        if !condition.wait(until: deadline) { return .timedOut }
+        if !waitAsOther(until: deadline) { return .timedOut }
         continue
       }
       if !activity.isApplying {
@@ -109,7 +142,7 @@ final class StoreExternalState: @unchecked Sendable {
         }
       }
       if isSettled { return .settled }
-      if !condition.wait(until: deadline) { return isSettled ? .settled : .timedOut }
+      if !waitAsOther(until: deadline) { return isSettled ? .settled : .timedOut }
     }
   }
 
@@ -121,7 +154,7 @@ final class StoreExternalState: @unchecked Sendable {
     condition.lock()
     defer { condition.unlock() }
     while !life.isClosed && (activity.isApplying || (gate != .paused && inbox.hasRunnableItem(under: gate))) {
-      if !condition.wait(until: deadline) { return false }
+      if !waitAsOther(until: deadline) { return false }
     }
     return true
   }
@@ -165,7 +198,7 @@ final class StoreExternalState: @unchecked Sendable {
     condition.lock()
     defer { condition.unlock() }
     if life.stopRequested() { condition.broadcast() }
-    while !life.isClosed { condition.wait() }
+    while !life.isClosed { waitAsOther() }
     return inbox.report
   }
 

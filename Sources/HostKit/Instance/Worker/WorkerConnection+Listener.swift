@@ -139,10 +139,30 @@ extension WorkerConnection {
       if holdingBack, !holdBack() { return false }
       let read = reader.fill { fh_channel_read_callbacks(channel, $0, $1) }
       if read < 0 { return brokeCallbacks("moved its write position past the ring") }
-      while var frame = reader.next() { deliver(frame.kind, &frame.fields) }
+      deliverRead(&reader)
       if reader.isOverlong { return brokeCallbacks("sent a frame longer than 1 GiB") }
       if read == 0 { return true }
     }
+  }
+
+  /// Delivers the whole frames `reader` holds, in order; emits in a row go to the target
+  /// together, queued by the store in one go (a plugin's threads may emit hundreds of thousands
+  /// a second, and each queued alone woke the store thread).
+  private func deliverRead(_ reader: inout FrameReader) {
+    var emits: [InstanceEmit] = []
+    while var frame = reader.next() {
+      if frame.kind == WorkerFrame.Message.emit.rawValue {
+        let origin: EmitOrigin = frame.fields.byte() == 1 ? .feedback : .effect
+        emits.append(InstanceEmit(frame.fields.string(), origin: origin))
+        continue
+      }
+      if !emits.isEmpty {
+        target?.instanceEmitted(emits)
+        emits.removeAll(keepingCapacity: true)
+      }
+      deliver(frame.kind, &frame.fields)
+    }
+    if !emits.isEmpty { target?.instanceEmitted(emits) }
   }
 
   /// Waits while the target holds as much as it wants (see `HoldBack`); false when the worker
