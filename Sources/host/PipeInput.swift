@@ -98,19 +98,26 @@ struct PipeInput {
 /// The actions without arguments of one feature, by the word that sends them.
 private struct ActionWords {
   private var feature: ObjectIdentifier?
+  /// A catalogue's few words are compared in turn (a short word's `==` is a comparison of two
+  /// integers, where a dictionary hashes every line); many go in `table`.
+  private var few: [(word: String, json: String)] = []
   private var table: [String: String] = [:]
+  private static let fewest = 8
 
   /// The action object `line` sends when it is just an action word of `feature`'s catalogue.
   mutating func action(for line: String, of feature: PresentedFeature) -> String? {
     if self.feature != ObjectIdentifier(feature) {
       self.feature = ObjectIdentifier(feature)
       let manifest = feature.plugin.manifest
-      table = [:]
-      for action in manifest.actions where action.arguments.isEmpty {
-        // The very object the general path makes of the word.
-        if let json = try? ActionLine.parse(action.type, manifest: manifest) { table[action.type] = json }
+      // The very object the general path makes of the word.
+      let words = manifest.actions.filter(\.arguments.isEmpty).compactMap { action in
+        (try? ActionLine.parse(action.type, manifest: manifest)).map { (word: action.type, json: $0) }
       }
+      few = words.count <= Self.fewest ? words : []
+      table = words.count <= Self.fewest ? [:] : Dictionary(words, uniquingKeysWith: { first, _ in first })
     }
-    return table[line]
+    guard table.isEmpty else { return table[line] }
+    for entry in few where entry.word == line { return entry.json }
+    return nil
   }
 }
