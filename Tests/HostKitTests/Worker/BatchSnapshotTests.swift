@@ -65,6 +65,20 @@ struct BatchSnapshotTests {
     #expect(try worker.withSnapshot { String(decoding: $0, as: UTF8.self) } == TallyRun.state(total: 3))
   }
 
+  @Test func aCallAfterTheBatchMakesItsSnapshotStale() throws {
+    let worker = try Self.tally()
+    defer { worker.destroy() }
+    var state: String?
+    var handled = 0
+    worker.dispatch(TallyRun.actions(2).map(\.json), snapshotAfterLast: true) { _ in
+      handled += 1
+      guard handled == 2, (try? worker.restore(TallyRun.state(total: 4))) != nil else { return }
+      state = try? worker.withSnapshot { String(decoding: $0, as: UTF8.self) }
+    }
+    // The last result's handler restored another state: the snapshot is asked of the worker.
+    #expect(state == TallyRun.state(total: 4))
+  }
+
   /// The snapshots of a session's journal: each `"state"` line, as written.
   static func snapshots(in journal: String) throws -> [Substring] {
     try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n").filter { $0.contains(#""state":"#) }

@@ -203,7 +203,8 @@ public final class WorkerInstance: InterruptibleInstance {
   }
 
   /// The state after a batch's last action, taken in its stream: `withSnapshot` hands it over
-  /// (once) while that action's result is handled.
+  /// (once) while that action's result is handled, unless another call came first (every
+  /// exchange forgets it).
   private var takenSnapshot: String?
 
   public func withSnapshot<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) throws(PluginCallError) -> R {
@@ -232,6 +233,7 @@ public final class WorkerInstance: InterruptibleInstance {
     _ calls: Calls, count: Int, answer: (WorkerReply, WorkerFrame.Request) -> Void,
     fail: (PluginCallError) -> Void
   ) {
+    takenSnapshot = nil
     var writer = FrameWriter()
     var requests: [WorkerFrame.Request] = []
     var iterator = calls.makeIterator()
@@ -306,6 +308,7 @@ public final class WorkerInstance: InterruptibleInstance {
   public func snapshot() throws(PluginCallError) -> String { try call(.snapshot).text }
 
   public func restore(_ json: String) throws(PluginCallError) {
+    takenSnapshot = nil
     // With its NUL: the worker hands the plugin the state where the frame holds it, not a copy.
     var writer = FrameWriter()
     let start = writer.begin(WorkerFrame.Request.restore.rawValue)
@@ -350,6 +353,7 @@ public final class WorkerInstance: InterruptibleInstance {
   private var callWriter = FrameWriter()
 
   private func call(_ request: WorkerFrame.Request, _ text: String? = nil) throws(PluginCallError) -> WorkerReply {
+    takenSnapshot = nil
     callWriter.bytes.removeAll(keepingCapacity: true)
     callWriter.frame(request, text)
     var blamed: Int?
