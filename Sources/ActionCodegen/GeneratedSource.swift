@@ -38,6 +38,7 @@ struct GeneratedSource {
       }
       let members = defaults.lines
       if !members.isEmpty { lines += [""] + members }
+      if let state = StateWriterSource(code: code, feature: feature).lines { lines += [""] + state }
       lines += [""] + Self.entryLines(feature: feature)
       return lines.joined(separator: "\n") + "\n"
     }

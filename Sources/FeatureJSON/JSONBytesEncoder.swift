@@ -18,6 +18,11 @@ public struct JSONBytesEncoder: Sendable {
   /// Encodes `value`. `capacity` is a guess at the size, to reserve once instead of growing.
   /// Throws what `JSONValueEncoder.encode` throws.
   public func encode<T: Encodable>(_ value: T, capacity: Int = 0) throws -> [UInt8] {
+    if let writable = value as? any JSONObjectWritable {
+      var writer = JSONObjectWriter(capacity: capacity)
+      writable.writeJSONObject(into: &writer)
+      return writer.finish()
+    }
     let writer = ByteWriter(userInfo: userInfo, capacity: capacity, scalarsAsZero: false)
     if let bytes = writer.write(value) { return bytes }
     return try treeBytes(value, capacity: capacity)

@@ -14,8 +14,10 @@ import FeatureJSON
 /// What FeatureKit's `ActionDecoding` build plugin derives from the feature's module, so that a
 /// feature is one file: the manifest's action catalogue (see `CataloguedAction`; list `actions:`
 /// in the `Manifest` to write it yourself), `init(config:)` and `initialState()` where the module
-/// writes none (write them to read settings or start elsewhere), the action decoder, and the
-/// plugin's entry (define `fh_plugin_entry_v1` yourself to export by hand, see `FeatureExport`).
+/// writes none (write them to read settings or start elsewhere), the action decoder, the writer
+/// of a state of plain members (`JSONObjectWritable`; `CodingKeys` or an `encode(to:)` of your
+/// own leaves it to Codable), and the plugin's entry (define `fh_plugin_entry_v1` yourself to
+/// export by hand, see `FeatureExport`).
 ///
 /// Everything here runs on the store thread, one call at a time. `reduce` and `feedback` must be
 /// pure: side effects belong in the `Effect`s they return.

@@ -143,3 +143,95 @@ struct ActionCodegenTests {
     }
   }
 }
+
+/// The state writer the build plugin derives: only for a state it follows for certain.
+@Suite("ActionCodegen: the state's writer")
+struct StateWriterSourceTests {
+  static func generate(state: String, extra: String = "") throws -> String {
+    try GeneratedSource(
+      sources: [
+        (
+          name: "Demo.swift",
+          text: """
+          import FeatureKit
+
+          public struct DemoFeature: Feature {
+            public struct State: Codable, Equatable, Sendable {
+          \(state)
+            }
+            public enum Action: Codable, Sendable, Equatable {
+              /// Go.
+              case go
+            }
+            public static let manifest = Manifest(id: "demo", name: "Demo", version: "1", description: "")
+            public func reduce(into state: inout State, action: Action) -> Effect<Action> { .none }
+          \(extra)
+          }
+          """
+        )
+      ]
+    ).text
+  }
+
+  @Test func plainMembersAreWrittenInKeyOrderAndTheRestSkipped() throws {
+    let text = try Self.generate(
+      state: """
+            public var count = 0, clicks = 0
+            public private(set) var name: String = "x"
+            let ready: Bool
+            var note: String?
+            var limit: Optional<Int>
+            var flag = true
+            static let shared = 1
+            public var settled: Bool { count == clicks }
+            public var twice: Int {
+              count * 2
+            }
+            struct Inner { var hidden: [Int] }
+            init() { (count, clicks, name, ready, note, limit) = (0, 0, "", false, nil, nil) }
+        """)
+    let expected = """
+      extension DemoFeature.State: JSONObjectWritable {
+        public func writeJSONObject(into writer: inout JSONObjectWriter) {
+          writer.member("clicks", clicks)
+          writer.member("count", count)
+          writer.member("flag", flag)
+          writer.member("limit", limit)
+          writer.member("name", name)
+          writer.member("note", note)
+          writer.member("ready", ready)
+        }
+      }
+      """
+    #expect(text.contains(expected), "\(text)")
+  }
+
+  @Test(
+    "a state it does not follow for certain is left to Codable",
+    arguments: [
+      "var items: [Int]",
+      "var ratio: Double",
+      "@Clamped var level: Int",
+      "var level: Int = 0 { didSet { } }",
+      "lazy var level = 0",
+      "private var level: Int",
+      "var level = makeLevel()",
+      "var level, other: Int",
+      "#if DEBUG\nvar level: Int\n#endif",
+      "var `default`: Int",
+      "var text = \"a\\(1)\"",
+      "isolated var level: Int",
+      "weak var owner: Int?",
+      "var level = 0x10",
+      "var level: Int!",
+    ])
+  func leftToCodable(_ state: String) throws {
+    #expect(!(try Self.generate(state: state)).contains("JSONObjectWritable"))
+  }
+
+  @Test func aHandWrittenEncodingLeavesTheStateToCodable() throws {
+    let text = try Self.generate(
+      state: "var level: Int\nenum CodingKeys: String, CodingKey { case level = \"l\" }")
+    #expect(!text.contains("JSONObjectWritable"))
+  }
+}

@@ -1,0 +1,265 @@
+/// The `JSONObjectWritable` conformance of a feature's `State`, written when every stored member
+/// is a plain `Int`, `Bool` or `String` (or an optional of one): a snapshot then skips
+/// `Encodable`'s containers (`JSONBytesEncoder` gives the same bytes either way). Whatever it
+/// does not follow for certain (a custom encoding, a member it cannot type, a wrapper, an
+/// observer, conditional compilation) leaves the state to `Codable`, as before.
+struct StateWriterSource {
+  /// The module's sources, comments stripped.
+  let code: String
+  let feature: String
+
+  enum Kind: String {
+    case int = "Int"
+    case bool = "Bool"
+    case string = "String"
+  }
+
+  struct Member: Equatable {
+    let name: String
+    let kind: Kind
+    let optional: Bool
+  }
+
+  /// The conformance as lines of Swift, or nil when the state is left to `Codable`.
+  var lines: [String]? {
+    guard let members = members() else { return nil }
+    var lines = ["extension \(feature).State: JSONObjectWritable {"]
+    lines.append("  public func writeJSONObject(into writer: inout JSONObjectWriter) {")
+    for member in members { lines.append("    writer.member(\"\(member.name)\", \(member.name))") }
+    lines += ["  }", "}"]
+    return lines
+  }
+
+  /// The state's stored members in the order their keys are written (UTF-8), or nil.
+  func members() -> [Member]? {
+    // A hand-written encoding or key mapping changes the bytes.
+    if code.contains("CodingKeys") || code.contains("encode(to") || code.contains("\"\"\"") { return nil }
+    guard let body = stateBody(), let statements = Self.statements(body) else { return nil }
+    var members: [Member] = []
+    for statement in statements {
+      switch Self.storedMembers(statement) {
+      case .none: continue
+      case .some(nil): return nil
+      case .some(let found?): members += found
+      }
+    }
+    return members.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+  }
+
+  /// The body of `struct State` declared right inside the feature's own body, the only
+  /// `struct State` of the module.
+  func stateBody() -> Substring? {
+    let states = code.ranges(of: #/\bstruct\s+State\b/#)
+    guard states.count == 1, let state = states.first,
+      let featureStart = code.firstRange(of: try! Regex(#"\b(?:struct|class|enum)\s+\#(feature)\b[^{]*\{"#)),
+      featureStart.upperBound <= state.lowerBound
+    else { return nil }
+    // Directly in the feature's body: no brace left open between the two.
+    var depth = 0
+    for character in code[featureStart.upperBound..<state.lowerBound] {
+      if character == "{" { depth += 1 } else if character == "}" { depth -= 1 }
+      if depth < 0 { return nil }
+    }
+    guard depth == 0, let open = code[state.upperBound...].firstIndex(of: "{"),
+      !code[state.upperBound..<open].contains("}")
+    else { return nil }
+    return Self.braced(code, from: code.index(after: open))
+  }
+
+  /// The text from `start` up to the brace that closes the one before it.
+  static func braced(_ text: String, from start: String.Index) -> Substring? {
+    var depth = 1
+    var index = start
+    var inString = false
+    while index < text.endIndex {
+      let character = text[index]
+      if inString {
+        if character == "\\" {
+          index = text.index(after: index)
+          guard index < text.endIndex else { return nil }
+        } else if character == "\"" {
+          inString = false
+        }
+      } else if character == "\"" {
+        inString = true
+      } else if character == "{" {
+        depth += 1
+      } else if character == "}" {
+        depth -= 1
+        if depth == 0 { return text[start..<index] }
+      }
+      index = text.index(after: index)
+    }
+    return nil
+  }
+
+  /// The body's statements at its own depth (split at line ends and `;` outside brackets and
+  /// strings), or nil where it holds conditional compilation.
+  static func statements(_ body: Substring) -> [Substring]? {
+    var statements: [Substring] = []
+    var depth = 0
+    var inString = false
+    var start = body.startIndex
+    var index = body.startIndex
+    while index < body.endIndex {
+      let character = body[index]
+      if inString {
+        if character == "\\" {
+          index = body.index(after: index)
+          guard index < body.endIndex else { return nil }
+        } else if character == "\"" {
+          inString = false
+        }
+      } else {
+        switch character {
+        case "\"": inString = true
+        case "{", "(", "[": depth += 1
+        case "}", ")", "]": depth -= 1
+        case "\n", ";":
+          if depth == 0 {
+            statements.append(body[start..<index])
+            start = body.index(after: index)
+          }
+        default: break
+        }
+      }
+      index = body.index(after: index)
+    }
+    statements.append(body[start...])
+    let trimmed = statements.map { $0.trimmingWhitespace }.filter { !$0.isEmpty }
+    if trimmed.contains(where: { $0.hasPrefix("#") }) { return nil }
+    return trimmed
+  }
+
+  /// The stored members `statement` declares: `.none` when it declares none (a function, a
+  /// computed property, a static one, a nested type), `.some(nil)` when it cannot tell for
+  /// certain or a member is not plain.
+  static func storedMembers(_ statement: Substring) -> [Member]?? {
+    // Attributes on a property (a wrapper, an availability) change what it is: not followed.
+    if statement.hasPrefix("@") {
+      let words = statement.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") })
+      return words.contains("var") || words.contains("let") ? .some(nil) : .none
+    }
+    var rest = statement
+    while let word = rest.firstWord {
+      let modifiers: Set<Substring> = [
+        "public", "internal", "package", "open", "final", "nonisolated", "private", "fileprivate",
+      ]
+      guard modifiers.contains(word) else { break }
+      // `private` and `fileprivate` members are out of the generated file's reach; `private(set)` is not.
+      rest = rest.dropFirst(word.count).trimmingWhitespace
+      if rest.hasPrefix("(") {
+        guard let close = rest.firstIndex(of: ")") else { return .some(nil) }
+        rest = rest[rest.index(after: close)...].trimmingWhitespace
+      } else if word == "private" || word == "fileprivate" {
+        if rest.firstWord == "var" || rest.firstWord == "let" { return .some(nil) }
+      }
+    }
+    // What declares no stored member of an instance; anything else not followed for certain.
+    let declaresNone: Set<Substring> = [
+      "func", "init", "deinit", "subscript", "struct", "enum", "class", "actor", "protocol", "typealias",
+      "static", "mutating", "nonmutating", "consuming", "borrowing", "override", "required", "convenience",
+      "indirect", "extension",
+    ]
+    guard let keyword = rest.firstWord else { return .some(nil) }
+    if declaresNone.contains(keyword) { return .none }
+    guard keyword == "var" || keyword == "let" else { return .some(nil) }
+    rest = rest.dropFirst(keyword.count).trimmingWhitespace
+    guard let bindings = splitTopLevel(rest) else { return .some(nil) }
+    // A block: computed (skipped) when its one binding has a type and no initializer and no
+    // observers; anything else with a block (observers, a closure) is not followed.
+    if let brace = rest.firstIndex(of: "{") {
+      let head = rest[..<brace]
+      let block = rest[brace...]
+      guard bindings.count == 1, !head.contains("="), head.contains(":"),
+        !block.contains("didSet"), !block.contains("willSet")
+      else { return .some(nil) }
+      return .none
+    }
+    var members: [Member] = []
+    for binding in bindings {
+      guard let member = member(binding) else { return .some(nil) }
+      members.append(member)
+    }
+    return .some(members)
+  }
+
+  /// `name`, `name: Type`, `name = literal` or `name: Type = value` as a plain member, or nil.
+  static func member(_ binding: Substring) -> Member? {
+    let parts = binding.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace }
+    guard let declared = parts.first else { return nil }
+    let nameAndType = declared.split(separator: ":", maxSplits: 1).map { $0.trimmingWhitespace }
+    guard let name = nameAndType.first, isIdentifier(name) else { return nil }
+    if nameAndType.count == 2 {
+      var type = nameAndType[1]
+      var optional = false
+      if type.hasSuffix("?") {
+        type = type.dropLast().trimmingWhitespace
+        optional = true
+      } else if type.hasPrefix("Optional<"), type.hasSuffix(">") {
+        type = type.dropFirst(9).dropLast().trimmingWhitespace
+        optional = true
+      }
+      guard let kind = Kind(rawValue: String(type)) else { return nil }
+      return Member(name: String(name), kind: kind, optional: optional)
+    }
+    // No type: one a literal gives it.
+    guard parts.count == 2 else { return nil }
+    let value = parts[1]
+    if value == "true" || value == "false" { return Member(name: String(name), kind: .bool, optional: false) }
+    if value.wholeMatch(of: #/-?[0-9][0-9_]*/#) != nil {
+      return Member(name: String(name), kind: .int, optional: false)
+    }
+    if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2, !value.contains("\\(") {
+      return Member(name: String(name), kind: .string, optional: false)
+    }
+    return nil
+  }
+
+  /// `text` split at commas outside brackets and strings, or nil when a bracket is unbalanced.
+  static func splitTopLevel(_ text: Substring) -> [Substring]? {
+    var parts: [Substring] = []
+    var depth = 0
+    var inString = false
+    var start = text.startIndex
+    var index = text.startIndex
+    while index < text.endIndex {
+      let character = text[index]
+      if inString {
+        if character == "\\" { index = text.index(after: index) } else if character == "\"" { inString = false }
+      } else {
+        switch character {
+        case "\"": inString = true
+        case "{", "(", "[", "<": depth += 1
+        case "}", ")", "]", ">": depth -= 1
+        case "," where depth == 0:
+          parts.append(text[start..<index].trimmingWhitespace)
+          start = text.index(after: index)
+        default: break
+        }
+      }
+      if index < text.endIndex { index = text.index(after: index) }
+    }
+    parts.append(text[start...].trimmingWhitespace)
+    return depth == 0 ? parts : nil
+  }
+
+  /// A plain ASCII identifier (no backticks): its key is written as it is.
+  static func isIdentifier(_ name: Substring) -> Bool {
+    name.wholeMatch(of: #/[A-Za-z_][A-Za-z0-9_]*/#) != nil
+  }
+}
+
+extension Substring {
+  fileprivate var trimmingWhitespace: Substring {
+    let start = firstIndex(where: { !$0.isWhitespace }) ?? endIndex
+    let end = lastIndex(where: { !$0.isWhitespace }).map { index(after: $0) } ?? start
+    return self[start..<end]
+  }
+
+  /// The identifier it starts with, if any.
+  fileprivate var firstWord: Substring? {
+    let word = prefix(while: { $0.isLetter || $0.isNumber || $0 == "_" })
+    return word.isEmpty ? nil : word
+  }
+}

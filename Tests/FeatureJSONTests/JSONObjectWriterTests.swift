@@ -1,0 +1,56 @@
+import FeatureJSON
+import Testing
+
+/// A state of plain members written as FeatureKit's build plugin writes one (keys in UTF-8
+/// order, every stored member), beside the same type through `Encodable`'s containers.
+struct PlainState: Codable, JSONObjectWritable {
+  var count: Int
+  var _zed: Bool
+  var label: String
+  var note: String?
+  var limit: Int?
+  var done: Bool?
+
+  func writeJSONObject(into writer: inout JSONObjectWriter) {
+    writer.member("_zed", _zed)
+    writer.member("count", count)
+    writer.member("done", done)
+    writer.member("label", label)
+    writer.member("limit", limit)
+    writer.member("note", note)
+  }
+}
+
+@Suite("JSONObjectWriter")
+struct JSONObjectWriterTests {
+  static let samples: [PlainState] = [
+    PlainState(count: 0, _zed: false, label: "", note: nil, limit: nil, done: nil),
+    PlainState(
+      count: -9_223_372_036_854_775_807 - 1, _zed: true, label: "tab\there \"q\" \\ é \u{1}", note: "", limit: 0,
+      done: false),
+    PlainState(count: .max, _zed: false, label: "line\nnext\r\u{1F}", note: "ok", limit: -12, done: true),
+  ]
+
+  @Test("writes the bytes Encodable's containers write", arguments: samples.indices)
+  func writesWhatTheContainersWrite(_ index: Int) throws {
+    let value = Self.samples[index]
+    let direct = String(decoding: try JSONBytesEncoder().encode(value), as: UTF8.self)
+    #expect(direct == (try JSONValueEncoder().encode(value).serialized()))
+  }
+
+  /// Writes something its Codable encoding does not: shows which way the encoder went.
+  struct Marked: Codable, JSONObjectWritable {
+    var level = 1
+    func writeJSONObject(into writer: inout JSONObjectWriter) { writer.member("via", "writer") }
+  }
+
+  @Test func theEncoderWritesAWritableValueThroughItsWriterAndItsStructureThroughCodable() throws {
+    #expect(String(decoding: try JSONBytesEncoder().encode(Marked()), as: UTF8.self) == #"{"via":"writer"}"#)
+    #expect(String(decoding: try JSONBytesEncoder().encodeStructure(Marked()), as: UTF8.self) == #"{"level":0}"#)
+  }
+
+  @Test func aNilOptionalIsLeftOutAsSynthesizedEncodableLeavesIt() throws {
+    let bytes = try JSONBytesEncoder().encode(Self.samples[0])
+    #expect(String(decoding: bytes, as: UTF8.self) == #"{"_zed":false,"count":0,"label":""}"#)
+  }
+}
