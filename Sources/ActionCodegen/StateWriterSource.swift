@@ -32,8 +32,8 @@ struct StateWriterSource {
 
   /// The state's stored members in the order their keys are written (UTF-8), or nil.
   func members() -> [Member]? {
-    // A hand-written encoding or key mapping changes the bytes.
-    if code.contains("CodingKeys") || code.contains("encode(to") || code.contains("\"\"\"") { return nil }
+    // A hand-written encoding or key mapping changes the bytes; a writer of the author's own wins.
+    if ["CodingKeys", "encode(to", "JSONObjectWritable", "\"\"\""].contains(where: code.contains) { return nil }
     guard let body = stateBody(), let statements = Self.statements(body) else { return nil }
     var members: [Member] = []
     for statement in statements {

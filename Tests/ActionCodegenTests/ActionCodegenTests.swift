@@ -229,6 +229,15 @@ struct StateWriterSourceTests {
     #expect(!(try Self.generate(state: state)).contains("JSONObjectWritable"))
   }
 
+  @Test func aWriterOfTheAuthorsOwnIsNotWrittenAgain() throws {
+    // The extra text closes the feature early; the template's last brace closes the extension.
+    let own =
+      "}\nextension DemoFeature.State: JSONObjectWritable {\n"
+      + "  func writeJSONObject(into writer: inout JSONObjectWriter) {}"
+    let text = try Self.generate(state: "var level: Int", extra: own)
+    #expect(!text.contains("extension DemoFeature.State: JSONObjectWritable {\n  public func"))
+  }
+
   @Test func aHandWrittenEncodingLeavesTheStateToCodable() throws {
     let text = try Self.generate(
       state: "var level: Int\nenum CodingKeys: String, CodingKey { case level = \"l\" }")
