@@ -2,7 +2,8 @@
 /// is a plain `Int`, `Bool` or `String` (or an optional of one): a snapshot then skips
 /// `Encodable`'s containers (`JSONBytesEncoder` gives the same bytes either way). Whatever it
 /// does not follow for certain (a custom encoding, a member it cannot type, a wrapper, an
-/// observer, conditional compilation) leaves the state to `Codable`, as before.
+/// observer, a string literal in the state's body, conditional compilation) leaves the state to
+/// `Codable`, as before.
 struct StateWriterSource {
   /// The module's sources, comments stripped.
   let code: String
@@ -34,7 +35,11 @@ struct StateWriterSource {
   func members() -> [Member]? {
     // A hand-written encoding or key mapping changes the bytes; a writer of the author's own wins.
     if ["CodingKeys", "encode(to", "JSONObjectWritable", "\"\"\""].contains(where: code.contains) { return nil }
-    guard let body = stateBody(), let statements = Self.statements(body) else { return nil }
+    // A string literal in the body is not followed (the comment stripper does not know strings:
+    // `"http://..."` loses its end, and what follows would be read as inside it).
+    guard !code.contains("typealias State"), let body = stateBody(), !body.contains("\""),
+      let statements = Self.statements(body)
+    else { return nil }
     var members: [Member] = []
     for statement in statements {
       switch Self.storedMembers(statement) {
@@ -51,8 +56,8 @@ struct StateWriterSource {
   func stateBody() -> Substring? {
     let states = code.ranges(of: #/\bstruct\s+State\b/#)
     guard states.count == 1, let state = states.first,
-      let featureStart = code.firstRange(of: try! Regex(#"\b(?:struct|class|enum)\s+\#(feature)\b[^{]*\{"#)),
-      featureStart.upperBound <= state.lowerBound
+      let pattern = try? Regex(#"\b(?:struct|class|enum)\s+\#(feature)\b[^{]*\{"#),
+      let featureStart = code.firstRange(of: pattern), featureStart.upperBound <= state.lowerBound
     else { return nil }
     // Directly in the feature's body: no brace left open between the two.
     var depth = 0
@@ -184,7 +189,8 @@ struct StateWriterSource {
     return .some(members)
   }
 
-  /// `name`, `name: Type`, `name = literal` or `name: Type = value` as a plain member, or nil.
+  /// `name: Type`, `name: Type = value` or `name = literal` (an integer or `true`/`false`) as a
+  /// plain member, or nil.
   static func member(_ binding: Substring) -> Member? {
     let parts = binding.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace }
     guard let declared = parts.first else { return nil }
@@ -209,9 +215,6 @@ struct StateWriterSource {
     if value == "true" || value == "false" { return Member(name: String(name), kind: .bool, optional: false) }
     if value.wholeMatch(of: #/-?[0-9][0-9_]*/#) != nil {
       return Member(name: String(name), kind: .int, optional: false)
-    }
-    if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2, !value.contains("\\(") {
-      return Member(name: String(name), kind: .string, optional: false)
     }
     return nil
   }

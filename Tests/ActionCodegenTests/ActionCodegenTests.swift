@@ -177,7 +177,7 @@ struct StateWriterSourceTests {
     let text = try Self.generate(
       state: """
             public var count = 0, clicks = 0
-            public private(set) var name: String = "x"
+            public private(set) var name: String
             let ready: Bool
             var note: String?
             var limit: Optional<Int>
@@ -188,7 +188,7 @@ struct StateWriterSourceTests {
               count * 2
             }
             struct Inner { var hidden: [Int] }
-            init() { (count, clicks, name, ready, note, limit) = (0, 0, "", false, nil, nil) }
+            init(name: String) { (count, clicks, self.name, ready, note, limit) = (0, 0, name, false, nil, nil) }
         """)
     let expected = """
       extension DemoFeature.State: JSONObjectWritable {
@@ -220,6 +220,9 @@ struct StateWriterSourceTests {
       "#if DEBUG\nvar level: Int\n#endif",
       "var `default`: Int",
       "var text = \"a\\(1)\"",
+      "var link = \"http://example.com\"\nvar level: Int",
+      "var label = \"x\"",
+      "func link() -> String { \"http://example.com\" }\nvar level: Int",
       "isolated var level: Int",
       "weak var owner: Int?",
       "var level = 0x10",
