@@ -91,19 +91,7 @@ struct ActionDecoderSource {
   /// The text between the braces of `enum NAME`.
   func enumBody(named name: String, in text: String) -> Substring? {
     guard let start = text.range(of: #"\benum\s+\#(name)\b[^{]*\{"#, options: .regularExpression) else { return nil }
-    var depth = 1
-    var index = start.upperBound
-    while index < text.endIndex {
-      switch text[index] {
-      case "{": depth += 1
-      case "}":
-        depth -= 1
-        if depth == 0 { return text[start.upperBound..<index] }
-      default: break
-      }
-      index = text.index(after: index)
-    }
-    return nil
+    return text.bracedText(from: start.upperBound)
   }
 
   /// Every `case` of the enum body, or nil when the body holds something it does not follow

@@ -44,3 +44,23 @@ struct GeneratedSource {
     }
   }
 }
+
+extension String {
+  /// The text from `start` up to the brace that closes the one just before it, or nil. Braces
+  /// are counted as they come, strings or not.
+  func bracedText(from start: Index) -> Substring? {
+    var depth = 1
+    var index = start
+    while index < endIndex {
+      switch self[index] {
+      case "{": depth += 1
+      case "}":
+        depth -= 1
+        if depth == 0 { return self[start..<index] }
+      default: break
+      }
+      index = self.index(after: index)
+    }
+    return nil
+  }
+}

@@ -36,10 +36,13 @@ struct StateWriterSource {
     // A hand-written encoding or key mapping changes the bytes; a writer of the author's own wins.
     if ["CodingKeys", "encode(to", "JSONObjectWritable", "\"\"\""].contains(where: code.contains) { return nil }
     // A string literal in the body is not followed (the comment stripper does not know strings:
-    // `"http://..."` loses its end, and what follows would be read as inside it).
+    // `"http://..."` loses its end, and what follows would be read as inside it), so nothing
+    // below looks for strings. A string with a brace cuts the body inside it, or carries it past
+    // its end: either way the body holds a quote.
     guard !code.contains("typealias State"), let body = stateBody(), !body.contains("\""),
-      let statements = Self.statements(body)
+      let statements = Self.split(body, at: ["\n", ";"], brackets: "{}()[]")?.filter({ !$0.isEmpty })
     else { return nil }
+    if statements.contains(where: { $0.hasPrefix("#") }) { return nil }
     var members: [Member] = []
     for statement in statements {
       switch Self.storedMembers(statement) {
@@ -68,72 +71,7 @@ struct StateWriterSource {
     guard depth == 0, let open = code[state.upperBound...].firstIndex(of: "{"),
       !code[state.upperBound..<open].contains("}")
     else { return nil }
-    return Self.braced(code, from: code.index(after: open))
-  }
-
-  /// The text from `start` up to the brace that closes the one before it.
-  static func braced(_ text: String, from start: String.Index) -> Substring? {
-    var depth = 1
-    var index = start
-    var inString = false
-    while index < text.endIndex {
-      let character = text[index]
-      if inString {
-        if character == "\\" {
-          index = text.index(after: index)
-          guard index < text.endIndex else { return nil }
-        } else if character == "\"" {
-          inString = false
-        }
-      } else if character == "\"" {
-        inString = true
-      } else if character == "{" {
-        depth += 1
-      } else if character == "}" {
-        depth -= 1
-        if depth == 0 { return text[start..<index] }
-      }
-      index = text.index(after: index)
-    }
-    return nil
-  }
-
-  /// The body's statements at its own depth (split at line ends and `;` outside brackets and
-  /// strings), or nil where it holds conditional compilation.
-  static func statements(_ body: Substring) -> [Substring]? {
-    var statements: [Substring] = []
-    var depth = 0
-    var inString = false
-    var start = body.startIndex
-    var index = body.startIndex
-    while index < body.endIndex {
-      let character = body[index]
-      if inString {
-        if character == "\\" {
-          index = body.index(after: index)
-          guard index < body.endIndex else { return nil }
-        } else if character == "\"" {
-          inString = false
-        }
-      } else {
-        switch character {
-        case "\"": inString = true
-        case "{", "(", "[": depth += 1
-        case "}", ")", "]": depth -= 1
-        case "\n", ";":
-          if depth == 0 {
-            statements.append(body[start..<index])
-            start = body.index(after: index)
-          }
-        default: break
-        }
-      }
-      index = body.index(after: index)
-    }
-    statements.append(body[start...])
-    let trimmed = statements.map { $0.trimmingWhitespace }.filter { !$0.isEmpty }
-    if trimmed.contains(where: { $0.hasPrefix("#") }) { return nil }
-    return trimmed
+    return code.bracedText(from: code.index(after: open))
   }
 
   /// The stored members `statement` declares: `.none` when it declares none (a function, a
@@ -170,7 +108,7 @@ struct StateWriterSource {
     if declaresNone.contains(keyword) { return .none }
     guard keyword == "var" || keyword == "let" else { return .some(nil) }
     rest = rest.dropFirst(keyword.count).trimmingWhitespace
-    guard let bindings = splitTopLevel(rest) else { return .some(nil) }
+    guard let bindings = split(rest, at: [","], brackets: "{}()[]<>") else { return .some(nil) }
     // A block: computed (skipped) when its one binding has a type and no initializer and no
     // observers; anything else with a block (observers, a closure) is not followed.
     if let brace = rest.firstIndex(of: "{") {
@@ -219,32 +157,27 @@ struct StateWriterSource {
     return nil
   }
 
-  /// `text` split at commas outside brackets and strings, or nil when a bracket is unbalanced.
-  static func splitTopLevel(_ text: Substring) -> [Substring]? {
+  /// `text` split at `separators` outside `brackets` (pairs of opening and closing characters),
+  /// each part trimmed; nil when a bracket is unbalanced.
+  static func split(_ text: Substring, at separators: Set<Character>, brackets: String) -> [Substring]? {
+    let opening = Set(brackets.enumerated().filter { $0.offset % 2 == 0 }.map(\.element))
+    let closing = Set(brackets.enumerated().filter { $0.offset % 2 == 1 }.map(\.element))
     var parts: [Substring] = []
     var depth = 0
-    var inString = false
     var start = text.startIndex
-    var index = text.startIndex
-    while index < text.endIndex {
+    for index in text.indices {
       let character = text[index]
-      if inString {
-        if character == "\\" { index = text.index(after: index) } else if character == "\"" { inString = false }
-      } else {
-        switch character {
-        case "\"": inString = true
-        case "{", "(", "[", "<": depth += 1
-        case "}", ")", "]", ">": depth -= 1
-        case "," where depth == 0:
-          parts.append(text[start..<index].trimmingWhitespace)
-          start = text.index(after: index)
-        default: break
-        }
+      if opening.contains(character) {
+        depth += 1
+      } else if closing.contains(character) {
+        depth -= 1
+      } else if depth == 0, separators.contains(character) {
+        parts.append(text[start..<index])
+        start = text.index(after: index)
       }
-      if index < text.endIndex { index = text.index(after: index) }
     }
-    parts.append(text[start...].trimmingWhitespace)
-    return depth == 0 ? parts : nil
+    parts.append(text[start...])
+    return depth == 0 ? parts.map(\.trimmingWhitespace) : nil
   }
 
   /// A plain ASCII identifier (no backticks): its key is written as it is.
