@@ -40,13 +40,19 @@ struct EmitRefusalTests {
     ("NUL inside", "{\"type\":\"tick\"}\u{0}{", "not JSON"),
   ]
 
+  /// A counter store journaled in `folder`, whose plugin callbacks the test holds.
+  private static func capturedCounter(in folder: String) throws -> (TargetCapture, JournaledStore) {
+    let capture = TargetCapture()
+    let journaled = try JournaledStore.start(
+      try PluginLoader.load(CounterLibrary.path), journalPath: "\(folder)/counter.jsonl", instances: capture.factory)
+    return (capture, journaled)
+  }
+
   @Test func anEmitThatIsNotAnActionIsRefusedNamedCountedAndNeverJournaled() throws {
     // given a journaled counter store whose plugin callbacks the test holds
     let folder = try FixturePlugin.temporaryFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let capture = TargetCapture()
-    let journaled = try JournaledStore.start(
-      try PluginLoader.load(CounterLibrary.path), journalPath: "\(folder)/counter.jsonl", instances: capture.factory)
+    let (capture, journaled) = try Self.capturedCounter(in: folder)
     let (store, events, path) = (journaled.store, journaled.events, journaled.journalPath)
     // when the plugin emits each bad line, then one good action
     for bad in Self.badEmits { try capture.emit(bad.json) }
@@ -77,9 +83,7 @@ struct EmitRefusalTests {
   @Test func emitsHandedOverTogetherAreTakenInOrderAsOneByOne() throws {
     let folder = try FixturePlugin.temporaryFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let capture = TargetCapture()
-    let journaled = try JournaledStore.start(
-      try PluginLoader.load(CounterLibrary.path), journalPath: "\(folder)/counter.jsonl", instances: capture.factory)
+    let (capture, journaled) = try Self.capturedCounter(in: folder)
     let (store, events) = (journaled.store, journaled.events)
     let increment = #"{"type":"increment"}"#
     try capture.emitTogether(

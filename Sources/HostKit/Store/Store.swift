@@ -228,25 +228,18 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   // MARK: - Callbacks from the plugin, any thread
 
   public func instanceEmitted(_ json: String, origin: EmitOrigin) {
-    if let reason = EmittedAction.problem(in: json) {
-      refuseEmit(json, reason: reason)
-      return
-    }
-    external.enqueue(.action(json, origin == .feedback ? .feedback : .effect))
+    external.enqueue(item(emitted: json, origin: origin))
   }
 
   /// Each emit checked as one alone is, the lot queued under one lock with one wake-up.
   public func instanceEmitted(_ emits: [InstanceEmit]) {
-    var items: [InboxItem] = []
-    items.reserveCapacity(emits.count)
-    for emit in emits {
-      if let reason = EmittedAction.problem(in: emit.json) {
-        items.append(refusedEmitItem(emit.json, reason: reason))
-      } else {
-        items.append(.action(emit.json, emit.origin == .feedback ? .feedback : .effect))
-      }
-    }
-    external.enqueue(contentsOf: items)
+    external.enqueue(contentsOf: emits.map { item(emitted: $0.json, origin: $0.origin) })
+  }
+
+  /// What an emit queues: the action, or (counted) the report of why it is none.
+  private func item(emitted json: String, origin: EmitOrigin) -> InboxItem {
+    if let reason = EmittedAction.problem(in: json) { return refusedEmitItem(json, reason: reason) }
+    return .action(json, origin == .feedback ? .feedback : .effect)
   }
 
   /// The most items the inbox held at once (tests).

@@ -208,11 +208,13 @@ public final class WorkerInstance: InterruptibleInstance {
   private var takenSnapshot: String?
 
   public func withSnapshot<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) throws(PluginCallError) -> R {
-    guard var state = takenSnapshot else {
-      var state = try snapshot()
-      return state.withUTF8(body)
+    var state: String
+    if let taken = takenSnapshot {
+      state = taken
+      takenSnapshot = nil
+    } else {
+      state = try snapshot()
     }
-    takenSnapshot = nil
     return state.withUTF8(body)
   }
 
