@@ -24,6 +24,8 @@ struct TerminalInput {
   func read(_ runtime: SessionRuntime) -> LineEditor.Input {
     let id = runtime.focused?.id ?? "host"
     let prompt = "\(id)> "
+    let quiet = QuietTerminal()
+    defer { quiet.restore() }
     guard let editor else {
       console.prompt(prompt)
       defer { console.promptAnswered() }

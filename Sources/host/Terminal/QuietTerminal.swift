@@ -1,0 +1,35 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The terminal without its own echo and line mode from before a prompt is drawn until the line
+/// is read. libedit draws its prompt first and sets its mode after: keys typed in between were
+/// echoed by the terminal and then again by the editor, and a Ctrl-C among them showed as `^C`
+/// before the host had taken it, so keys typed after it could land in the line it then dropped.
+/// Signals stay (Ctrl-C still reaches the host's watcher). Main thread.
+struct QuietTerminal {
+  private var saved = termios()
+  private let owned: Bool
+
+  /// Quiets stdin when it is a terminal in line mode; else leaves it as it is.
+  init() {
+    owned = tcgetattr(STDIN_FILENO, &saved) == 0 && saved.c_lflag & tcflag_t(ICANON) != 0
+    guard owned else { return }
+    var quiet = saved
+    quiet.c_lflag &= ~tcflag_t(ICANON | ECHO)
+    // A byte at a time, without a timer.
+    withUnsafeMutableBytes(of: &quiet.c_cc) { cc in
+      cc[Int(VMIN)] = 1
+      cc[Int(VTIME)] = 0
+    }
+    // TCSANOW, not TCSAFLUSH: keys typed ahead are the next line's.
+    _ = tcsetattr(STDIN_FILENO, TCSANOW, &quiet)
+  }
+
+  /// The terminal's mode as it was.
+  func restore() {
+    guard owned else { return }
+    var saved = saved
+    _ = tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+  }
+}
