@@ -8,10 +8,9 @@ struct HostCheckTests {
   static let transcripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("Transcripts").path
 
-  /// A fresh folder holding `files` (name -> contents).
+  /// A fresh folder holding `files` (name -> contents), removed when the test process exits.
   static func folder(_ files: [String: String]) throws -> String {
-    let path = NSTemporaryDirectory() + "featurehost-check-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    let path = try FixturePlugin.temporaryFolder()
     for (name, contents) in files {
       try contents.write(toFile: "\(path)/\(name)", atomically: true, encoding: .utf8)
     }

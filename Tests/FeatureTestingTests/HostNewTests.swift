@@ -6,13 +6,9 @@ import Testing
 /// `host new`: the folders it makes build, load in the host, and pass their own tests.
 @Suite("host new")
 struct HostNewTests {
-  /// A fresh, empty parent folder (mode 0700: only this user may write plugins there).
-  static func parent() throws -> String {
-    let path = NSTemporaryDirectory() + "featurehost-new-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(
-      atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    return path
-  }
+  /// A fresh, empty parent folder (mode 0700: only this user may write plugins there), removed
+  /// when the test process exits.
+  static func parent() throws -> String { try FixturePlugin.temporaryFolder() }
 
   /// Runs `arguments` in `folder` with `environment` added; returns the exit status and all output.
   static func shell(

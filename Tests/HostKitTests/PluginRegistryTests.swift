@@ -166,7 +166,7 @@ struct PluginRegistryTests {
   @Test func aCacheThatCannotBeWrittenOnlyCostsScans() throws {
     // given a cache path below a regular file, where no folder can be made
     let harness = try Harness()
-    let blocker = "\(harness.folder)-blocker"
+    let blocker = "\(try FixturePlugin.temporaryFolder())/blocker"
     try "x".write(toFile: blocker, atomically: false, encoding: .utf8)
     let registry = PluginRegistry(
       directories: [harness.folder], cache: RegistryCache(path: "\(blocker)/featurehost/registry.json"),

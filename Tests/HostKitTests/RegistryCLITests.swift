@@ -113,7 +113,7 @@ struct RegistryCLITests {
     let folder = try FixturePlugin.temporaryFolder()
     try FileManager.default.copyItem(
       atPath: try FixturePlugin.path(["FIXTURE_LOG_LOADS"]), toPath: "\(folder)/liblogged.so")
-    let log = "\(folder)-loads.log"
+    let log = "\(try FixturePlugin.temporaryFolder())/loads.log"
     // Workers start with a clean environment: they are told to keep the log's variable.
     let environment = [
       "XDG_CACHE_HOME": try FixturePlugin.temporaryFolder(), "FIXTURE_LOAD_LOG": log,
