@@ -8,12 +8,14 @@
 /// before the host had taken it, so keys typed after it could land in the line it then dropped.
 /// Signals stay (Ctrl-C still reaches the host's watcher). Main thread.
 struct QuietTerminal {
+  private let descriptor: Int32
   private var saved = termios()
   private let owned: Bool
 
-  /// Quiets stdin when it is a terminal in line mode; else leaves it as it is.
-  init() {
-    owned = tcgetattr(STDIN_FILENO, &saved) == 0 && saved.c_lflag & tcflag_t(ICANON) != 0
+  /// Quiets `descriptor` (stdin) when it is a terminal in line mode; else leaves it as it is.
+  init(_ descriptor: Int32 = STDIN_FILENO) {
+    self.descriptor = descriptor
+    owned = tcgetattr(descriptor, &saved) == 0 && saved.c_lflag & tcflag_t(ICANON) != 0
     guard owned else { return }
     var quiet = saved
     quiet.c_lflag &= ~tcflag_t(ICANON | ECHO)
@@ -23,13 +25,13 @@ struct QuietTerminal {
       cc[Int(VTIME)] = 0
     }
     // TCSANOW, not TCSAFLUSH: keys typed ahead are the next line's.
-    _ = tcsetattr(STDIN_FILENO, TCSANOW, &quiet)
+    _ = tcsetattr(descriptor, TCSANOW, &quiet)
   }
 
   /// The terminal's mode as it was.
   func restore() {
     guard owned else { return }
     var saved = saved
-    _ = tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+    _ = tcsetattr(descriptor, TCSANOW, &saved)
   }
 }
