@@ -125,13 +125,16 @@ final class WorkerSpare: Sendable {
       defer { kept = next }
       return kept
     }
-    DispatchQueue.global().async {
+    // On the spawner thread, which lives as long as the host: a first job on the global queue
+    // waited a millisecond or two for a thread of its pool.
+    WorkerSpawner.shared.run {
       let started = Result { () throws(HostError) in
         try WorkerProcess.start(settings: settings, environment: environment)
       }
       next.result.withLock { $0 = started }
       next.ready.signal()
-      if var old = previous?.wait() { old.discard() }
+      // Ended elsewhere: its reaping may wait a second, which the next start must not.
+      if let previous { DispatchQueue.global().async { if var old = previous.wait() { old.discard() } } }
     }
   }
 

@@ -1,5 +1,6 @@
 import FeatureJSON
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -21,9 +22,12 @@ final class WorkerSpawner: Sendable {
   /// (Tests/Sanitizers/run thread) does not see a Mutex change hands.
   private let jobs = Locked<[@Sendable () -> Void]>([])
   private let waiting = DispatchSemaphore(value: 0)
+  /// The spawner thread's id, once it runs (0 before).
+  private let threadID = Atomic<UInt>(0)
 
   private init() {
     let thread = Thread { [self] in
+      threadID.store(UInt(pthread_self()), ordering: .releasing)
       while true {
         waiting.wait()
         let job = jobs.withLock { $0.isEmpty ? nil : $0.removeFirst() }
@@ -34,8 +38,23 @@ final class WorkerSpawner: Sendable {
     thread.start()
   }
 
-  /// Starts `process` on the spawner thread and waits for it.
+  /// Runs `job` on the spawner thread after the jobs queued before it, without waiting for it.
+  /// A job that starts a worker starts it there directly (`spawn` sees the thread).
+  func run(_ job: @escaping @Sendable () -> Void) {
+    jobs.withLock { $0.append(job) }
+    waiting.signal()
+  }
+
+  /// Starts `process` on the spawner thread and waits for it (at once when called there).
   func spawn(_ process: ChildProcess) -> Result<Started, ChildProcessFailure> {
+    let id = threadID.load(ordering: .acquiring)
+    if id != 0 && pthread_equal(pthread_t(id), pthread_self()) != 0 {
+      do throws(ChildProcessFailure) {
+        return .success(Started(child: try process.start()))
+      } catch {
+        return .failure(error)
+      }
+    }
     let done = DispatchSemaphore(value: 0)
     final class Slot: Sendable { let result = Locked<Result<Started, ChildProcessFailure>?>(nil) }
     let slot = Slot()
