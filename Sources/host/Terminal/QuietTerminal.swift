@@ -28,7 +28,8 @@ struct QuietTerminal {
     _ = tcsetattr(descriptor, TCSANOW, &quiet)
   }
 
-  /// The terminal's mode as it was.
+  /// The terminal's mode as it was. (libedit, ending a read, puts back the mode it found: this
+  /// quiet one, so the host restores its own.)
   func restore() {
     guard owned else { return }
     var saved = saved
