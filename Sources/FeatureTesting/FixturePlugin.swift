@@ -25,10 +25,13 @@ public enum FixturePlugin {
   // pthread mutex change hands (see Locked).
   private static let built = Locked<[String: String]>([:])
 
-  /// A fresh folder (mode 0700) for one test, removed with what it holds when the test process
-  /// exits.
-  public static func temporaryFolder() throws -> String {
-    var template = Array((NSTemporaryDirectory() + "featurehost-test-XXXXXX").utf8CString)
+  /// A fresh folder (mode 0700) for one test, `PREFIX-XXXXXX` in `parent` (the temporary
+  /// folder), removed with what it holds when the test process exits.
+  public static func temporaryFolder(
+    in parent: String = NSTemporaryDirectory(), prefix: String = "featurehost-test"
+  ) throws -> String {
+    let base = parent.hasSuffix("/") ? parent : parent + "/"
+    var template = Array((base + prefix + "-XXXXXX").utf8CString)
     guard let path = mkdtemp(&template) else { throw FixtureError("mkdtemp failed: errno \(errno)") }
     let folder = String(cString: path)
     made.withLock { made in

@@ -476,11 +476,9 @@ struct HostileScene {
     environment = ["HOME": home, "XDG_STATE_HOME": state, "XDG_CACHE_HOME": "\(root)/cache"]
   }
 
-  /// A new folder `/tmp/hostile-NAME-XXXXXX`.
+  /// A new folder `/tmp/hostile-NAME-XXXXXX`, removed when the test process exits.
   static func folderUnderTmp(_ name: String) throws -> String {
-    var template = Array("/tmp/hostile-\(name)-XXXXXX".utf8CString)
-    guard let path = mkdtemp(&template) else { throw FixtureError("mkdtemp failed: errno \(errno)") }
-    return String(cString: path)
+    try FixturePlugin.temporaryFolder(in: "/tmp", prefix: "hostile-\(name)")
   }
 
   /// A host run and the plugin's log as `:state` showed it at the end.
