@@ -10,8 +10,8 @@ import Synchronization
 /// state; the store thread's own state is `StoreLoop`).
 ///
 /// Every method takes the lock itself; the waits (backpressure, settling, stop) wait on it.
-// @unchecked: every stored property is guarded by `condition`, but `storeThreadID` (atomic) and
-// `clock` (a constant).
+// @unchecked: every stored property is guarded by `condition`, but the atomics (`storeThreadID`,
+// `arrivals`) and `clock` (a constant).
 final class StoreExternalState: @unchecked Sendable {
   private let condition = NSCondition()
   private var life: StoreLife = .starting
@@ -35,6 +35,9 @@ final class StoreExternalState: @unchecked Sendable {
   /// stop): while there are any, new items wake every waiter, since a signal could wake one of
   /// them and leave the store thread asleep with items queued.
   private var othersWaiting = 0
+  /// Items queued so far, read without the lock by the store thread while it waits a moment
+  /// for the next (`awaitArrival`).
+  private let arrivals = Atomic<UInt64>(0)
 
   init(capacity: Int, clock: StoreClock) {
     inbox = Inbox(capacity: capacity)
@@ -64,6 +67,7 @@ final class StoreExternalState: @unchecked Sendable {
 
   /// Tells the store thread that items came (`condition` held).
   private func itemsQueued() {
+    arrivals.add(1, ordering: .releasing)
     if othersWaiting > 0 { condition.broadcast() } else { condition.signal() }
   }
 
@@ -284,6 +288,23 @@ final class StoreExternalState: @unchecked Sendable {
       condition.broadcast()
     }
     return true
+  }
+
+  /// Spins up to `limit` while the inbox stays empty, for an item about to come: it is then
+  /// taken with no futex wake-up on either side. Yields the CPU after the first turns (the
+  /// sender may need it). Only after a job, which its caller waits for: a store whose inbox ran
+  /// dry otherwise sleeps at once, leaving the CPU to a worker or a reader. Store thread.
+  func awaitArrival(for limit: Duration) {
+    let seen = arrivals.load(ordering: .acquiring)
+    guard isInboxEmpty else { return }
+    let clock = ContinuousClock()
+    let deadline = clock.now + limit
+    var turns = 0
+    while arrivals.load(ordering: .acquiring) == seen {
+      turns += 1
+      if turns > 64 { sched_yield() }
+      if turns & 63 == 0, clock.now >= deadline { return }
+    }
   }
 
   /// Puts the items of a batch not handled back at the front of the inbox.

@@ -55,11 +55,16 @@ final class StoreLoop: @unchecked Sendable {
   /// the same item again (a new instance replaced one lost before the item reached it).
   enum Outcome { case next, pause, again }
 
+  /// How long the store thread looks for the next item after a job before it sleeps: whoever
+  /// waited for the job usually sends at once (an explorer's travel, then its next action).
+  static let spinAfterJob = Duration.microseconds(30)
+
   /// The store thread's body: batches until the store closes, then `finish`.
   func run() {
     external.threadBegan()
     var batch: [InboxItem] = []
     while external.takeBatch(into: &batch) {
+      var ranJob = false
       var index = 0
       while index < batch.count {
         let item = batch[index]
@@ -73,6 +78,7 @@ final class StoreLoop: @unchecked Sendable {
           outcome = applied.outcome
           index += applied.handled
         } else {
+          if case .job = item { ranJob = true }
           outcome = process(item)
           // .again: the instance was lost before this item reached it; its successor takes it.
           if outcome != .again { index += 1 }
@@ -85,6 +91,7 @@ final class StoreLoop: @unchecked Sendable {
       batch.removeAll(keepingCapacity: true)
       if external.isInboxEmpty { renderIfStale() }
       external.batchEnded()
+      if ranJob { external.awaitArrival(for: Self.spinAfterJob) }
     }
     finish()
   }
