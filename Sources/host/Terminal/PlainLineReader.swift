@@ -41,13 +41,7 @@ final class PlainLineReader: WakeableReader {
     var saved = termios()
     let owned = tcgetattr(STDIN_FILENO, &saved) == 0
     if owned {
-      var raw = saved
-      raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
-      // A byte at a time, without a timer.
-      withUnsafeMutableBytes(of: &raw.c_cc) { cc in
-        cc[Int(VMIN)] = 1
-        cc[Int(VTIME)] = 0
-      }
+      var raw = QuietTerminal.quieted(saved)
       _ = tcsetattr(STDIN_FILENO, TCSANOW, &raw)
     }
     defer { if owned { _ = tcsetattr(STDIN_FILENO, TCSANOW, &saved) } }

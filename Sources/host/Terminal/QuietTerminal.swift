@@ -17,15 +17,20 @@ struct QuietTerminal {
     self.descriptor = descriptor
     owned = tcgetattr(descriptor, &saved) == 0 && saved.c_lflag & tcflag_t(ICANON) != 0
     guard owned else { return }
-    var quiet = saved
+    var quiet = Self.quieted(saved)
+    // TCSANOW, not TCSAFLUSH: keys typed ahead are the next line's.
+    _ = tcsetattr(descriptor, TCSANOW, &quiet)
+  }
+
+  /// `mode` without echo and line mode, read a byte at a time without a timer; signals kept.
+  static func quieted(_ mode: termios) -> termios {
+    var quiet = mode
     quiet.c_lflag &= ~tcflag_t(ICANON | ECHO)
-    // A byte at a time, without a timer.
     withUnsafeMutableBytes(of: &quiet.c_cc) { cc in
       cc[Int(VMIN)] = 1
       cc[Int(VTIME)] = 0
     }
-    // TCSANOW, not TCSAFLUSH: keys typed ahead are the next line's.
-    _ = tcsetattr(descriptor, TCSANOW, &quiet)
+    return quiet
   }
 
   /// The terminal's mode as it was. (libedit, ending a read, puts back the mode it found: this
