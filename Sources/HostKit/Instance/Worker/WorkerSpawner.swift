@@ -48,31 +48,25 @@ final class WorkerSpawner: Sendable {
   /// Starts `process` on the spawner thread and waits for it (at once when called there).
   func spawn(_ process: ChildProcess) -> Result<Started, ChildProcessFailure> {
     let id = threadID.load(ordering: .acquiring)
-    if id != 0 && pthread_equal(pthread_t(id), pthread_self()) != 0 {
-      do throws(ChildProcessFailure) {
-        return .success(Started(child: try process.start()))
-      } catch {
-        return .failure(error)
-      }
-    }
+    if id != 0 && pthread_equal(pthread_t(id), pthread_self()) != 0 { return Self.start(process) }
     let done = DispatchSemaphore(value: 0)
     final class Slot: Sendable { let result = Locked<Result<Started, ChildProcessFailure>?>(nil) }
     let slot = Slot()
-    jobs.withLock {
-      $0.append {
-        let started: Result<Started, ChildProcessFailure>
-        do throws(ChildProcessFailure) {
-          started = .success(Started(child: try process.start()))
-        } catch {
-          started = .failure(error)
-        }
-        slot.result.withLock { $0 = started }
-        done.signal()
-      }
+    run {
+      slot.result.withLock { $0 = Self.start(process) }
+      done.signal()
     }
-    waiting.signal()
     done.wait()
     return slot.result.withLock { $0 }
       ?? .failure(.cannotStart(executable: process.executable, reason: "the spawner did not answer"))
+  }
+
+  /// Starts `process` on the calling thread (the spawner's).
+  private static func start(_ process: ChildProcess) -> Result<Started, ChildProcessFailure> {
+    do throws(ChildProcessFailure) {
+      return .success(Started(child: try process.start()))
+    } catch {
+      return .failure(error)
+    }
   }
 }
