@@ -35,8 +35,8 @@ final class StoreExternalState: @unchecked Sendable {
   /// stop): while there are any, new items wake every waiter, since a signal could wake one of
   /// them and leave the store thread asleep with items queued.
   private var othersWaiting = 0
-  /// Items queued so far, read without the lock by the store thread while it waits a moment
-  /// for the next (`awaitArrival`).
+  /// Items queued so far and requests to end, read without the lock by the store thread while
+  /// it waits a moment for the next item (`awaitArrival`).
   private let arrivals = Atomic<UInt64>(0)
 
   init(capacity: Int, clock: StoreClock) {
@@ -201,7 +201,11 @@ final class StoreExternalState: @unchecked Sendable {
   func stopAndWait() -> StopReport {
     condition.lock()
     defer { condition.unlock() }
-    if life.stopRequested() { condition.broadcast() }
+    if life.stopRequested() {
+      // A store thread looking for its next item stops looking.
+      arrivals.add(1, ordering: .releasing)
+      condition.broadcast()
+    }
     while !life.isClosed { waitAsOther() }
     return inbox.report
   }
@@ -302,8 +306,13 @@ final class StoreExternalState: @unchecked Sendable {
     var turns = 0
     while arrivals.load(ordering: .acquiring) == seen {
       turns += 1
-      if turns > 64 { sched_yield() }
-      if turns & 63 == 0, clock.now >= deadline { return }
+      // Once yielding, the clock every turn: a yield may give the CPU away for a whole slice.
+      if turns > 64 {
+        sched_yield()
+        if clock.now >= deadline { return }
+      } else if turns & 15 == 0, clock.now >= deadline {
+        return
+      }
     }
   }
 
@@ -332,6 +341,7 @@ final class StoreExternalState: @unchecked Sendable {
   func lost() {
     locked {
       life.lost()
+      arrivals.add(1, ordering: .releasing)
       condition.broadcast()
     }
   }

@@ -1,10 +1,11 @@
+import FeatureTesting
 import Foundation
 import Testing
 
 @testable import HostKit
 
 /// The store thread's short wait for the next item after a job: it ends as soon as an item is
-/// there, and at its limit when none comes.
+/// there or the store is asked to end, and at its limit when nothing comes.
 @Suite struct AwaitArrivalTests {
   static var tick: InboxItem { .action(#"{"type":"tick"}"#, .user, inputLine: 0) }
 
@@ -35,5 +36,28 @@ import Testing
     let elapsed = ContinuousClock().measure { external.awaitArrival(for: .milliseconds(2)) }
     #expect(elapsed >= .milliseconds(2))
     #expect(external.isInboxEmpty)
+  }
+
+  @Test func aStopRequestEndsIt() throws {
+    let external = started()
+    let stopped = DispatchSemaphore(value: 0)
+    let stopper = Thread {
+      _ = external.stopAndWait()
+      stopped.signal()
+    }
+    stopper.start()
+    let elapsed = ContinuousClock().measure { external.awaitArrival(for: .seconds(30)) }
+    #expect(elapsed < .seconds(15), "waited \(elapsed) though the store was asked to stop")
+    // The stopper waits for the close, as a store thread would make it.
+    #expect(external.drainOrClose(retired: try StoreLifeTests.retired()) == nil)
+    stopped.wait()
+  }
+
+  @Test func aLostInstanceEndsIt() {
+    let external = started()
+    let loser = Thread { external.lost() }
+    loser.start()
+    let elapsed = ContinuousClock().measure { external.awaitArrival(for: .seconds(30)) }
+    #expect(elapsed < .seconds(15), "waited \(elapsed) though the instance was lost")
   }
 }
