@@ -57,6 +57,7 @@ struct ExploreRun {
     var steps: [ExploreStep] = []
     var ticks = 0
     var parsed: [String: String] = [:]
+    var seen: Seen?
     /// The stores that have had a timer pending (paced features).
     var paced = Set<ObjectIdentifier>()
     do throws(ContractViolation) {
@@ -66,7 +67,7 @@ struct ExploreRun {
         paced.insert(ObjectIdentifier(shown.store))
       }
       probes.saw(try runtime.probe(feature, cache: probes.cache(for: feature)), of: feature)
-      while let step = next(position(runtime, feature: feature, seqs: steps.count + 1)) {
+      while let step = next(position(runtime, feature: feature, seqs: steps.count + 1, seen: &seen)) {
         steps.append(step)
         watch?.sending(step, to: feature)
         defer { watch?.moved() }
@@ -203,11 +204,25 @@ struct ExploreRun {
     return try run { _ in left.popFirst() }
   }
 
-  private func position(_ runtime: SessionRuntime, feature: PresentedFeature, seqs: Int) -> Position {
+  /// The position last read, and the navigation's version then.
+  private typealias Seen = (version: UInt64, position: Position)
+
+  /// Where the run stands. The stack is read again (two trips to the navigation queue) only
+  /// once navigation has published a change since `seen`.
+  private func position(_ runtime: SessionRuntime, feature: PresentedFeature, seqs: Int, seen: inout Seen?)
+    -> Position
+  {
+    let version = runtime.focusedNowVersion
+    if var known = seen?.position, seen?.version == version, known.focused == feature.id {
+      known.seqs = seqs
+      return known
+    }
     let top = runtime.top
-    return Position(
+    let fresh = Position(
       seqs: seqs, focused: feature.id, shown: top?.features.map(\.id) ?? [feature.id],
       depth: runtime.stackDepth)
+    seen = (version, fresh)
+    return fresh
   }
 
   /// A travel (`:undo`, `:redo`, `:goto`) made on the store thread in one job, after the actions
