@@ -20,9 +20,13 @@ struct HostNewTests {
   private static func run(
     _ arguments: [String], in folder: String, environment: [String: String]
   ) throws -> (status: Int32, output: String) {
+    // SwiftPM's lock files and the driver's scratch folders go to TMPDIR: one removed at exit.
+    let scratch = ["TMPDIR": try FixturePlugin.temporaryFolder(prefix: "featurehost-swiftpm")]
     var process = ChildProcess(
       "/usr/bin/env", arguments: arguments,
-      environment: ChildProcess.currentEnvironment.merging(environment) { _, new in new })
+      environment: ChildProcess.currentEnvironment.merging(scratch.merging(environment) { _, new in new }) {
+        _, new in new
+      })
     process.workingDirectory = folder
     process.errorIntoOutput = true
     let result = try process.run()
