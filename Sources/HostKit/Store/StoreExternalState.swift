@@ -300,7 +300,8 @@ final class StoreExternalState: @unchecked Sendable {
   /// dry otherwise sleeps at once, leaving the CPU to a worker or a reader. Store thread.
   func awaitArrival(for limit: Duration) {
     let seen = arrivals.load(ordering: .acquiring)
-    guard isInboxEmpty else { return }
+    // Read after `seen`: an item or an end that came before is seen here, one after it moves it.
+    guard locked({ inbox.isEmpty && !life.isEnding }) else { return }
     let clock = ContinuousClock()
     let deadline = clock.now + limit
     var turns = 0

@@ -60,4 +60,11 @@ import Testing
     let elapsed = ContinuousClock().measure { external.awaitArrival(for: .seconds(30)) }
     #expect(elapsed < .seconds(15), "waited \(elapsed) though the instance was lost")
   }
+
+  @Test func aStoreAlreadyEndingEndsItAtOnce() {
+    let external = started()
+    external.lost()
+    let elapsed = ContinuousClock().measure { external.awaitArrival(for: .seconds(30)) }
+    #expect(elapsed < .seconds(15), "waited \(elapsed) on a store already ending")
+  }
 }
