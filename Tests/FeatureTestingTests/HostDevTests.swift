@@ -47,7 +47,10 @@ struct HostDevTests {
     let folder = "\(parent)/\(name)"
     let file = "\(folder)/\(source)"
     // given host dev running the feature at total 3
-    let host = try LiveHost(["dev", folder, "--isolation", isolation], deadline: limit)
+    // The builds' SwiftPM lock files go to TMPDIR: one removed at exit, not /tmp.
+    let scratch = try FixturePlugin.temporaryFolder(prefix: "featurehost-swiftpm")
+    let host = try LiveHost(
+      ["dev", folder, "--isolation", isolation], environment: ["TMPDIR": scratch], deadline: limit)
     defer { host.kill() }
     let errors = Errors(host)
     host.send("add amount=3\n:state\n")
