@@ -302,11 +302,11 @@ static int ready(const fh_channel *channel, long room) {
     return writable >= (room < (long)channel->capacity ? room : (long)channel->capacity);
 }
 
-// Spins at most `nanoseconds` until `done(channel, argument)`; 1 when so, 0 when not. The clock
-// is read every 16 turns (a turn is a few tens of nanoseconds). Past the first 64 the peer is
-// likely waiting for a CPU this side holds (two cores, a busy machine): each turn then yields it
-// and reads the clock, since a yield may give the CPU away for a whole slice: 64 yields between
-// two readings could overrun the budget by milliseconds, the spinner runnable all along.
+// Spins about `nanoseconds` until `done(channel, argument)`; 1 when so, 0 when not. The clock
+// is read every 64 turns (a turn is a few tens of nanoseconds). Past the first 64 the peer is
+// likely waiting for a CPU this side holds (two cores, a busy machine): each turn then yields it,
+// so a loaded machine stretches the spin by up to 64 yields. Kept: ending it at the budget (the
+// clock every turn once yielding) made exploring in a worker 12% slower (BENCHMARKS.md).
 static inline int spin_until(const fh_channel *channel, long argument, long nanoseconds,
                              int (*done)(const fh_channel *, long)) {
     if (done(channel, argument)) return 1;
@@ -315,12 +315,8 @@ static inline int spin_until(const fh_channel *channel, long argument, long nano
     for (unsigned spins = 1;; spins++) {
         relax();
         if (done(channel, argument)) return 1;
-        if (spins >= 64) {
-            sched_yield();
-            if (now_ns() >= deadline) return 0;
-        } else if ((spins & 15) == 0 && now_ns() >= deadline) {
-            return 0;
-        }
+        if (spins >= 64) sched_yield();
+        if ((spins & 63) == 0 && now_ns() >= deadline) return 0;
     }
 }
 
