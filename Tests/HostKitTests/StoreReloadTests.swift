@@ -70,6 +70,33 @@ struct StoreReloadTests {
     return Harness(journaled: journaled, builds: builds, file: file, workers: log)
   }
 
+  @Test func theRunningBuildsBytesStagedAgainForWorkersTakeItsManifestWithoutAScan() throws {
+    // given workers' builds whose scanner counts its scans, and the build a run started with
+    let (folder, file) = try ReloadFixture.folder()
+    let scans = Mutex(0)
+    let real = Self.scanner
+    let counting: PluginScanner = { path in
+      scans.withLock { $0 += 1 }
+      return real(path)
+    }
+    let builds = PluginBuilds(loading: .workers, scanner: counting, folder: "\(folder)/builds")
+    let first = try builds.launch(file, feature: "reloadable")
+    #expect(scans.withLock { $0 } == 1)
+    // when the same bytes are staged again (`:reload` of a file that did not change)
+    let again = try builds.stage(file, feature: "reloadable")
+    // then no scan ran, and the new copy has the running build's manifest and ABI
+    #expect(scans.withLock { $0 } == 1)
+    #expect(again.plugin.path != first.path)
+    #expect(again.plugin.manifest == first.manifest)
+    #expect(again.plugin.abiMinor == first.abiMinor && again.plugin.structSize == first.structSize)
+    #expect(again.hash == BuildFile.hash(file))
+    // and a build with other bytes is scanned
+    try ReloadFixture.build(.withDouble, into: file)
+    let changed = try builds.stage(file, feature: "reloadable")
+    #expect(scans.withLock { $0 } == 2)
+    #expect(changed.version == "1.1.0")
+  }
+
   @Test func aStagedBuildFindsThePrivateLibrariesOfItsOriginalFolderBesideIt() throws {
     let harness = try Self.harness()
     defer { harness.store.stop() }

@@ -144,6 +144,14 @@ public final class PluginBuilds: Sendable {
       return nil
     }
     linkCompanions(of: path)
+    if case .workers = loading, let running = runningBuild(of: path, hash: hash) {
+      // The bytes of the build running now: its manifest is the copy's, known without a scan
+      // (a `:reload` of an unchanged file, which starts its features anew).
+      let plugin = LoadedPlugin(
+        path: copy, manifest: running.manifest, abiMajor: running.abiMajor, abiMinor: running.abiMinor,
+        structSize: running.structSize, functions: fh_plugin(), isLoadedHere: false)
+      return (PluginBuild(plugin: plugin, hash: hash), meanwhile(copy))
+    }
     var scan: PluginScan?
     var extra: Extra?
     if case .workers = loading, let scanner {
@@ -167,6 +175,13 @@ public final class PluginBuilds: Sendable {
       unlink(copy)
       throw error
     }
+  }
+
+  /// The plugin of the current build of the file `path` when its bytes hash to `hash`.
+  private func runningBuild(of path: String, hash: String) -> LoadedPlugin? {
+    // The hash may still be worked out: waited for outside the lock.
+    guard let current = builds.withLock({ $0.current[path] }), current.hash == hash else { return nil }
+    return current.plugin
   }
 
   /// Makes `build` the current build of the plugin file `path`; removes the copy it replaces,
