@@ -170,6 +170,10 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// Effects the plugin reports as in flight.
   public var effectsRunning: Int { external.effectsRunning }
 
+  /// Whether nothing is queued, in flight (effects) or pending (timers) and the store is not
+  /// paused: read from a job on the store thread, the store is then as settling would leave it.
+  public var isQuiet: Bool { external.isQuiet }
+
   /// Whether `holdFeedback` holds the feedback loop.
   public var isFeedbackHeld: Bool { external.isFeedbackHeld }
 

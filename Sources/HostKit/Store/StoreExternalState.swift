@@ -175,6 +175,8 @@ final class StoreExternalState: @unchecked Sendable {
   var inboxPeak: Int { locked { inbox.peak } }
   var hasEmitterWaiting: Bool { locked { emitterWaits } }
   var pendingTimers: Int { locked { timers.count } }
+  /// Nothing queued, no effect in flight, no timer pending, not paused.
+  var isQuiet: Bool { locked { inbox.isEmpty && effectsInFlight == 0 && timers.count == 0 && gate != .paused } }
   var unsavedError: HostError? { locked { unsaved } }
 
   /// Holds a running feedback loop (see `Store.holdFeedback`). False when none runs, or the store

@@ -85,9 +85,15 @@ struct ExploreRun {
           // In a worker the store's effect count can lag the worker's effects, so a late effect's
           // action cannot be told from a refusal's change: the refusal check is made in process.
           try send(step, to: feature, in: runtime, parsed: &parsed)
-          ticks += try settle(runtime, watch: watch)
-          if let violation = probes.violation { throw violation }
-          _ = try runtime.probe(feature, cache: probes.cache(for: feature))
+          let alone = (seen?.position.shown.count ?? 1) == 1 && !paced.contains(ObjectIdentifier(feature.store))
+          if alone, let probed = probeAtOnce(feature, cache: probes.cache(for: feature)) {
+            if let violation = probes.violation { throw violation }
+            _ = try probed.get()
+          } else {
+            ticks += try settle(runtime, watch: watch)
+            if let violation = probes.violation { throw violation }
+            _ = try runtime.probe(feature, cache: probes.cache(for: feature))
+          }
         } else if streams, let travelled = travelAtOnce(step, on: feature, in: runtime, probes: probes) {
           // Travelled and probed in one trip to the store thread, nothing being in flight.
           try travelled.get()
@@ -248,6 +254,18 @@ struct ExploreRun {
   }
 
   private static let travels = [":undo", ":redo", ":goto "]
+
+  /// In a worker: the probe after an action sent, made by a job on the store thread once the
+  /// action is applied, when the store is quiet there (nothing queued after it, no effect in
+  /// flight, no timer, not paused), so settling would change nothing: one trip to the store
+  /// thread instead of a settle and then the probe's. Nil, having probed nothing, otherwise.
+  private func probeAtOnce(_ feature: PresentedFeature, cache: ProbeCache) -> Result<String, ContractViolation>? {
+    let store = feature.store
+    return store.perform { instance -> Result<String, ContractViolation>? in
+      guard store.isQuiet else { return nil }
+      return SessionRuntime.probeNoting(instance, feature: feature, cache: cache)
+    }
+  }
 
   /// A host command: a travel, a navigation or a reload. One the stack cannot make (nothing to
   /// undo, nothing to go back to) is no failure of a feature.
