@@ -34,8 +34,7 @@ struct WorkerBackpressureTests {
 
   @Test func aFullInboxSaysSoAfterTheSliceUnlessTheStoreIsGated() {
     // given a running store's inbox, full, and no store thread taking from it
-    let external = StoreExternalState(capacity: 4, clock: .manual)
-    external.started()
+    let external = StoreExternalState.started(capacity: 4)
     for _ in 0..<4 { external.enqueue(.action(#"{"type":"tick"}"#, .effect)) }
     // when the listener asks for room, it is told there is none after its slice
     #expect(!external.waitForEmitRoom(atMost: .milliseconds(5)))
@@ -64,8 +63,7 @@ struct WorkerBackpressureTests {
 
   @Test func aFullInboxTheStoreDrainsLetsTheWaitingListenerGoOn() {
     // given a running store's inbox, full
-    let external = StoreExternalState(capacity: 4, clock: .manual)
-    external.started()
+    let external = StoreExternalState.started(capacity: 4)
     for _ in 0..<4 { external.enqueue(.action(#"{"type":"tick"}"#, .effect)) }
     let answered = DispatchSemaphore(value: 0)
     let room = Locked<Bool?>(nil)

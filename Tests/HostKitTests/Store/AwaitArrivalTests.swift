@@ -7,24 +7,16 @@ import Testing
 /// The store thread's short wait for the next item after a job: it ends as soon as an item is
 /// there or the store is asked to end, and at its limit when nothing comes.
 @Suite struct AwaitArrivalTests {
-  static var tick: InboxItem { .action(#"{"type":"tick"}"#, .user, inputLine: 0) }
-
-  func started() -> StoreExternalState {
-    let external = StoreExternalState(capacity: 8, clock: .manual)
-    external.started()
-    return external
-  }
-
   @Test func anItemAlreadyQueuedEndsItAtOnce() {
-    let external = started()
-    external.enqueue(Self.tick)
+    let external = StoreExternalState.started()
+    external.enqueue(.tick)
     let elapsed = ContinuousClock().measure { external.awaitArrival(for: .seconds(30)) }
     #expect(elapsed < .seconds(15), "waited \(elapsed) with an item queued")
   }
 
   @Test func anItemQueuedByAnotherThreadEndsIt() {
-    let external = started()
-    let sender = Thread { external.enqueue(Self.tick) }
+    let external = StoreExternalState.started()
+    let sender = Thread { external.enqueue(.tick) }
     sender.start()
     let elapsed = ContinuousClock().measure { external.awaitArrival(for: .seconds(30)) }
     #expect(elapsed < .seconds(15), "waited \(elapsed) for an item another thread queued")
@@ -32,14 +24,14 @@ import Testing
   }
 
   @Test func withNothingComingItEndsAtItsLimit() {
-    let external = started()
+    let external = StoreExternalState.started()
     let elapsed = ContinuousClock().measure { external.awaitArrival(for: .milliseconds(2)) }
     #expect(elapsed >= .milliseconds(2))
     #expect(external.isInboxEmpty)
   }
 
   @Test func aStopRequestEndsIt() throws {
-    let external = started()
+    let external = StoreExternalState.started()
     let stopped = DispatchSemaphore(value: 0)
     let stopper = Thread {
       _ = external.stopAndWait()
@@ -54,7 +46,7 @@ import Testing
   }
 
   @Test func aLostInstanceEndsIt() {
-    let external = started()
+    let external = StoreExternalState.started()
     let loser = Thread { external.lost() }
     loser.start()
     let elapsed = ContinuousClock().measure { external.awaitArrival(for: .seconds(30)) }
@@ -62,7 +54,7 @@ import Testing
   }
 
   @Test func aStoreAlreadyEndingEndsItAtOnce() {
-    let external = started()
+    let external = StoreExternalState.started()
     external.lost()
     let elapsed = ContinuousClock().measure { external.awaitArrival(for: .seconds(30)) }
     #expect(elapsed < .seconds(15), "waited \(elapsed) on a store already ending")

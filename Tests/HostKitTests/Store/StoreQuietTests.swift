@@ -6,21 +6,13 @@ import Testing
 /// `Store.isQuiet`: what a job on the store thread reads to know that settling would change
 /// nothing (exploring in a worker probes at once then).
 @Suite struct StoreQuietTests {
-  static var tick: InboxItem { .action(#"{"type":"tick"}"#, .user, inputLine: 0) }
-
-  func started() -> StoreExternalState {
-    let external = StoreExternalState(capacity: 8, clock: .manual)
-    external.started()
-    return external
-  }
-
   @Test func anIdleStoreIsQuiet() {
-    #expect(started().isQuiet)
+    #expect(StoreExternalState.started().isQuiet)
   }
 
   @Test func anItemQueuedIsNotQuietUntilTaken() {
-    let external = started()
-    external.enqueue(Self.tick)
+    let external = StoreExternalState.started()
+    external.enqueue(.tick)
     #expect(!external.isQuiet)
     var batch: [InboxItem] = []
     #expect(external.takeBatch(into: &batch))
@@ -28,7 +20,7 @@ import Testing
   }
 
   @Test func anEffectInFlightIsNotQuietUntilItEnds() {
-    let external = started()
+    let external = StoreExternalState.started()
     external.effectBegan()
     #expect(!external.isQuiet)
     external.effectEnded()
@@ -36,7 +28,7 @@ import Testing
   }
 
   @Test func aPendingTimerIsNotQuietUntilCancelled() throws {
-    let external = started()
+    let external = StoreExternalState.started()
     let id = try #require(external.schedule(after: 1_000_000, actions: [#"{"type":"tick"}"#], source: .effect))
     #expect(!external.isQuiet)
     external.cancelTimer(id)
@@ -44,7 +36,7 @@ import Testing
   }
 
   @Test func aPausedStoreIsNotQuiet() {
-    let external = started()
+    let external = StoreExternalState.started()
     external.pause()
     #expect(!external.isQuiet)
   }
