@@ -147,9 +147,8 @@ public final class PluginBuilds: Sendable {
     if case .workers = loading, let running = runningBuild(of: path, hash: hash) {
       // The bytes of the build running now: its manifest is the copy's, known without a scan
       // (a `:reload` of an unchanged file, which starts its features anew).
-      let plugin = LoadedPlugin(
-        path: copy, manifest: running.manifest, abiMajor: running.abiMajor, abiMinor: running.abiMinor,
-        structSize: running.structSize, functions: fh_plugin(), isLoadedHere: false)
+      let plugin = Self.forWorkers(
+        copy, manifest: running.manifest, version: (running.abiMajor, running.abiMinor, running.structSize))
       return (PluginBuild(plugin: plugin, hash: hash), meanwhile(copy))
     }
     var scan: PluginScan?
@@ -234,14 +233,21 @@ public final class PluginBuilds: Sendable {
       }
     case .workers:
       guard let manifest else { throw rejected("no scanner to read its manifest with") }
-      // The host never calls this plugin's functions: its workers load it.
-      plugin = LoadedPlugin(
-        path: copy, manifest: manifest, abiMajor: version.major, abiMinor: version.minor,
-        structSize: version.size, functions: fh_plugin(), isLoadedHere: false)
+      plugin = Self.forWorkers(copy, manifest: manifest, version: version)
     }
     guard plugin.id == feature else {
       throw HostError(ReloadFailure.otherFeature(feature: feature, path: original, now: plugin.id))
     }
     return plugin
+  }
+
+  /// The copy `copy` as the host knows a build its workers load: its manifest and ABI, none of
+  /// its functions (the host never calls them).
+  private static func forWorkers(
+    _ copy: String, manifest: Manifest, version: (major: UInt32, minor: UInt32, size: UInt32)
+  ) -> LoadedPlugin {
+    LoadedPlugin(
+      path: copy, manifest: manifest, abiMajor: version.major, abiMinor: version.minor, structSize: version.size,
+      functions: fh_plugin(), isLoadedHere: false)
   }
 }
