@@ -21,12 +21,11 @@ struct HostNewTests {
     _ arguments: [String], in folder: String, environment: [String: String]
   ) throws -> (status: Int32, output: String) {
     // SwiftPM's lock files and the driver's scratch folders go to TMPDIR: one removed at exit.
-    let scratch = ["TMPDIR": try FixturePlugin.temporaryFolder(prefix: "featurehost-swiftpm")]
+    var added = ["TMPDIR": try FixturePlugin.temporaryFolder(prefix: "featurehost-swiftpm")]
+    added.merge(environment) { _, new in new }
     var process = ChildProcess(
       "/usr/bin/env", arguments: arguments,
-      environment: ChildProcess.currentEnvironment.merging(scratch.merging(environment) { _, new in new }) {
-        _, new in new
-      })
+      environment: ChildProcess.currentEnvironment.merging(added) { _, new in new })
     process.workingDirectory = folder
     process.errorIntoOutput = true
     let result = try process.run()
