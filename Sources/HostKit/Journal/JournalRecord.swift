@@ -31,7 +31,7 @@ import FeatureJSON
 ///   restarted from the state after S. Restore, history and replay skip it.
 /// - Reload: `{"from":{"hash":H,"version":V},"reload":F,"seq":S,"to":{"hash":H,"version":V}}`:
 ///   feature F was reloaded at seq S from one build to another (versions from their manifests,
-///   hashes of their files, `fnv1a64:` and 16 hex digits). A snapshot at seq S follows it: the
+///   hashes of their files, `xxh64:` and 16 hex digits). A snapshot at seq S follows it: the
 ///   state the new build took over, which restore starts from. Replay names it.
 /// - Refusal: `{"at":T,"error":E,"refused":A,"seq":S,"source":SRC}`: the feature refused the action
 ///   A (a JSON object, or the text sent when it was not one) from SRC, saying E; nothing changed.

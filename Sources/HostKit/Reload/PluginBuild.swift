@@ -16,14 +16,13 @@ public struct PluginBuild: Sendable {
   }
 
   /// The build of `plugin` as its file is now, hashed on another thread: a run needs the hash
-  /// only when it reloads, and reading a plugin of a few megabytes byte by byte took a few
-  /// milliseconds of every start.
+  /// only when it reloads, and the file is read (a few megabytes) while the run starts.
   init(hashing plugin: LoadedPlugin) {
     self.plugin = plugin
     hashed = BuildHash(hashing: plugin.path)
   }
 
-  /// `fnv1a64:` and 16 hex digits: tells two builds apart in the journal. Waits for the hash
+  /// `xxh64:` and 16 hex digits: tells two builds apart in the journal. Waits for the hash
   /// when it is still being worked out.
   public var hash: String { hashed.value }
 
@@ -54,16 +53,15 @@ private final class BuildHash: Sendable {
 
 /// Reading plugin files: their hash, and whether a build being written is complete.
 public enum BuildFile {
-  /// The FNV-1a (64-bit) hash of the file at `path`, as `fnv1a64:HEX`; nil when it cannot be read.
+  /// The XXH64 hash of the file at `path`, as `xxh64:HEX`; nil when it cannot be read.
   public static func hash(_ path: String) -> String? {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    let ok = read(path) { bytes in
-      for byte in bytes {
-        hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-      }
-    }
-    guard ok else { return nil }
-    return "fnv1a64:" + String(hash, radix: 16).leftPadded(16)
+    var hash = XXH64()
+    guard read(path, { hash.update($0) }) else { return nil }
+    return label(hash)
+  }
+
+  private static func label(_ hash: XXH64) -> String {
+    "xxh64:" + String(hash.digest(), radix: 16).leftPadded(16)
   }
 
   /// Copies `source` to `destination` (created, mode 0700) and hashes what it copied; nil when
@@ -72,12 +70,10 @@ public enum BuildFile {
     let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o700)
     guard output >= 0 else { return nil }
     defer { close(output) }
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    var hash = XXH64()
     var failed = false
     let ok = read(source) { bytes in
-      for byte in bytes {
-        hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-      }
+      hash.update(bytes)
       guard let base = bytes.baseAddress else { return }
       var offset = 0
       while offset < bytes.count, !failed {
@@ -89,7 +85,7 @@ public enum BuildFile {
       unlink(destination)
       return nil
     }
-    return "fnv1a64:" + String(hash, radix: 16).leftPadded(16)
+    return label(hash)
   }
 
   /// Whether `path` holds a whole ELF shared object: its header is there and the section header
