@@ -39,6 +39,18 @@ struct WorkerSpareTests {
     #expect(try instance.snapshot() == #"{"clicks":1,"count":1}"#)
   }
 
+  @Test func aSparePreparedHereHasStartedWhenPrepareReturns() throws {
+    let (settings, folder) = try Self.ownSettings()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    defer { InstanceFactory.discardPrepared() }
+    // when a spare is prepared to start on the calling thread (the CLI's main thread does)
+    WorkerSpare.shared.prepare(settings, here: true)
+    // then its process was started before prepare returned: no other thread to wait for
+    let started = try #require(WorkerSpare.shared.startedProcessID)
+    #expect(WorkerSpare.shared.preparedProcessID == started)
+    #expect(kill(started, 0) == 0)
+  }
+
   @Test func aSpareNobodyTookIsEndedWhenTheRunEnds() throws {
     let (settings, folder) = try Self.ownSettings()
     defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -116,8 +116,15 @@ final class WorkerSpare: Sendable {
 
   private let pending = Mutex<Pending?>(nil)
 
-  /// Starts a spare for `settings` on another thread, replacing (and ending) one kept before.
-  func prepare(_ settings: WorkerSettings) {
+  /// Starts a spare for `settings`: on the main thread (the CLI's) right there, as the spawner
+  /// thread, new, was put on the main thread's core and waited 1-2 ms to move to the idle one,
+  /// and the first feature waits for this worker; elsewhere on the spawner thread.
+  func prepare(_ settings: WorkerSettings) { prepare(settings, here: Thread.isMainThread) }
+
+  /// Starts a spare for `settings`, replacing (and ending) one kept before: on the calling
+  /// thread when `here` (it must live as long as the host: the worker dies with it), else on the
+  /// spawner thread.
+  func prepare(_ settings: WorkerSettings, here: Bool) {
     let environment = settings.environment
     let next = Pending(
       key: Key(executable: settings.executable, environment: environment, sandboxed: settings.sandbox.enabled))
@@ -125,9 +132,7 @@ final class WorkerSpare: Sendable {
       defer { kept = next }
       return kept
     }
-    // On the spawner thread, which lives as long as the host: a first job on the global queue
-    // waited a millisecond or two for a thread of its pool.
-    WorkerSpawner.shared.run {
+    let start: @Sendable () -> Void = {
       let started = Result { () throws(HostError) in
         try WorkerProcess.start(settings: settings, environment: environment)
       }
@@ -136,6 +141,9 @@ final class WorkerSpare: Sendable {
       // Ended elsewhere: its reaping may wait a second, which the next start must not.
       if let previous { DispatchQueue.global().async { if var old = previous.wait() { old.discard() } } }
     }
+    // The spawner thread lives as long as the host (a first job on the global queue waited a
+    // millisecond or two for a thread of its pool).
+    if here { start() } else { WorkerSpawner.shared.run(start) }
   }
 
   /// The spare, when one was prepared with these settings and is still running; nil otherwise.
@@ -161,6 +169,11 @@ final class WorkerSpare: Sendable {
     kept.ready.wait()
     kept.ready.signal()
     return kept.result.withLock { try? $0?.get().child.pid }
+  }
+
+  /// The process id of the spare kept when its start has ended, without waiting for it (tests).
+  var startedProcessID: pid_t? {
+    pending.withLock { $0 }?.result.withLock { try? $0?.get().child.pid }
   }
 
   /// Ends the spare if nobody took it (the run ended before it started a feature in a worker).

@@ -45,10 +45,18 @@ final class WorkerSpawner: Sendable {
     waiting.signal()
   }
 
-  /// Starts `process` on the spawner thread and waits for it (at once when called there).
-  func spawn(_ process: ChildProcess) -> Result<Started, ChildProcessFailure> {
+  /// Whether the calling thread lives as long as the host: the spawner thread or the main
+  /// thread (whose end is the process's).
+  var isLongLived: Bool {
+    if Thread.isMainThread { return true }
     let id = threadID.load(ordering: .acquiring)
-    if id != 0 && pthread_equal(pthread_t(id), pthread_self()) != 0 { return Self.start(process) }
+    return id != 0 && pthread_equal(pthread_t(id), pthread_self()) != 0
+  }
+
+  /// Starts `process` on the spawner thread and waits for it (at once when called there or on
+  /// the main thread).
+  func spawn(_ process: ChildProcess) -> Result<Started, ChildProcessFailure> {
+    if isLongLived { return Self.start(process) }
     let done = DispatchSemaphore(value: 0)
     final class Slot: Sendable { let result = Locked<Result<Started, ChildProcessFailure>?>(nil) }
     let slot = Slot()
