@@ -97,8 +97,9 @@ struct StoreTests {
     store.resume()
     #expect(store.waitUntilSettled(timeout: .seconds(10)) == .paused)
     #expect(try store.state() == #"{"count":0,"disorder":0,"foreign":0,"pings":201,"reentered":0}"#)
+    // and the feedback step held at the stop is not reported lost: it runs again from the state
     let report = store.stop()
-    #expect(report.unapplied == 1)
+    #expect(report.unapplied == 0)
   }
 
   @Test func twoInstancesOfOnePluginEmittingAtOnceNeverMix() throws {

@@ -22,6 +22,11 @@ enum InboxItem {
     if case .action(_, .feedback, _) = self { return true }
     return false
   }
+
+  /// An action whose loss at a stop the report counts: a feedback's is not, as a feedback runs
+  /// again from the state it came from when that state is restored (a covered levels' held step
+  /// was reported as "not applied" after every flow that passed it by).
+  var isLostAtStop: Bool { isAction && !isFeedbackAction }
 }
 
 /// The store's FIFO inbox: what waits for the store thread, how much a user sender may queue
@@ -64,7 +69,7 @@ struct Inbox {
       if items.count > peak { peak = items.count }
       return true
     case .closing:
-      if item.isAction { report.unapplied += 1 }
+      if item.isLostAtStop { report.unapplied += 1 }
       return false
     case .closed(let afterLoss, _):
       // After a closing, typed lines are expected (a pipe reads ahead): not the plugin's fault.
@@ -101,11 +106,11 @@ struct Inbox {
     items.insert(contentsOf: rest, at: 0)
   }
 
-  /// Takes everything left at the end, counting its actions as never applied.
+  /// Takes everything left at the end, counting its actions (but feedbacks') as never applied.
   mutating func drain() -> [InboxItem] {
     let left = items
     items.removeAll()
-    report.unapplied += left.count { $0.isAction }
+    report.unapplied += left.count { $0.isLostAtStop }
     return left
   }
 

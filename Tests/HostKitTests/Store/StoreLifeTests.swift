@@ -104,17 +104,19 @@ struct StoreLifeTests {
       (.action("a", .user), .closing(afterLoss: false)),
       (.action("b", .effect), .closed(afterLoss: false, retired: try Self.retired())),
       (.action("c", .user), .closed(afterLoss: true, retired: try Self.retired())),
-      // a step is not counted
+      // a step is not counted, nor a feedback's action (it runs again from the restored state)
       (.step("{}"), .closing(afterLoss: false)),
+      (.action("e", .feedback), .closing(afterLoss: false)),
     ]
     let accepted = lives.map { inbox.accept($0.0, life: $0.1) }
-    #expect(accepted == [false, false, false, false])
+    #expect(accepted == [false, false, false, false, false])
     #expect(inbox.report == StopReport(unapplied: 1, late: 1, refused: 0, afterClosing: 1))
-    // and the actions left at the end count as unapplied; the jobs are handed back
+    // and the actions left at the end count as unapplied, but a feedback's; the jobs are handed back
     _ = inbox.accept(.action("d", .user), life: .running)
+    _ = inbox.accept(.action("f", .feedback), life: .running)
     inbox.append(job: { _ in })
     let left = inbox.drain()
-    #expect(left.count == 2)
+    #expect(left.count == 3)
     #expect(inbox.report.unapplied == 2)
   }
 
