@@ -32,4 +32,13 @@ public struct HostProcess {
     let result = try process.run(timeout: timeout)
     return Output(stdout: result.outputText, stderr: result.errorText, status: result.termination.shellStatus)
   }
+
+  /// `run`, waited for on a thread of its own: a test that waits seconds on a host (call
+  /// timeouts, an exploration shrinking a hang) leaves the threads of Swift's cooperative pool,
+  /// one per core, to the tests running beside it.
+  public static func run(
+    _ arguments: [String], input: String = "", environment: [String: String] = [:], timeout: Duration = .seconds(600)
+  ) async throws -> Output {
+    try await offPool { Result { try run(arguments, input: input, environment: environment, timeout: timeout) } }.get()
+  }
 }

@@ -13,5 +13,5 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
 func runHost(
   _ arguments: [String], input: String = "", environment: [String: String] = [:]
 ) async throws -> HostProcess.Output {
-  try await blocking { try HostProcess.run(arguments, input: input, environment: environment) }
+  try await HostProcess.run(arguments, input: input, environment: environment)
 }

@@ -29,9 +29,11 @@ struct FeatureTestStoreIsolationTests {
   }
 
   @Test func isolatedPacedLevelsGetTheirTimersFromTheHost() async throws {
-    // given paced levels whose timers the worker schedules through the host
+    // given paced levels whose timers the worker schedules through the host; the interval is
+    // longer than any stall of a loaded machine between a step's two actions (with 50 ms, the
+    // step the first one schedules fired before the second one cancelled it, in a loaded suite)
     let store = try await FeatureTestStore(
-      plugin: "Levels", config: ["interval": 50], restoring: ["left": 3, "right": 3], isolation: .process())
+      plugin: "Levels", config: ["interval": 500], restoring: ["left": 3, "right": 3], isolation: .process())
     await store.send("set left=0 right=2", assert: ["left": 0, "right": 2])
     await store.receive("increaseLeft", assert: ["left": 1, "right": 2])
     await store.receive("decreaseRight", assert: ["left": 1, "right": 1])

@@ -91,9 +91,10 @@ struct FeatureTestStoreTests {
         ("increaseLeft", ["left": 1, "right": 1]), ("decreaseRight", ["left": 1, "right": 1]),
       ]),
     // the real pause between steps (a timer effect in the plugin), without sleeping: each paced
-    // step arrives in turn, both feedbacks' actions together
+    // step arrives in turn, both feedbacks' actions together (the interval outlasts a loaded
+    // machine's stall between a step's two actions, which let the first one's step fire)
     Regulation(
-      id: "paced", config: ["interval": 50], restoring: ["left": 3, "right": 3],
+      id: "paced", config: ["interval": 500], restoring: ["left": 3, "right": 3],
       steps: [("increaseLeft", ["left": 1, "right": 2]), ("decreaseRight", ["left": 1, "right": 1])]),
   ]
 

@@ -41,17 +41,17 @@ struct ExploreCLITests {
       environment = ["XDG_STATE_HOME": "\(folder)/state", "XDG_CACHE_HOME": "\(folder)/cache"]
     }
 
-    func host(_ arguments: [String]) throws -> HostProcess.Output {
-      try HostProcess.run(["--plugins", plugins] + arguments, environment: environment)
+    func host(_ arguments: [String]) async throws -> HostProcess.Output {
+      try await HostProcess.run(["--plugins", plugins] + arguments, environment: environment)
     }
   }
 
   @Test("a hidden bug is found within 10,000 steps, shrunk, and its transcript fails under host check", arguments: bugs)
-  func aHiddenBugIsFoundShrunkAndReplayable(_ bug: HiddenBug) throws {
+  func aHiddenBugIsFoundShrunkAndReplayable(_ bug: HiddenBug) async throws {
     // given a tally hiding the bug
     let setup = try Setup(tally: [bug.macro])
     // when it is explored for at most 10,000 steps
-    let explored = try setup.host(
+    let explored = try await setup.host(
       ["explore", "tally", "--runs", "100", "--steps", "100", "--seed", "26", "--out", setup.out])
     // then it is found, named with its kind and seed
     #expect(explored.status == 1, "\(explored.stdout)\(explored.stderr)")
@@ -65,7 +65,7 @@ struct ExploreCLITests {
     #expect(actions >= bug.shortest && actions <= bug.shortest + 1, "\(transcript)")
     #expect(line.contains("written to \(file)"), "\(line)")
     // and host check runs the transcript and fails on it
-    let checked = try setup.host(["check", file])
+    let checked = try await setup.host(["check", file])
     #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
     #expect(checked.stdout.contains("fail \(file)"), "\(checked.stdout)")
     #expect(checked.stdout.contains("0 passed, 1 failed"), "\(checked.stdout)")
@@ -74,11 +74,11 @@ struct ExploreCLITests {
   @Test(
     "a call that never returns is a hang: found, shrunk and replayable, in process (the watch) and in a worker",
     arguments: ["none", "process"])
-  func aHangIsFoundShrunkAndReplayable(isolation: String) throws {
+  func aHangIsFoundShrunkAndReplayable(isolation: String) async throws {
     // given a tally whose add of 9 right after another add never returns
     let setup = try Setup(tally: ["EXPLORE_HANG"])
     // when it is explored with a short call timeout
-    let explored = try setup.host(
+    let explored = try await setup.host(
       [
         "explore", "tally", "--runs", "100", "--steps", "100", "--seed", "26", "--out", setup.out,
         "--isolation", isolation, "--call-timeout", "0.3",
@@ -97,17 +97,17 @@ struct ExploreCLITests {
     let file = "\(setup.out)/tally-explore-1.transcript"
     let transcript = try String(contentsOfFile: file, encoding: .utf8)
     #expect(transcript.contains("$ host run tally --isolation process --call-timeout 0.3\n"), "\(transcript)")
-    let checked = try setup.host(["check", file])
+    let checked = try await setup.host(["check", file])
     #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
     #expect(checked.stdout.contains("+! error: tally did not answer dispatch within 0.3 s"), "\(checked.stdout)")
   }
 
   @Test("a store that never settles is a hang: found, shrunk and replayable")
-  func aStoreThatNeverSettlesIsAHang() throws {
+  func aStoreThatNeverSettlesIsAHang() async throws {
     // given a tally whose ping right after an add begins an effect that never ends
     let setup = try Setup(tally: ["EXPLORE_ENDLESS_EFFECT"])
     // when it is explored in process with a short settle timeout
-    let explored = try setup.host(
+    let explored = try await setup.host(
       [
         "explore", "tally", "--runs", "100", "--steps", "100", "--seed", "26", "--out", setup.out,
         "--isolation", "none", "--settle-timeout", "0.3",
@@ -121,12 +121,12 @@ struct ExploreCLITests {
     let file = "\(setup.out)/tally-explore-1.transcript"
     let transcript = try String(contentsOfFile: file, encoding: .utf8)
     #expect(transcript.contains("$ host run tally --isolation none --settle-timeout 0.3\n"), "\(transcript)")
-    let checked = try setup.host(["check", file])
+    let checked = try await setup.host(["check", file])
     #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
   }
 
   @Test("a paced feature explores on the manual clock: its timers fire as ticks, not in real time")
-  func aPacedFeatureExploresOnTheManualClock() throws {
+  func aPacedFeatureExploresOnTheManualClock() async throws {
     // given levels regulating once a minute, in process and in a worker
     let setup = try Setup(tally: nil)
     for isolation in ["none", "process"] {
@@ -135,8 +135,8 @@ struct ExploreCLITests {
         "explore", "levels", "--runs", "2", "--steps", "50", "--seed", "3", "--config", #"{"interval": 60000}"#,
         "--isolation", isolation,
       ]
-      let first = try setup.host(arguments)
-      let second = try setup.host(arguments)
+      let first = try await setup.host(arguments)
+      let second = try await setup.host(arguments)
       // then it ends clean (each run's journal replays), its minute timers having fired as ticks
       // of the manual clock between the steps: on the real clock, none would have fired
       #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
@@ -149,14 +149,14 @@ struct ExploreCLITests {
   }
 
   @Test("a flow that leaves a feature stopped after :open then :back is found, shrunk and replayable")
-  func aFlowThatLeavesAFeatureStoppedIsFound() throws {
+  func aFlowThatLeavesAFeatureStoppedIsFound() async throws {
     // given a tally whose instances share one "stopped" flag, in a flow run in process
     let setup = try Setup(tally: ["EXPLORE_STOPPED_GLOBAL"])
     let flow = "\(setup.out)/twice.flow.json"
     try #"{"flow": "twice", "start": {"push": "tally"}, "on": {}}"#.write(
       toFile: flow, atomically: true, encoding: .utf8)
     // when the flow is explored for at most 10,000 steps
-    let explored = try setup.host(
+    let explored = try await setup.host(
       [
         "explore", "--flow", flow, "--runs", "100", "--steps", "100", "--seed", "26", "--out", setup.out,
         "--isolation", "none",
@@ -170,17 +170,17 @@ struct ExploreCLITests {
     #expect(typed.prefix(2) == ["> :open tally", "> :back"], "\(typed)")
     #expect(typed.count <= 4, "\(typed)")
     // and host check fails on its transcript
-    let checked = try setup.host(["check", file])
+    let checked = try await setup.host(["check", file])
     #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
     #expect(checked.stdout.contains("+! error: tally refused the user action"), "\(checked.stdout)")
   }
 
   @Test("the main flow explores clean, navigating among the shipped features")
-  func theMainFlowExploresClean() throws {
+  func theMainFlowExploresClean() async throws {
     let setup = try Setup(tally: nil)
     // Kittens on the catalog file (no network), levels at full speed, wherever home opens them.
     let catalog = "file://\(FixturePlugin.packageRoot)/Plugins/Kittens/catalog.json"
-    let explored = try HostProcess.run(
+    let explored = try await HostProcess.run(
       ["--plugins", setup.plugins, "explore", "--runs", "2", "--steps", "100", "--seed", "9", "--isolation", "none"],
       environment: setup.environment.merging(["KITTENS_ENDPOINT": catalog, "LEVELS_INTERVAL": "0"]) { _, new in new })
     #expect(explored.status == 0, "\(explored.stdout)\(explored.stderr)")
@@ -188,12 +188,12 @@ struct ExploreCLITests {
   }
 
   @Test("the main flow explores clean with the default config, in workers: kittens' network error is its error state")
-  func theMainFlowExploresCleanByDefault() throws {
+  func theMainFlowExploresCleanByDefault() async throws {
     // given no catalog file: kittens asks the network, which its worker's sandbox refuses (seed 9
     // picks kittens first)
     let setup = try Setup(tally: nil)
     // when the main flow is explored as it comes (workers, levels at its own pace)
-    let explored = try setup.host(["explore", "--runs", "1", "--steps", "100", "--seed", "9"])
+    let explored = try await setup.host(["explore", "--runs", "1", "--steps", "100", "--seed", "9"])
     // then a refused name lookup, shown by kittens as its error, is no failure
     #expect(explored.status == 0, "\(explored.stdout)\(explored.stderr)")
     // (levels, at its own pace, on the manual clock: its ticks are counted)
@@ -202,34 +202,34 @@ struct ExploreCLITests {
   }
 
   @Test("the same seed draws the same sequences")
-  func theSameSeedGivesTheSameFailure() throws {
+  func theSameSeedGivesTheSameFailure() async throws {
     let setup = try Setup(tally: ["EXPLORE_RESTORE_CAP"])
-    func explore(_ out: String) throws -> String {
-      let result = try setup.host(
+    func explore(_ out: String) async throws -> String {
+      let result = try await setup.host(
         ["explore", "tally", "--runs", "20", "--steps", "50", "--seed", "1234", "--out", out, "--isolation", "none"])
       #expect(result.status == 1, "\(result.stderr)")
       return result.stdout.replacingOccurrences(of: out, with: "OUT")
     }
-    let first = try explore(try FixturePlugin.temporaryFolder())
-    let second = try explore(try FixturePlugin.temporaryFolder())
+    let first = try await explore(try FixturePlugin.temporaryFolder())
+    let second = try await explore(try FixturePlugin.temporaryFolder())
     #expect(first == second)
     #expect(first.contains("restore refused the state after"), "\(first)")
   }
 
   @Test("a feature that keeps the contract explores clean, and :check says so in a run")
-  func counterExploresClean() throws {
+  func counterExploresClean() async throws {
     let setup = try Setup(tally: ["RESET_NEEDS_A_TOTAL"])
-    let explored = try setup.host(["explore", "tally", "--runs", "3", "--steps", "200", "--seed", "5"])
+    let explored = try await setup.host(["explore", "tally", "--runs", "3", "--steps", "200", "--seed", "5"])
     #expect(explored.status == 0, "\(explored.stdout)\(explored.stderr)")
     #expect(explored.stdout == "explore: tally: no failure in 600 steps; seed 5\n")
-    let checked = try HostProcess.run(
+    let checked = try await HostProcess.run(
       ["--plugins", setup.plugins, "run", "tally"], input: "add amount=2\n:check\n", environment: setup.environment)
     #expect(checked.stdout.hasPrefix("tally keeps the contract here: round trip, view and replay hold\n"))
     #expect(checked.stderr.isEmpty, "\(checked.stderr)")
   }
 
   @Test("at a terminal a progress line shows runs, steps, steps/s and failures, and is erased")
-  func aTerminalShowsAProgressLine() throws {
+  func aTerminalShowsAProgressLine() async throws {
     let setup = try Setup(tally: ["RESET_NEEDS_A_TOTAL"])
     let host = try PseudoTerminal(
       ["--plugins", setup.plugins, "explore", "tally", "--runs", "3", "--steps", "50", "--seed", "4"],
@@ -265,9 +265,9 @@ struct ExploreCLITests {
   ]
 
   @Test("bad input is a usage error naming the value", arguments: badInputs)
-  func badInputIsAUsageError(_ input: BadInput) throws {
+  func badInputIsAUsageError(_ input: BadInput) async throws {
     let setup = try Setup(tally: [])
-    let result = try setup.host(input.arguments)
+    let result = try await setup.host(input.arguments)
     #expect(result.status == 64, "\(result.stderr)")
     #expect(result.stderr.contains(input.message), "\(result.stderr)")
     #expect(result.stderr.contains("explore --help"), "\(result.stderr)")

@@ -4,15 +4,15 @@ import Testing
 
 @Suite("host CLI")
 struct HostCLITests {
-  @Test func counterInAPipeReportsStateAndFinalView() throws {
-    let result = try HostProcess.run(["run", "counter"], input: "increment\nincrement\ndecrement\n:state\n")
+  @Test func counterInAPipeReportsStateAndFinalView() async throws {
+    let result = try await HostProcess.run(["run", "counter"], input: "increment\nincrement\ndecrement\n:state\n")
     #expect(result.status == 0)
     #expect(result.stderr == "")
     #expect(result.stdout == "{\"clicks\":3,\"count\":1}\nCounter\n  count:  1\n  clicks: 3\n")
   }
 
-  @Test func aBadLineIsReportedAndTheRunGoesOn() throws {
-    let result = try HostProcess.run(
+  @Test func aBadLineIsReportedAndTheRunGoesOn() async throws {
+    let result = try await HostProcess.run(
       ["run", "counter"], input: "increment\nincremnt\ncount=3\n{\"type\":\"created\"}\n:stte\nincrement\n:state\n")
     #expect(result.status == 0)
     #expect(result.stdout.hasPrefix("{\"clicks\":2,\"count\":2}\n"))
@@ -23,24 +23,24 @@ struct HostCLITests {
     #expect(result.stderr.contains("error: line 5: unknown command ':stte'\nhelp: did you mean ':state'?"))
   }
 
-  @Test func rawJSONActionsWork() throws {
-    let result = try HostProcess.run(["run", "counter"], input: "{\"type\":\"decrement\"}\n:state\n")
+  @Test func rawJSONActionsWork() async throws {
+    let result = try await HostProcess.run(["run", "counter"], input: "{\"type\":\"decrement\"}\n:state\n")
     #expect(result.status == 0)
     #expect(result.stdout.hasPrefix("{\"clicks\":1,\"count\":-1}\n"))
   }
 
-  @Test func anUnknownFeatureExitsWithUsageAndListsTheKnownIds() throws {
-    let result = try HostProcess.run(["run", "countr"])
+  @Test func anUnknownFeatureExitsWithUsageAndListsTheKnownIds() async throws {
+    let result = try await HostProcess.run(["run", "countr"])
     #expect(result.status == 64)
     #expect(result.stdout == "")
     #expect(result.stderr.contains("error: unknown feature 'countr'"))
     #expect(result.stderr.contains("help: did you mean 'counter'? known features: counter"))
   }
 
-  @Test func listShowsEachFeatureAndRejectedCandidates() throws {
+  @Test func listShowsEachFeatureAndRejectedCandidates() async throws {
     let folder = try FixturePlugin.temporaryFolder()
     try FixturePlugin.build(["FIXTURE_NEWER_MINOR"], into: "\(folder)/libnewer.so")
-    let result = try HostProcess.run(["--plugins", folder, "list"])
+    let result = try await HostProcess.run(["--plugins", folder, "list"])
     #expect(result.status == 0)
     let lines = result.stdout.split(separator: "\n").map(String.init)
     let counter = lines.first { $0.hasPrefix("counter ") }
@@ -50,9 +50,9 @@ struct HostCLITests {
     #expect(lines.contains { $0.hasPrefix("rejected  \(folder)/libnewer.so") && $0.contains("needs ABI 1.8") })
   }
 
-  @Test func listShowsWhatEachFeatureNeeds() throws {
+  @Test func listShowsWhatEachFeatureNeeds() async throws {
     // when the shipped features are listed
-    let result = try HostProcess.run(["list"])
+    let result = try await HostProcess.run(["list"])
     // then kittens' line ends with its endpoint's needs, and the counter's with none
     #expect(result.status == 0)
     let lines = result.stdout.split(separator: "\n").map(String.init)
@@ -63,10 +63,10 @@ struct HostCLITests {
     #expect(lines.first { $0.hasPrefix("counter ") }?.hasSuffix("/libCounter.so  needs: none") == true)
   }
 
-  @Test func pluginPathEnvironmentIsSearched() throws {
+  @Test func pluginPathEnvironmentIsSearched() async throws {
     let folder = try FixturePlugin.temporaryFolder()
     try FixturePlugin.build([], into: "\(folder)/libfixture.so")
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       ["run", "fixture"], input: "tick tag=T\n:state\n", environment: ["FEATUREHOST_PLUGIN_PATH": folder])
     #expect(result.status == 0)
     #expect(result.stdout.hasPrefix("{\"count\":0,\"disorder\":0,\"foreign\":1,\"pings\":0,\"reentered\":0}\n"))
@@ -118,8 +118,8 @@ struct HostCLITests {
   ]
 
   @Test("usage errors exit 64 and say what is wrong", arguments: usageCases)
-  func usageErrors(_ usage: UsageCase) throws {
-    let result = try HostProcess.run(usage.arguments)
+  func usageErrors(_ usage: UsageCase) async throws {
+    let result = try await HostProcess.run(usage.arguments)
     #expect(result.status == usage.status)
     #expect(result.stderr.contains(usage.stderr))
   }
@@ -129,26 +129,26 @@ struct HostCLITests {
     arguments: [
       "list", "run", "validate", "check", "new", "sessions", "replay", "devtools", "help",
     ])
-  func helpIsPrintedForEachCommand(_ command: String) throws {
-    let asked = try HostProcess.run([command, "--help"])
+  func helpIsPrintedForEachCommand(_ command: String) async throws {
+    let asked = try await HostProcess.run([command, "--help"])
     #expect(asked.status == 0)
     #expect(asked.stdout.hasPrefix("usage: host"))
     #expect(asked.stdout.contains(" \(command)"))
     #expect(asked.stdout.contains("\n  -h, --help "))
-    let short = try HostProcess.run([command, "-h"])
-    let viaHelp = try HostProcess.run(["help", command])
+    let short = try await HostProcess.run([command, "-h"])
+    let viaHelp = try await HostProcess.run(["help", command])
     #expect(short.stdout == asked.stdout)
     #expect(viaHelp.stdout == asked.stdout)
   }
 
-  @Test func theHostsHelpListsEveryCommand() throws {
-    let result = try HostProcess.run(["--help"])
+  @Test func theHostsHelpListsEveryCommand() async throws {
+    let result = try await HostProcess.run(["--help"])
     #expect(result.status == 0)
     #expect(result.stdout.hasPrefix("usage: host"))
     for command in ["list", "run ID", "validate PLUGIN.so", "check FILE|DIR...", "new NAME", "sessions [list|rm NAME]"]
     {
       #expect(result.stdout.contains("\n  \(command) "))
     }
-    #expect(try HostProcess.run(["help"]).stdout == result.stdout)
+    #expect(try await HostProcess.run(["help"]).stdout == result.stdout)
   }
 }

@@ -18,11 +18,11 @@ import Testing
 struct HostileSandboxCLITests {
   // MARK: - Files
 
-  @Test func readingASecretItDidNotDeclareIsRefusedNamedAndNeverReachesTheState() throws {
+  @Test func readingASecretItDidNotDeclareIsRefusedNamedAndNeverReachesTheState() async throws {
     // given a home with a secret, and a plugin that declares no reads
     let scene = try HostileScene()
     // when the plugin reads the secret
-    let run = try scene.run(["attempt op=read target=\(scene.secret)"])
+    let run = try await scene.run(["attempt op=read target=\(scene.secret)"])
     // then the read fails inside the plugin
     #expect(run.log.count == 1)
     #expect(HostileScene.isRefusal(run.log.first, "read \(scene.secret)"), "\(run.log)")
@@ -35,10 +35,10 @@ struct HostileSandboxCLITests {
       run.output.stderr.contains(
         "warning: hostile tried to read \(scene.secret), which it did not declare (sandbox refused)\n"),
       "\(run.output.stderr)")
-    try scene.expectNormalEnd(run)
+    try await scene.expectNormalEnd(run)
   }
 
-  @Test func writesItDidNotDeclareAreRefusedInEveryFolderAndChangeNothing() throws {
+  @Test func writesItDidNotDeclareAreRefusedInEveryFolderAndChangeNothing() async throws {
     // given the folders a plugin could harm, each holding a file
     let scene = try HostileScene()
     let before = scene.guardedListings()
@@ -49,7 +49,7 @@ struct HostileSandboxCLITests {
         ("delete", "\(folder)/victim.txt"), ("mkdir", "\(folder)/new-folder"),
       ]
     }
-    let run = try scene.run(attempts.map { "attempt op=\($0.0) target=\($0.1)" })
+    let run = try await scene.run(attempts.map { "attempt op=\($0.0) target=\($0.1)" })
     // then each one fails inside the plugin
     #expect(run.log.count == attempts.count, "\(run.log)")
     for (entry, attempt) in zip(run.log, attempts) {
@@ -67,7 +67,7 @@ struct HostileSandboxCLITests {
         "warning: hostile tried to write \(first), which it did not declare (sandbox refused)\n"),
       "\(run.output.stderr)")
     #expect(run.output.stderr.components(separatedBy: "tried to write").count == 2, "\(run.output.stderr)")
-    try scene.expectNormalEnd(run)
+    try await scene.expectNormalEnd(run)
   }
 
   // MARK: - Network
@@ -75,7 +75,7 @@ struct HostileSandboxCLITests {
   @Test(
     "a connect to a port it did not declare is refused and named; without any port, the socket is",
     arguments: [false, true])
-  func connectingToAPortItDidNotDeclareIsRefusedAndTheServerSeesNothing(declaresAnotherPort: Bool) throws {
+  func connectingToAPortItDidNotDeclareIsRefusedAndTheServerSeesNothing(declaresAnotherPort: Bool) async throws {
     // given a server on loopback, and a plugin that declares no port or another one
     let scene = try HostileScene(needs: declaresAnotherPort)
     let server = try LoopbackServer()
@@ -85,7 +85,7 @@ struct HostileSandboxCLITests {
       declared.close()
     }
     // when the plugin connects to the server
-    let run = try scene.run(
+    let run = try await scene.run(
       ["attempt op=connect target=\(server.port)"], config: declaresAnotherPort ? ["port=\(declared.port)"] : [])
     // then the connect fails inside the plugin (without a port, it cannot even make the socket, so
     // no UDP either), and no connection reached the server
@@ -98,14 +98,14 @@ struct HostileSandboxCLITests {
       ? "warning: hostile tried to connect to port \(server.port), which it did not declare (sandbox refused)\n"
       : "warning: hostile tried to use the network, which it did not declare (sandbox refused)\n"
     #expect(run.output.stderr.contains(warning), "\(run.output.stderr)")
-    try scene.expectNormalEnd(run)
+    try await scene.expectNormalEnd(run)
   }
 
-  @Test func listeningIsRefusedToEveryPlugin() throws {
+  @Test func listeningIsRefusedToEveryPlugin() async throws {
     // given a plugin that may use the network (it declares a port)
     let scene = try HostileScene(needs: true)
     // when the plugin binds a port (0: any) to listen on
-    let run = try scene.run(["attempt op=bind"], config: ["port=443"])
+    let run = try await scene.run(["attempt op=bind"], config: ["port=443"])
     // then the bind fails inside the plugin
     #expect(HostileScene.isRefusal(run.log.first, "bind"), "\(run.log)")
     // and the host says no plugin may listen
@@ -114,10 +114,10 @@ struct HostileSandboxCLITests {
         && $0.hasSuffix(", which no plugin may (sandbox refused)")
     }
     #expect(warnings.count == 1, "\(run.output.stderr)")
-    try scene.expectNormalEnd(run)
+    try await scene.expectNormalEnd(run)
   }
 
-  @Test func aLocalSocketIsRefusedToEveryPlugin() throws {
+  @Test func aLocalSocketIsRefusedToEveryPlugin() async throws {
     // given a unix socket listening in a folder of the test's (as a session bus or a container
     // engine's would), and a plugin that may use the network
     let scene = try HostileScene(needs: true)
@@ -138,7 +138,7 @@ struct HostileSandboxCLITests {
     #expect(listen(listener, 4) == 0)
     _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
     // when the plugin connects to it
-    let run = try scene.run(["attempt op=local target=\(path)"], config: ["port=443"])
+    let run = try await scene.run(["attempt op=local target=\(path)"], config: ["port=443"])
     // then it cannot make the socket, and nothing reached the listener
     #expect(run.log.first == "local \(path): socket EACCES", "\(run.log)")
     #expect(accept(listener, nil, nil) == -1)
@@ -146,19 +146,19 @@ struct HostileSandboxCLITests {
       run.output.stderr.contains(
         "warning: hostile tried to open a local (unix) socket, which no plugin may (sandbox refused)\n"),
       "\(run.output.stderr)")
-    try scene.expectNormalEnd(run)
+    try await scene.expectNormalEnd(run)
   }
 
   // MARK: - From an effect's thread
 
-  @Test func anEffectThreadIsRefusedTheSameReadsWritesAndConnects() throws {
+  @Test func anEffectThreadIsRefusedTheSameReadsWritesAndConnects() async throws {
     // given a secret, a folder to keep, and a server
     let scene = try HostileScene()
     let server = try LoopbackServer()
     defer { server.close() }
     let before = scene.guardedListings()
     // when an effect's thread reads, creates and connects
-    let run = try scene.run([
+    let run = try await scene.run([
       "attempt op=read target=\(scene.secret) from=effect",
       "attempt op=create target=\(scene.home)/new.txt from=effect",
       "attempt op=connect target=\(server.port) from=effect",
@@ -180,7 +180,7 @@ struct HostileSandboxCLITests {
     ] {
       #expect(run.output.stderr.contains(warning + "\n"), "\(run.output.stderr)")
     }
-    try scene.expectNormalEnd(run)
+    try await scene.expectNormalEnd(run)
   }
 
   // MARK: - Operations the sandbox stops
@@ -207,7 +207,7 @@ struct HostileSandboxCLITests {
   static let stoppedHere = stoppedOperations.filter { $0.op != "fork" || Sandbox.sanitizer != "thread" }
 
   @Test("an operation the sandbox stops costs only the worker", arguments: stoppedHere)
-  func anOperationTheSandboxStopsEndsTheWorkerAndTheRunGoesOn(_ stopped: StoppedOperation) throws {
+  func anOperationTheSandboxStopsEndsTheWorkerAndTheRunGoesOn(_ stopped: StoppedOperation) async throws {
     // given a running session whose state holds an outcome: a read of the plugin's own file
     let scene = try HostileScene()
     let host = try scene.liveHost()
@@ -241,7 +241,7 @@ struct HostileSandboxCLITests {
     let more = try HostileScene.state(of: host)
     #expect(more.hasPrefix(String(before.dropLast(2)) + #","read "#), "\(more)")
     #expect(host.quit() == 0)
-    try scene.expectReplays()
+    try await scene.expectReplays()
   }
 
   // MARK: - Limits
@@ -250,10 +250,10 @@ struct HostileSandboxCLITests {
   static let hasMemoryLimit = Sandbox.sanitizer == nil
 
   @Test(.enabled(if: hasMemoryLimit, "no memory limit under a sanitizer"))
-  func memoryAndDescriptorsRunOutAsErrorsNotCrashes() throws {
+  func memoryAndDescriptorsRunOutAsErrorsNotCrashes() async throws {
     let scene = try HostileScene()
     // when the plugin asks for 8 GiB and for 100,000 descriptors
-    let run = try scene.run(["attempt op=alloc", "attempt op=fds"])
+    let run = try await scene.run(["attempt op=alloc", "attempt op=fds"])
     // then the allocation fails (over the default 2 GiB)
     #expect(run.log.first == "alloc: ENOMEM", "\(run.log)")
     // and the descriptors run out before 5,000 (the limit is 4096)
@@ -263,11 +263,11 @@ struct HostileSandboxCLITests {
     // and the worker did not crash
     #expect(!run.output.stderr.contains("error:"), "\(run.output.stderr)")
     #expect(!run.output.stderr.contains("restarted"), "\(run.output.stderr)")
-    try scene.expectNormalEnd(run)
+    try await scene.expectNormalEnd(run)
   }
 
   @Test(.enabled(if: hasMemoryLimit, "no memory limit under a sanitizer"))
-  func aRunawayAllocationEndsItsWorkerAtTheLimitAndTheRunGoesOn() throws {
+  func aRunawayAllocationEndsItsWorkerAtTheLimitAndTheRunGoesOn() async throws {
     // given a running session with a memory limit of 256 MiB, whose state holds an outcome
     let scene = try HostileScene()
     let host = try scene.liveHost(more: ["--max-memory", "256M"])
@@ -286,7 +286,7 @@ struct HostileSandboxCLITests {
     // and the host lives on, its own memory far below what the worker held
     #expect(host.isRunning)
     #expect(host.quit() == 0)
-    try scene.expectReplays()
+    try await scene.expectReplays()
   }
 
   @Test(arguments: ["dispatch", "effect"])
@@ -331,12 +331,12 @@ struct HostileSandboxCLITests {
 
   // MARK: - Declared needs
 
-  @Test func aDeclaredWritePathThatDoesNotExistIsNotGrantedAndSaid() throws {
+  @Test func aDeclaredWritePathThatDoesNotExistIsNotGrantedAndSaid() async throws {
     // given a plugin that declares it writes a file that is not there yet
     let scene = try HostileScene(needs: true)
     let missing = try HostileScene.folderUnderTmp("gone") + "/not-here"
     // when it creates it
-    let run = try scene.run(["attempt op=create target=\(missing)"], config: ["write=\(missing)"])
+    let run = try await scene.run(["attempt op=create target=\(missing)"], config: ["write=\(missing)"])
     // then it is refused, nothing is made, and the host said why before the run
     #expect(HostileScene.isRefusal(run.log.first, "create \(missing)"), "\(run.log)")
     #expect(!FileManager.default.fileExists(atPath: missing))
@@ -345,10 +345,10 @@ struct HostileSandboxCLITests {
         "warning: hostile declares that it writes \(missing), which does not exist, so it is not granted; "
           + "create it (a file or a folder) first\n"),
       "\(run.output.stderr)")
-    try scene.expectNormalEnd(run)
+    try await scene.expectNormalEnd(run)
   }
 
-  @Test func whatTheManifestDeclaresIsGrantedAndNothingNextToIt() throws {
+  @Test func whatTheManifestDeclaresIsGrantedAndNothingNextToIt() async throws {
     // given a plugin that declares a read, a write folder and a port, each named by its config
     let scene = try HostileScene(needs: true)
     let writable = try HostileScene.folderUnderTmp("x-folder")
@@ -361,7 +361,7 @@ struct HostileSandboxCLITests {
     }
     let config = ["read=\(scene.secret)", "write=\(writable)", "port=\(declared.port)"]
     // when it reads, creates and connects there, and next to each
-    let run = try scene.run(
+    let run = try await scene.run(
       [
         "attempt op=read target=\(scene.secret)", "attempt op=create target=\(writable)/made.txt",
         "attempt op=connect target=\(declared.port)",
@@ -397,12 +397,12 @@ struct HostileSandboxCLITests {
     #expect(!stderr.contains(" \(scene.secret),"), "\(stderr)")
     #expect(!stderr.contains(writable), "\(stderr)")
     #expect(!stderr.contains("port \(declared.port),"), "\(stderr)")
-    try scene.expectNormalEnd(run)
+    try await scene.expectNormalEnd(run)
   }
 
   // MARK: - The fixture itself
 
-  @Test func inProcessTheFixtureReadsCreatesAndConnectsAsAsked() throws {
+  @Test func inProcessTheFixtureReadsCreatesAndConnectsAsAsked() async throws {
     // given a file the test made, and a server (no sandbox in process: only harmless operations)
     let scene = try HostileScene()
     let file = "\(scene.scratch)/made-by-the-test.txt"
@@ -411,7 +411,7 @@ struct HostileSandboxCLITests {
     defer { server.close() }
     // when the plugin, run in the host's process, reads it, creates a file and connects, once
     // from an effect's thread; and is asked for an op that takes no target with one
-    let run = try scene.run(
+    let run = try await scene.run(
       [
         "attempt op=read target=\(file)", "attempt op=read target=\(file) from=effect", ":settle",
         "attempt op=create target=\(scene.scratch)/new.txt", "attempt op=connect target=\(server.port)",
@@ -427,7 +427,7 @@ struct HostileSandboxCLITests {
     #expect(server.acceptedConnections() == 1)
     // and the op given a target it does not take is refused, naming why
     #expect(run.output.stderr.contains("op fork takes no target"), "\(run.output.stderr)")
-    try scene.expectNormalEnd(run)
+    try await scene.expectNormalEnd(run)
   }
 }
 
@@ -489,9 +489,9 @@ struct HostileScene {
 
   /// Runs `host run hostile --session s` in a worker (or `isolation`), typing `lines`, then
   /// `:settle` and `:state`; returns what it printed and the log of the last state.
-  func run(_ lines: [String], config: [String] = [], isolation: String = "process") throws -> Run {
+  func run(_ lines: [String], config: [String] = [], isolation: String = "process") async throws -> Run {
     let input = (lines + [":settle", ":state"]).map { $0 + "\n" }.joined()
-    let output = try HostProcess.run(
+    let output = try await HostProcess.run(
       arguments(config: config, isolation: isolation), input: input, environment: environment,
       timeout: .seconds(120))
     let state = output.stdout.split(separator: "\n").last { $0.hasPrefix(#"{"log":"#) }
@@ -546,14 +546,14 @@ struct HostileScene {
   }
 
   /// A run ends normally: exit 0, and its session's journal replays.
-  func expectNormalEnd(_ run: Run, sourceLocation: SourceLocation = #_sourceLocation) throws {
+  func expectNormalEnd(_ run: Run, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     #expect(run.output.status == 0, "\(run.output.stderr)", sourceLocation: sourceLocation)
-    try expectReplays(sourceLocation: sourceLocation)
+    try await expectReplays(sourceLocation: sourceLocation)
   }
 
   /// `host replay` of the session's journal exits 0.
-  func expectReplays(sourceLocation: SourceLocation = #_sourceLocation) throws {
-    let replay = try HostProcess.run(
+  func expectReplays(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let replay = try await HostProcess.run(
       ["--plugins", plugins, "replay", journal], environment: environment, timeout: .seconds(120))
     #expect(replay.status == 0, "\(replay.stderr)", sourceLocation: sourceLocation)
   }

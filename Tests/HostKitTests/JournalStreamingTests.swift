@@ -130,9 +130,9 @@ struct JournalStreamingTests {
     #expect(cut.tornTail?.line == 3)
   }
 
-  @Test func replayRefusesAHugeBodyNamingTheLine() throws {
+  @Test func replayRefusesAHugeBodyNamingTheLine() async throws {
     let path = try bigFile("replay.jsonl", head: Self.header + "\n", fill: nil)
-    let result = try HostProcess.run(["replay", path], environment: ["XDG_STATE_HOME": folder])
+    let result = try await HostProcess.run(["replay", path], environment: ["XDG_STATE_HOME": folder])
     #expect(result.status == 1)
     #expect(result.stderr.contains("'\(path)' line 2 is not JSON"), "\(result.stderr)")
   }

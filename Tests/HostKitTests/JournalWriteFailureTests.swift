@@ -78,16 +78,17 @@ struct JournalWriteFailureTests {
     #expect(increments.count == 202)
   }
 
-  @Test func aRunWhoseJournalCouldNotBeWrittenExitsWithStatusOne() throws {
+  @Test func aRunWhoseJournalCouldNotBeWrittenExitsWithStatusOne() async throws {
     let disk = try SmallDisk(bytes: 256 * 1024)
     defer { disk.unmount() }
     let environment = ["XDG_STATE_HOME": disk.folder]
-    let first = try HostProcess.run(
+    let first = try await HostProcess.run(
       ["run", "counter", "--session", "demo"], input: "increment\n", environment: environment)
     #expect(first.status == 0)
     _ = disk.fill()
     let input = String(repeating: "increment\n", count: 200) + ":state\n"
-    let result = try HostProcess.run(["run", "counter", "--session", "demo"], input: input, environment: environment)
+    let result = try await HostProcess.run(
+      ["run", "counter", "--session", "demo"], input: input, environment: environment)
     #expect(result.status == 1)
     #expect(result.stdout.hasPrefix(#"{"clicks":201,"count":201}"#))
     #expect(result.stdout.contains("(not saved: cannot write"))

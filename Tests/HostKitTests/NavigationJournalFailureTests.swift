@@ -29,7 +29,7 @@ struct NavigationJournalFailureTests {
   // The TSan runtime stops with SIGBUS under a small file size limit: this test needs a host
   // without a sanitizer.
   @Test(.disabled(if: FixturePlugin.sanitizer != nil, "a sanitizer's runtime does not run under a file size limit"))
-  func aNavigationJournalThatCannotBeWrittenIsToldAndTheExitStatusIsOne() throws {
+  func aNavigationJournalThatCannotBeWrittenIsToldAndTheExitStatusIsOne() async throws {
     let state = try FixturePlugin.temporaryFolder()
     let navigation = "\(state)/featurehost/demo.d/navigation.jsonl"
     // when 60 counters are opened over the first one and popped: 121 steps of about 150 bytes
@@ -52,7 +52,7 @@ struct NavigationJournalFailureTests {
     #expect(records.count > 10 && records.count < 121, "\(records.count) records")
     #expect(records.map(\.seq) == Array(1...records.count))
     // and the session comes back on a disk that takes it
-    let again = try HostProcess.run(
+    let again = try await HostProcess.run(
       ["run", "counter", "--session", "demo"], input: ":state\n", environment: ["XDG_STATE_HOME": state])
     #expect(again.status == 0, "\(again.stderr)")
     #expect(again.stdout.hasPrefix(#"{"clicks":1,"count":1}"#), "\(again.stdout)")

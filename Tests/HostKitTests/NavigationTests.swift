@@ -149,8 +149,8 @@ struct NavigationTests {
 
 @Suite("Navigation in the terminal")
 struct NavigationCLITests {
-  @Test func homeToCounterBackToLevelsBack() throws {
-    let result = try HostProcess.run(
+  @Test func homeToCounterBackToLevelsBack() async throws {
+    let result = try await HostProcess.run(
       ["--log-navigation"],
       input: "pick entry=counter\nincrement\n:view\n:back\npick entry=levels\n:settle\n:state\n:back\n:quit\n",
       environment: ["LEVELS_INTERVAL": "0"])
@@ -175,23 +175,23 @@ struct NavigationCLITests {
     #expect(result.stdout.contains("{\"left\":15,\"right\":15}\nFeatureHost — pick a feature\n"))
   }
 
-  @Test func aFlowFileNamingAnUnknownFeatureIsRefused() throws {
+  @Test func aFlowFileNamingAnUnknownFeatureIsRefused() async throws {
     let folder = try FixturePlugin.temporaryFolder()
     let file = "\(folder)/flow.json"
     try "{\"flow\": \"mine\",\n \"start\": {\"present\": [\"counter\", \"levls\"]}}".write(
       toFile: file, atomically: true, encoding: .utf8)
-    let result = try HostProcess.run(["run", "--flow", file])
+    let result = try await HostProcess.run(["run", "--flow", file])
     #expect(result.status == 1)
     #expect(result.stderr.contains("error: flow '\(file)' line 2 column 35: unknown feature 'levls'"))
     #expect(result.stderr.contains("help: did you mean 'levels'?"))
   }
 
-  @Test func aFlowPresentsTwoFeaturesUnderHeadingsAndFocusRoutesInput() throws {
+  @Test func aFlowPresentsTwoFeaturesUnderHeadingsAndFocusRoutesInput() async throws {
     let folder = try FixturePlugin.temporaryFolder()
     let file = "\(folder)/flow.json"
     try #"{"flow": "pair", "start": {"present": ["counter", "levels"]}}"#.write(
       toFile: file, atomically: true, encoding: .utf8)
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       ["run", "--flow", file], input: "increment\n:focus levels\nset left=1 right=3\n:settle\n",
       environment: ["LEVELS_INTERVAL": "0"])
     #expect(result.status == 0)
@@ -200,15 +200,15 @@ struct NavigationCLITests {
     #expect(result.stdout.contains("── counter ──\nCounter\n  count:  1\n  clicks: 1\n"))
   }
 
-  @Test func aSessionRestoresWhereTheUserWasAndReplayShowsThePath() throws {
+  @Test func aSessionRestoresWhereTheUserWasAndReplayShowsThePath() async throws {
     let state = try FixturePlugin.temporaryFolder()
     let environment = ["XDG_STATE_HOME": state]
     // given a session that went home -> counter, with two increments
-    let first = try HostProcess.run(
+    let first = try await HostProcess.run(
       ["--session", "nav"], input: "pick entry=counter\nincrement\nincrement\n", environment: environment)
     #expect(first.status == 0)
     // when it is run again
-    let second = try HostProcess.run(
+    let second = try await HostProcess.run(
       ["--session", "nav", "--log-navigation"], input: ":state\n:back\n:quit\n", environment: environment)
     // then it is back on the counter, over the home menu, with its count
     #expect(second.status == 0)
@@ -218,7 +218,7 @@ struct NavigationCLITests {
         "note: restored session nav (home) at seq 2\ndid navigate flow=main step=restore to=counter\n"))
     // and replay walks the same path, ending on the home menu it went back to
     let navigation = "\(state)/featurehost/nav.d/navigation.jsonl"
-    let replay = try HostProcess.run(["replay", navigation], environment: environment)
+    let replay = try await HostProcess.run(["replay", navigation], environment: environment)
     #expect(replay.status == 0)
     #expect(
       replay.stdout.hasPrefix(
@@ -229,10 +229,10 @@ struct NavigationCLITests {
         FeatureHost — pick a feature
 
         """))
-    let partial = try HostProcess.run(["replay", navigation, "--to", "2"], environment: environment)
+    let partial = try await HostProcess.run(["replay", navigation, "--to", "2"], environment: environment)
     #expect(partial.stdout.hasSuffix("Counter\n  count:  2\n  clicks: 2\n"))
     // and removing the session removes every journal it kept
-    #expect(try HostProcess.run(["sessions", "rm", "nav"], environment: environment).status == 0)
+    #expect(try await HostProcess.run(["sessions", "rm", "nav"], environment: environment).status == 0)
     #expect(try FileManager.default.contentsOfDirectory(atPath: "\(state)/featurehost").isEmpty)
   }
 }

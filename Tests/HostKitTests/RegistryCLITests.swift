@@ -52,11 +52,11 @@ struct RegistryCLITests {
   }
 
   @Test("a bad plugin file is rejected with its reason and the rest still lists and runs", arguments: badCandidates)
-  func aBadCandidateIsRejectedBesideAGoodOne(_ bad: BadCandidate) throws {
+  func aBadCandidateIsRejectedBesideAGoodOne(_ bad: BadCandidate) async throws {
     // given a plugin folder with a good fixture and one bad candidate
     let (folder, environment) = try Self.folders(with: [bad])
     // when the host lists the plugins (a hang is killed at the scan timeout, well inside the test's)
-    let listed = try HostProcess.run(
+    let listed = try await HostProcess.run(
       ["--scan-timeout", "1", "--plugins", folder, "list"], environment: environment, timeout: .seconds(60))
     // then it exits 0, lists the good one and rejects the bad one with its one-line reason
     #expect(listed.status == 0)
@@ -71,30 +71,30 @@ struct RegistryCLITests {
     #expect(rejected.first?.contains(bad.reason) == true)
     // and the good one runs, in a session that restores and replays
     let state = ["XDG_STATE_HOME": try FixturePlugin.temporaryFolder()]
-    let run = try HostProcess.run(
+    let run = try await HostProcess.run(
       ["--scan-timeout", "1", "--plugins", folder, "run", "fixture", "--session", "s"], input: "tick tag=T\n:state\n",
       environment: environment.merging(state) { $1 }, timeout: .seconds(60))
     #expect(run.status == 0)
     #expect(run.stdout.hasPrefix(#"{"count":0,"disorder":0,"foreign":1,"pings":0,"reentered":0}"#))
-    let restored = try HostProcess.run(
+    let restored = try await HostProcess.run(
       ["--scan-timeout", "1", "--plugins", folder, "run", "fixture", "--session", "s"], input: ":state\n",
       environment: environment.merging(state) { $1 }, timeout: .seconds(60))
     #expect(
       restored.stdout.hasPrefix(#"{"count":0,"disorder":0,"foreign":1,"pings":0,"reentered":0}"#),
       "\(restored.stdout) \(restored.stderr)")
-    let replay = try HostProcess.run(
+    let replay = try await HostProcess.run(
       ["--scan-timeout", "1", "--plugins", folder, "replay", "\(state["XDG_STATE_HOME"]!)/featurehost/s.jsonl"],
       environment: environment, timeout: .seconds(60))
     #expect(replay.status == 0, "\(replay.stderr)")
   }
 
-  @Test func allBadCandidatesTogetherCostNoMoreThanTheirScans() throws {
+  @Test func allBadCandidatesTogetherCostNoMoreThanTheirScans() async throws {
     // given every bad candidate beside the good fixture
     let (folder, environment) = try Self.folders(with: Self.badCandidates)
     // when the host lists them twice
-    let first = try HostProcess.run(
+    let first = try await HostProcess.run(
       ["--scan-timeout", "1", "--plugins", folder, "list"], environment: environment, timeout: .seconds(60))
-    let second = try HostProcess.run(
+    let second = try await HostProcess.run(
       ["--scan-timeout", "1", "--plugins", folder, "list"], environment: environment, timeout: .seconds(60))
     // then both list the same, each bad one rejected once, from the cache the second time
     #expect(first.status == 0)
@@ -108,7 +108,7 @@ struct RegistryCLITests {
     #expect(cache.contains("did not answer within 1 s"))
   }
 
-  @Test func runLoadsOnlyTheFeatureItRuns() throws {
+  @Test func runLoadsOnlyTheFeatureItRuns() async throws {
     // given a fixture that logs each process loading it, beside the counter, with a warm registry
     let folder = try FixturePlugin.temporaryFolder()
     try FileManager.default.copyItem(
@@ -121,30 +121,31 @@ struct RegistryCLITests {
     ]
     // (The log exists: a sandbox grants a declared file only when it is there.)
     #expect(FileManager.default.createFile(atPath: log, contents: nil))
-    let listed = try HostProcess.run(["--plugins", folder, "list"], environment: environment)
+    let listed = try await HostProcess.run(["--plugins", folder, "list"], environment: environment)
     #expect(listed.stdout.contains("fixture "))
     // The scanner loaded it with no grant: its constructor could not write the log.
     #expect(try String(contentsOfFile: log, encoding: .utf8) == "")
     // when the counter runs
-    let counter = try HostProcess.run(
+    let counter = try await HostProcess.run(
       ["--plugins", folder, "run", "counter"], input: "increment\n", environment: environment)
     #expect(counter.status == 0)
     // then the fixture was not loaded; running it loads it once, in its worker, which its
     // manifest's needs let write the log
     #expect(try String(contentsOfFile: log, encoding: .utf8) == "")
-    let fixture = try HostProcess.run(["--plugins", folder, "run", "fixture"], input: "", environment: environment)
+    let fixture = try await HostProcess.run(
+      ["--plugins", folder, "run", "fixture"], input: "", environment: environment)
     #expect(fixture.status == 0)
     #expect(try String(contentsOfFile: log, encoding: .utf8) == "loaded\n")
   }
 
-  @Test func theScanTimeoutMustBeAPositiveNumberOfSeconds() throws {
-    let result = try HostProcess.run(["--scan-timeout", "soon", "list"])
+  @Test func theScanTimeoutMustBeAPositiveNumberOfSeconds() async throws {
+    let result = try await HostProcess.run(["--scan-timeout", "soon", "list"])
     #expect(result.status == 64)
     #expect(result.stderr.contains("'soon'"))
   }
 
-  @Test func theScannerModeIsHiddenFromHelp() throws {
-    let help = try HostProcess.run(["--help"])
+  @Test func theScannerModeIsHiddenFromHelp() async throws {
+    let help = try await HostProcess.run(["--help"])
     #expect(help.status == 0)
     #expect(!help.stdout.contains("__scan"))
     #expect(help.stdout.contains("--scan-timeout SECONDS"))

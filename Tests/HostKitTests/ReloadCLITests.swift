@@ -106,7 +106,7 @@ struct ReloadCLITests {
     #expect(host.quit() == 0)
   }
 
-  @Test func reloadCommandInProcessLoadsACopyAndReplayNamesTheReloadPoint() throws {
+  @Test func reloadCommandInProcessLoadsACopyAndReplayNamesTheReloadPoint() async throws {
     // given a session of 1.0.0 in the host's own process
     let (folder, file) = try ReloadFixture.folder()
     let state = try FixturePlugin.temporaryFolder()
@@ -124,7 +124,7 @@ struct ReloadCLITests {
     #expect(host.quit() == 0)
     // then replaying its journal with the current build names the reload and checks the states
     let journal = "\(state)/featurehost/hot.jsonl"
-    let replay = try HostProcess.run(["--plugins", folder, "replay", journal], environment: environment)
+    let replay = try await HostProcess.run(["--plugins", folder, "replay", journal], environment: environment)
     #expect(replay.status == 0, "\(replay.stderr)")
     let hash = try #require(BuildFile.hash(file))
     #expect(
@@ -132,7 +132,7 @@ struct ReloadCLITests {
         "note: journal '\(journal)' seq 2: reloadable was reloaded (1.0.0 -> 1.1.0, build \(hash))\n"))
     #expect(replay.stdout.hasSuffix("Reloadable 1.1.0\n  count: 2\n"))
     // and the session restores with the new build
-    let restored = try HostProcess.run(
+    let restored = try await HostProcess.run(
       ["--plugins", folder, "run", "reloadable", "--session", "hot"], input: ":state\n", environment: environment)
     #expect(restored.stdout.hasPrefix(#"{"count":2}"#), "\(restored.stderr)")
   }

@@ -35,8 +35,8 @@ struct ReplayBatchCLITests {
 
     /// The replay's output; stderr without the line a sanitizer's build adds (the sandbox has no
     /// memory limit there).
-    func replay(_ arguments: [String] = []) throws -> HostProcess.Output {
-      var output = try HostProcess.run(
+    func replay(_ arguments: [String] = []) async throws -> HostProcess.Output {
+      var output = try await HostProcess.run(
         ["--plugins", plugins, "replay", journal] + arguments,
         environment: ["XDG_STATE_HOME": "\(folder)/state", "XDG_CACHE_HOME": "\(folder)/cache"])
       output.stderr = output.stderr.split(separator: "\n", omittingEmptySubsequences: false)
@@ -52,10 +52,10 @@ struct ReplayBatchCLITests {
   }
 
   @Test("a journal of 2,500 actions replays every view and snapshot, in a worker and in process")
-  func aLongJournalReplaysWhole() throws {
+  func aLongJournalReplaysWhole() async throws {
     let setup = try Setup(TallyRun.actions(2_500), snapshotEvery: 1_000)
     for isolation in ["process", "none"] {
-      let result = try setup.replay(["--isolation", isolation])
+      let result = try await setup.replay(["--isolation", isolation])
       #expect(result.status == 0, "\(result.stderr)")
       #expect(result.stdout == Self.views(to: 2_500))
       #expect(
@@ -63,9 +63,9 @@ struct ReplayBatchCLITests {
     }
   }
 
-  @Test func toStopsInTheMiddleOfABatch() throws {
+  @Test func toStopsInTheMiddleOfABatch() async throws {
     let setup = try Setup(TallyRun.actions(2_500))
-    let result = try setup.replay(["--to", "1500"])
+    let result = try await setup.replay(["--to", "1500"])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout == Self.views(to: 1_500))
     #expect(result.stderr == "note: replayed 1500 action(s) of \(setup.journal); 1 snapshot(s) matched byte for byte\n")
@@ -73,17 +73,17 @@ struct ReplayBatchCLITests {
 
   /// A replay of 2,500 actions whose plugin crashes in `call` on the action at seq 1500: it
   /// failed there, having printed the views before it.
-  static func replayCrashing(in call: String) throws -> (setup: Setup, result: HostProcess.Output) {
+  static func replayCrashing(in call: String) async throws -> (setup: Setup, result: HostProcess.Output) {
     let setup = try Setup(
       TallyRun.actions(2_500, replacing: [1_500: TallyRun.toThirteen]), config: #"{"fault_in":"\#(call)"}"#)
-    let result = try setup.replay()
+    let result = try await setup.replay()
     #expect(result.status == 1)
     #expect(result.stdout == Self.views(to: 1_499))
     return (setup, result)
   }
 
-  @Test func aWorkerCrashInTheMiddleOfABatchNamesTheActionsSeq() throws {
-    let (setup, result) = try Self.replayCrashing(in: "reduce")
+  @Test func aWorkerCrashInTheMiddleOfABatchNamesTheActionsSeq() async throws {
+    let (setup, result) = try await Self.replayCrashing(in: "reduce")
     #expect(
       result.stderr
         == "error: journal '\(setup.journal)' seq 1500: tally crashed (signal 11, Segmentation fault) while replaying "
@@ -91,17 +91,17 @@ struct ReplayBatchCLITests {
         + "help: replay with a build of tally that does not crash, or with --to 1499 for the state before\n")
   }
 
-  @Test func aRenderCrashInTheMiddleOfABatchNamesTheActionsSeq() throws {
-    let (setup, result) = try Self.replayCrashing(in: "render")
+  @Test func aRenderCrashInTheMiddleOfABatchNamesTheActionsSeq() async throws {
+    let (setup, result) = try await Self.replayCrashing(in: "render")
     #expect(result.stderr.hasPrefix("error: journal '\(setup.journal)' seq 1500: tally could not render: "))
     #expect(result.stderr.contains("crashed (signal 11, Segmentation fault)"))
   }
 
   @Test("a refused action in the middle of a batch is named, in a worker and in process")
-  func aRefusalInTheMiddleOfABatchIsNamed() throws {
+  func aRefusalInTheMiddleOfABatchIsNamed() async throws {
     let setup = try Setup(TallyRun.actions(2_500, replacing: [1_500: TallyRun.refused]))
     for isolation in ["process", "none"] {
-      let result = try setup.replay(["--isolation", isolation])
+      let result = try await setup.replay(["--isolation", isolation])
       #expect(result.status == 1)
       #expect(result.stdout == Self.views(to: 1_499))
       #expect(

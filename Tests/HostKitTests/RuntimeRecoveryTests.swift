@@ -142,7 +142,7 @@ struct RuntimeRecoveryTests {
   }
 
   @Test("a named session with crashes restores, and replays", arguments: CrashSetup.all)
-  func aSessionWithCrashesRestoresAndReplays(_ setup: CrashSetup) throws {
+  func aSessionWithCrashesRestoresAndReplays(_ setup: CrashSetup) async throws {
     // given a named session in which the counter crashed once
     let first = try Self.harness(setup, live: false, session: "demo")
     try first.runtime.open()
@@ -165,11 +165,11 @@ struct RuntimeRecoveryTests {
         #"{"type":"restored"}"#,
       ])
     // and `host replay` replays it, noting the crash
-    let replay = try HostProcess.run(["replay", path], environment: ["XDG_STATE_HOME": first.state])
+    let replay = try await HostProcess.run(["replay", path], environment: ["XDG_STATE_HOME": first.state])
     #expect(replay.status == 0, "\(replay.stderr)")
     #expect(replay.stderr.contains(#"seq 2: counter was lost (signal 11) while applying {"type":"boom"}"#))
     // and `host sessions` counts the five applied actions above, not the crash line
-    let sessions = try HostProcess.run(["sessions"], environment: ["XDG_STATE_HOME": first.state])
+    let sessions = try await HostProcess.run(["sessions"], environment: ["XDG_STATE_HOME": first.state])
     #expect(
       sessions.stdout.split(separator: " ", omittingEmptySubsequences: true).prefix(3) == ["demo", "counter", "5"])
   }

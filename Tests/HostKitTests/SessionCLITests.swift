@@ -10,10 +10,10 @@ struct SessionCLITests {
 
   var journalPath: String { state.journal("demo") }
 
-  @Test func aSessionRestoresTheCountAndTheFeatureSeesRestored() throws {
-    let first = try state.host(["run", "counter", "--session", "demo"], "increment\nincrement\nincrement\n")
+  @Test func aSessionRestoresTheCountAndTheFeatureSeesRestored() async throws {
+    let first = try await state.host(["run", "counter", "--session", "demo"], "increment\nincrement\nincrement\n")
     #expect(first.status == 0)
-    let second = try state.host(["run", "counter", "--session", "demo"], "decrement\n:state\n:history\n")
+    let second = try await state.host(["run", "counter", "--session", "demo"], "decrement\n:state\n:history\n")
     #expect(second.status == 0)
     // The run says what it restored: the feature and the seq it is at.
     #expect(second.stderr == "note: restored session demo (counter) at seq 4\n")
@@ -23,8 +23,8 @@ struct SessionCLITests {
     #expect(!lines.contains { $0.contains(#""type":"created""#) && $0.hasPrefix("     5") })
   }
 
-  @Test func undoRedoAndGotoMoveThroughTheHistoryAndKeepUndoneActions() throws {
-    let result = try state.host(
+  @Test func undoRedoAndGotoMoveThroughTheHistoryAndKeepUndoneActions() async throws {
+    let result = try await state.host(
       ["run", "counter", "--session", "demo"],
       "increment\nincrement\ndecrement\n:undo\n:state\n:undo\n:state\n:redo\n:state\n:goto 2\n:state\nincrement\n:redo\n"
     )
@@ -45,7 +45,7 @@ struct SessionCLITests {
     #expect(journal.contains(#""to":3,"travel":"undo""#))
   }
 
-  @Test func aSessionAnOlderHostJournaledWithoutTimesReplaysRestoresAndGoesOnWithTimes() throws {
+  @Test func aSessionAnOlderHostJournaledWithoutTimesReplaysRestoresAndGoesOnWithTimes() async throws {
     // given: a session whose action lines have no "at"
     try FileManager.default.createDirectory(atPath: "\(state.path)/featurehost", withIntermediateDirectories: true)
     let old =
@@ -58,13 +58,13 @@ struct SessionCLITests {
       ].joined(separator: "\n") + "\n"
     try old.write(toFile: journalPath, atomically: true, encoding: .utf8)
     // when / then: it replays, and counts its actions
-    let replay = try state.host(["replay", journalPath])
+    let replay = try await state.host(["replay", journalPath])
     #expect(replay.status == 0, "\(replay.stderr)")
     #expect(replay.stdout.hasSuffix("count:  2\n  clicks: 2\n"))
-    let listed = try state.host(["sessions"]).stdout.split(separator: "\n").first { $0.hasPrefix("demo ") }
+    let listed = try await state.host(["sessions"]).stdout.split(separator: "\n").first { $0.hasPrefix("demo ") }
     #expect(listed?.split(separator: " ").prefix(3) == ["demo", "counter", "3"], "\(listed ?? "")")
     // when / then: it restores, and the actions after it are timed from its header's created
-    let run = try state.host(["run", "counter", "--session", "demo"], "decrement\n:state\n")
+    let run = try await state.host(["run", "counter", "--session", "demo"], "decrement\n:state\n")
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout.hasPrefix(#"{"clicks":3,"count":1}"#))
     let lines = try String(contentsOfFile: journalPath, encoding: .utf8).split(separator: "\n").map(String.init)
@@ -79,9 +79,9 @@ struct SessionCLITests {
       }, "\(added)")
   }
 
-  @Test func aRefusedActionIsJournaledWithoutASeqAndSkippedByReplayRestoreHistoryAndSessions() throws {
+  @Test func aRefusedActionIsJournaledWithoutASeqAndSkippedByReplayRestoreHistoryAndSessions() async throws {
     // given: a session in which the counter refused an action between two increments
-    let first = try state.host(
+    let first = try await state.host(
       ["run", "counter", "--session", "demo"], "increment\n{\"type\":\"nope\"}\nincrement\n")
     #expect(first.status == 0)
     #expect(first.stderr.contains(#"error: line 2: counter refused the user action {"type":"nope"}"#))
@@ -94,10 +94,10 @@ struct SessionCLITests {
         + #""refused":{"type":"nope"},"seq":2,"source":"user"}"#, "\(refusal)")
     #expect(journal.contains(/"seq":3,"source":"user"\}\n$/), "the next action takes seq 3")
     // when / then: host sessions counts the three applied actions only
-    let listed = try state.host(["sessions"]).stdout.split(separator: "\n").first { $0.hasPrefix("demo ") }
+    let listed = try await state.host(["sessions"]).stdout.split(separator: "\n").first { $0.hasPrefix("demo ") }
     #expect(listed?.split(separator: " ").prefix(3) == ["demo", "counter", "3"], "\(listed ?? "")")
     // when / then: replay does not send it again, and says so
-    let replay = try state.host(["replay", journalPath])
+    let replay = try await state.host(["replay", journalPath])
     #expect(replay.status == 0, "\(replay.stderr)")
     #expect(replay.stdout.hasSuffix("count:  2\n  clicks: 2\n"))
     #expect(
@@ -105,17 +105,17 @@ struct SessionCLITests {
         #"note: journal '\#(journalPath)' seq 2: counter refused the user action {"type":"nope"}: action 'nope'"#),
       "\(replay.stderr)")
     // when / then: restore and :history skip it
-    let again = try state.host(["run", "counter", "--session", "demo"], ":state\n:history\n")
+    let again = try await state.host(["run", "counter", "--session", "demo"], ":state\n:history\n")
     #expect(again.status == 0, "\(again.stderr)")
     #expect(again.stdout.hasPrefix(#"{"clicks":2,"count":2}"#), "\(again.stdout)")
     #expect(!again.stdout.contains("nope"), "\(again.stdout)")
   }
 
-  @Test func saveAndLoadReapplyAStateCheckedByThePlugin() throws {
+  @Test func saveAndLoadReapplyAStateCheckedByThePlugin() async throws {
     let file = "\(state.path)/saved.json"
     let bad = "\(state.path)/bad.json"
     try #"{"clicks":1,"count":7}"#.write(toFile: bad, atomically: true, encoding: .utf8)
-    let result = try state.host(
+    let result = try await state.host(
       ["run", "counter"], "increment\n:save \(file)\nincrement\n:load \(file)\n:state\n:load \(bad)\n:state\n")
     #expect(result.status == 0)
     #expect(try String(contentsOfFile: file, encoding: .utf8) == "{\"clicks\":1,\"count\":1}\n")
@@ -125,28 +125,28 @@ struct SessionCLITests {
     #expect(result.stderr.contains("count 7 cannot be reached in 1 clicks"))
   }
 
-  @Test func replayReproducesTheSnapshotsWithEffectsOff() throws {
-    _ = try state.host(
+  @Test func replayReproducesTheSnapshotsWithEffectsOff() async throws {
+    _ = try await state.host(
       ["run", "levels", "--session", "demo", "--config", "interval=0"], "set left=0 right=8\n:settle\n")
-    let result = try state.host(["replay", journalPath])
+    let result = try await state.host(["replay", journalPath])
     #expect(result.status == 0)
     #expect(result.stdout.hasSuffix(SettledLevels.view(at: 4, bar: 32)))
     #expect(result.stderr.contains("snapshot(s) matched byte for byte"))
   }
 
-  @Test func replayStopsAtTheSeqGivenWithTo() throws {
-    _ = try state.host(["run", "counter", "--session", "demo"], "increment\nincrement\nincrement\n")
-    let result = try state.host(["replay", journalPath, "--to", "2"])
+  @Test func replayStopsAtTheSeqGivenWithTo() async throws {
+    _ = try await state.host(["run", "counter", "--session", "demo"], "increment\nincrement\nincrement\n")
+    let result = try await state.host(["replay", journalPath, "--to", "2"])
     #expect(result.status == 0)
     #expect(result.stdout.hasSuffix("count:  1\n  clicks: 1\n"))
   }
 
-  @Test func aSnapshotThatIsNotReproducedIsAnErrorNamingTheSeq() throws {
-    _ = try state.host(["run", "counter", "--session", "demo"], "increment\n:undo\n")
+  @Test func aSnapshotThatIsNotReproducedIsAnErrorNamingTheSeq() async throws {
+    _ = try await state.host(["run", "counter", "--session", "demo"], "increment\n:undo\n")
     var journal = try String(contentsOfFile: journalPath, encoding: .utf8)
     journal += #"{"seq":3,"state":{"clicks":5,"count":5}}"# + "\n"
     try journal.write(toFile: journalPath, atomically: true, encoding: .utf8)
-    let result = try state.host(["replay", journalPath])
+    let result = try await state.host(["replay", journalPath])
     #expect(result.status == 1)
     #expect(result.stderr.contains("seq 3: the replayed state differs from the recorded snapshot"))
   }
@@ -173,11 +173,11 @@ struct SessionCLITests {
   ]
 
   @Test("a bad journal is refused naming the file and line, and left untouched", arguments: badJournals)
-  func badJournalIsRefused(_ bad: BadJournal) throws {
-    _ = try state.host(["run", "counter", "--session", "demo"], "increment\nincrement\n")
+  func badJournalIsRefused(_ bad: BadJournal) async throws {
+    _ = try await state.host(["run", "counter", "--session", "demo"], "increment\nincrement\n")
     let edited = bad.edit(try String(contentsOfFile: journalPath, encoding: .utf8))
     try edited.write(toFile: journalPath, atomically: true, encoding: .utf8)
-    let result = try state.host(["run", "counter", "--session", "demo"], "increment\n")
+    let result = try await state.host(["run", "counter", "--session", "demo"], "increment\n")
     #expect(result.status == 1)
     #expect(result.stderr.contains("error: "))
     #expect(result.stderr.contains(journalPath))
@@ -185,13 +185,13 @@ struct SessionCLITests {
     #expect(try String(contentsOfFile: journalPath, encoding: .utf8) == edited)
   }
 
-  @Test func aTornLastLineIsReportedAndIgnored() throws {
-    _ = try state.host(["run", "counter", "--session", "demo"], "increment\nincrement\n")
+  @Test func aTornLastLineIsReportedAndIgnored() async throws {
+    _ = try await state.host(["run", "counter", "--session", "demo"], "increment\nincrement\n")
     let handle = try #require(FileHandle(forWritingAtPath: journalPath))
     try handle.seekToEnd()
     try handle.write(contentsOf: Data(#"{"action":{"type":"incr"#.utf8))
     try handle.close()
-    let result = try state.host(["run", "counter", "--session", "demo"], ":state\n")
+    let result = try await state.host(["run", "counter", "--session", "demo"], ":state\n")
     #expect(result.status == 0)
     #expect(result.stderr.contains("torn"))
     #expect(result.stdout.hasPrefix(#"{"clicks":2,"count":2}"#))
@@ -210,26 +210,26 @@ struct SessionCLITests {
   ]
 
   @Test("a session name with a path in it is refused", arguments: badNames)
-  func badSessionName(_ bad: BadName) throws {
-    let result = try state.host(["run", "counter", "--session", bad.name])
+  func badSessionName(_ bad: BadName) async throws {
+    let result = try await state.host(["run", "counter", "--session", bad.name])
     #expect(result.status == 64)
     #expect(result.stderr.contains("error: the session name"))
     #expect(!FileManager.default.fileExists(atPath: "\(state.path)/featurehost/\(bad.name).jsonl") || bad.name.isEmpty)
   }
 
-  @Test func sessionsAreListedAndRemovedByCommand() throws {
-    _ = try state.host(["run", "counter", "--session", "demo"], "increment\n")
-    _ = try state.host(["run", "levels", "--session", "other", "--config", "interval=0"], ":settle\n")
-    let listed = try state.host(["sessions"])
+  @Test func sessionsAreListedAndRemovedByCommand() async throws {
+    _ = try await state.host(["run", "counter", "--session", "demo"], "increment\n")
+    _ = try await state.host(["run", "levels", "--session", "other", "--config", "interval=0"], ":settle\n")
+    let listed = try await state.host(["sessions"])
     #expect(listed.status == 0)
     let lines = listed.stdout.split(separator: "\n").map(String.init)
     #expect(lines.count == 2)
     #expect(lines.first?.hasPrefix("demo   counter") == true)
     #expect(lines.last?.hasPrefix("other  levels") == true)
-    let removed = try state.host(["sessions", "rm", "demo"])
+    let removed = try await state.host(["sessions", "rm", "demo"])
     #expect(removed.status == 0)
     #expect(!FileManager.default.fileExists(atPath: journalPath))
-    let missing = try state.host(["sessions", "rm", "demo"])
+    let missing = try await state.host(["sessions", "rm", "demo"])
     #expect(missing.status != 0)
     #expect(missing.stderr.contains("demo"))
   }

@@ -27,7 +27,7 @@ struct SessionCrashTests {
     return count
   }
 
-  @Test func everyActionWhoseStateWasSeenSurvivesKill9AtRandomMoments() throws {
+  @Test func everyActionWhoseStateWasSeenSurvivesKill9AtRandomMoments() async throws {
     let state = try FixturePlugin.temporaryFolder()
     var generator = SystemRandomNumberGenerator()
     var seen = 0
@@ -46,7 +46,7 @@ struct SessionCrashTests {
       host.send(String(repeating: "increment\n", count: Int.random(in: 0...500, using: &generator)))
       host.kill()
     }
-    let last = try HostProcess.run(
+    let last = try await HostProcess.run(
       ["run", "counter", "--session", "crash"], input: ":state\n", environment: ["XDG_STATE_HOME": state])
     #expect(last.status == 0)
     #expect((Self.count(in: last.stdout) ?? -1) >= seen)

@@ -14,7 +14,7 @@ struct StateFolder {
   func journal(_ name: String) -> String { "\(sessions)/\(name).jsonl" }
 
   /// Runs the built host with `arguments`, `input` on its stdin, keeping its sessions here.
-  func host(_ arguments: [String], _ input: String = "") throws -> HostProcess.Output {
-    try HostProcess.run(arguments, input: input, environment: ["XDG_STATE_HOME": path])
+  func host(_ arguments: [String], _ input: String = "") async throws -> HostProcess.Output {
+    try await HostProcess.run(arguments, input: input, environment: ["XDG_STATE_HOME": path])
   }
 }

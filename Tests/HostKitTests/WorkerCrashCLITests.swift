@@ -25,7 +25,7 @@ struct WorkerCrashCLITests {
     return (state, host, workers)
   }
 
-  @Test func aKilledWorkerIsOneErrorLineAndTheSessionGoesOnAndReplays() throws {
+  @Test func aKilledWorkerIsOneErrorLineAndTheSessionGoesOnAndReplays() async throws {
     // given a counter session at 2, its instance in a worker
     let (state, host, workers) = try Self.counterSession(clicks: 2)
     // when the worker dies between calls (and is gone: a zombie has closed its files)
@@ -47,7 +47,7 @@ struct WorkerCrashCLITests {
     // and its journal, crash line included, replays
     let journal = "\(state)/featurehost/s.jsonl"
     #expect(try String(contentsOfFile: journal, encoding: .utf8).contains(#""crash":"signal 9""#))
-    let replay = try HostProcess.run(["replay", journal])
+    let replay = try await HostProcess.run(["replay", journal])
     #expect(replay.status == 0, "\(replay.stderr)")
   }
 

@@ -72,7 +72,7 @@ struct WorkerFaultCLITests {
   }
 
   @Test("after a fault the host goes on, other features run, and the journal restores and replays", arguments: faults)
-  func aFaultCostsOnlyTheCallItHappenedIn(_ fault: Fault) throws {
+  func aFaultCostsOnlyTheCallItHappenedIn(_ fault: Fault) async throws {
     let setup = try Setup()
     // The marker makes each fault fire once: the restarted worker carries on. It exists (empty)
     // before the run: a sandbox grants a declared file only when it is there.
@@ -100,7 +100,7 @@ struct WorkerFaultCLITests {
     try again.send(":state\n", thenReadThrough: "{\"pongs\":0,\"total\":\(fault.total)}")
     #expect(again.quit() == 0)
     // and replays
-    let replay = try HostProcess.run(
+    let replay = try await HostProcess.run(
       ["--plugins", setup.plugins, "replay", setup.journal], environment: setup.environment)
     #expect(replay.status == 0, "\(replay.stderr)")
     if fault.restarts {
@@ -108,7 +108,7 @@ struct WorkerFaultCLITests {
     }
   }
 
-  @Test func aFeatureThatCrashesThreeTimesInAMinuteIsClosedAndTheRunExits1AfterTheLastView() throws {
+  @Test func aFeatureThatCrashesThreeTimesInAMinuteIsClosedAndTheRunExits1AfterTheLastView() async throws {
     let setup = try Setup()
     let host = try setup.host(["run", "tally", "--session", "s"])
     try host.send("add amount=2\n:state\n", thenReadThrough: #"{"pongs":0,"total":2}"#)
@@ -124,13 +124,13 @@ struct WorkerFaultCLITests {
     let again = try setup.host(["run", "tally", "--session", "s"])
     try again.send(":state\n", thenReadThrough: #"{"pongs":0,"total":2}"#)
     #expect(again.quit() == 0)
-    let replay = try HostProcess.run(
+    let replay = try await HostProcess.run(
       ["--plugins", setup.plugins, "replay", setup.journal], environment: setup.environment)
     #expect(replay.status == 0, "\(replay.stderr)")
     #expect(replay.stderr.contains(#"while applying {"type":"segv"}"#), "\(replay.stderr)")
   }
 
-  @Test func aReplayThatCrashesThePluginIsAnErrorNamingTheSeqNotACrashOfTheHost() throws {
+  @Test func aReplayThatCrashesThePluginIsAnErrorNamingTheSeqNotACrashOfTheHost() async throws {
     // given a session that reached 13 with a tally that has no faults
     let setup = try Setup()
     let plain = try FixturePlugin.temporaryFolder()
@@ -140,7 +140,7 @@ struct WorkerFaultCLITests {
     host.send("add amount=9\nadd amount=4\nadd amount=1\n")
     #expect(host.quit() == 0)
     // when it is replayed with the build that segfaults drawing 13
-    let replay = try HostProcess.run(
+    let replay = try await HostProcess.run(
       ["--plugins", setup.plugins, "replay", setup.journal], environment: setup.environment)
     // then the replay fails in one line naming the seq, and the host did not crash
     #expect(replay.status == 1, "\(replay.stderr)")
@@ -148,7 +148,7 @@ struct WorkerFaultCLITests {
       replay.stderr.contains("seq 3: tally could not render: feature 'tally' crashed (signal 11"), "\(replay.stderr)")
     #expect(!replay.stderr.contains("Backtrac"), "\(replay.stderr)")
     // and in process the same replay would have taken the host down: isolation is the default
-    let inProcess = try HostProcess.run(
+    let inProcess = try await HostProcess.run(
       ["--plugins", setup.plugins, "replay", "--isolation", "none", setup.journal],
       environment: setup.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 })
     #expect(inProcess.status == 139, "\(inProcess.stderr)")

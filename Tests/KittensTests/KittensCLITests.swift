@@ -14,7 +14,7 @@ struct KittensCLITests {
     let server = try LoopbackServer(.page(total: 4))
     defer { server.stop() }
     // when
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       ["run", "kittens"], input: ":settle\n:state\n",
       environment: ["KITTENS_ENDPOINT": server.endpoint])
     // then the state holds the 4 URLs, not loading, no error; the final view follows
@@ -34,7 +34,7 @@ struct KittensCLITests {
   @Test func theConfigEndpointWinsOverTheEnvironment() async throws {
     let server = try LoopbackServer(.page(total: 2))
     defer { server.stop() }
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       ["run", "kittens", "--config", "endpoint=\(server.endpoint)", "--config", "limit=5"],
       input: ":settle\n:state\n",
       environment: ["KITTENS_ENDPOINT": "ftp://127.0.0.1/not-this-one"])
@@ -50,7 +50,7 @@ struct KittensCLITests {
     // given the shipped catalog, as the README's demo runs it
     let all = try KittenCatalogTests.sampleURLs()
     // when two pages are loaded
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       ["run", "kittens", "--config", "endpoint=file://\(KittenCatalogTests.sampleCatalog)"],
       input: ":settle\nloadMore\n:settle\n:state\n")
     // then
@@ -69,7 +69,7 @@ struct KittensCLITests {
   @Test func aFailedLoadIsShownWithTheHintToRefresh() async throws {
     let server = try LoopbackServer(.status(503))
     defer { server.stop() }
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       ["run", "kittens"], input: ":settle\n", environment: ["KITTENS_ENDPOINT": server.endpoint])
     #expect(result.status == 0)
     #expect(result.stderr == "")
@@ -80,7 +80,7 @@ struct KittensCLITests {
   }
 
   @Test func aBadConfigValueIsRefusedWithItsName() async throws {
-    let result = try HostProcess.run(["run", "kittens", "--config", "limit=0"])
+    let result = try await HostProcess.run(["run", "kittens", "--config", "limit=0"])
     #expect(result.status == 1)
     #expect(result.stdout == "")
     #expect(result.stderr.contains("config 'limit' must be within 1...100, got 0"))

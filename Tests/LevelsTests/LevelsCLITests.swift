@@ -4,16 +4,16 @@ import Testing
 
 @Suite("Levels in the terminal")
 struct LevelsCLITests {
-  @Test func settleThenStateShowsTheLevelsMetAtFifteen() throws {
-    let result = try HostProcess.run(["run", "levels"], input: ":settle\n:state\n")
+  @Test func settleThenStateShowsTheLevelsMetAtFifteen() async throws {
+    let result = try await HostProcess.run(["run", "levels"], input: ":settle\n:state\n")
     #expect(result.status == 0)
     #expect(result.stderr == "")
     #expect(result.stdout.hasPrefix("{\"left\":15,\"right\":15}\n"))
     #expect(result.stdout.contains("Levels — settled at 15"))
   }
 
-  @Test func aRunawayRegulationIsPausedAndTheHostStaysUsable() throws {
-    let result = try HostProcess.run(
+  @Test func aRunawayRegulationIsPausedAndTheHostStaysUsable() async throws {
+    let result = try await HostProcess.run(
       ["run", "levels", "--config", "interval=0", "--max-feedback-steps", "500"],
       input: "set left=0 right=2000\n:settle\n:state\n:quit\n")
     #expect(result.status == 0)

@@ -14,8 +14,8 @@ struct ABIMinorTests {
     try FixturePlugin.tally("CONTRACT_BREAK_EARLY_ACTION", "FIXTURE_ABI_MINOR=\(minor)")
   }
 
-  @Test func aPluginOf1_0GetsANoteWhere1_1IsStricter() throws {
-    let report = try ValidateReport.run(try Self.earlyActions(minor: 0), ["--timeout", "30"])
+  @Test func aPluginOf1_0GetsANoteWhere1_1IsStricter() async throws {
+    let report = try await ValidateReport.run(try Self.earlyActions(minor: 0), ["--timeout", "30"])
     #expect(report.status == 0, "\(report.output.stdout)\(report.output.stderr)")
     #expect(report.failures.isEmpty, "\(report.output.stdout)")
     let note = try #require(report.lines.first { $0.hasPrefix("note  lifecycle-action  ") })
@@ -25,28 +25,28 @@ struct ABIMinorTests {
     #expect(report.summary == "\(total) passed (1 with a note), 0 failed")
   }
 
-  @Test func theSameBreachFailsAPluginOf1_1() throws {
-    let report = try ValidateReport.run(try Self.earlyActions(minor: 1), ["--timeout", "30"])
+  @Test func theSameBreachFailsAPluginOf1_1() async throws {
+    let report = try await ValidateReport.run(try Self.earlyActions(minor: 1), ["--timeout", "30"])
     #expect(report.status == 1)
     #expect(Array(report.failures.keys) == ["lifecycle-action"], "\(report.output.stdout)")
     #expect(!report.lines.contains { $0.hasPrefix("note  ") })
   }
 
-  @Test func aRuleOf1_0StillFailsAPluginOf1_0() throws {
+  @Test func aRuleOf1_0StillFailsAPluginOf1_0() async throws {
     let path = try FixturePlugin.tally("BREAK_RENDER_ESCAPES", "FIXTURE_ABI_MINOR=0")
-    let report = try ValidateReport.run(path, ["--timeout", "30"])
+    let report = try await ValidateReport.run(path, ["--timeout", "30"])
     #expect(report.status == 1)
     #expect(Array(report.failures.keys) == ["render"], "\(report.output.stdout)")
   }
 
-  @Test func listAndRunLoadThe1_0PluginThatValidatePasses() throws {
+  @Test func listAndRunLoadThe1_0PluginThatValidatePasses() async throws {
     let path = try Self.earlyActions(minor: 0)
     let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-    let list = try HostProcess.run(["--plugins", folder, "list"])
+    let list = try await HostProcess.run(["--plugins", folder, "list"])
     let line = list.stdout.split(separator: "\n").first { $0.hasPrefix("tally ") }
     #expect(line?.contains("abi 1.0") == true, "\(list.stdout)\(list.stderr)")
     #expect(!list.stdout.contains("rejected  \(path)"))
-    let run = try HostProcess.run(["--plugins", folder, "run", "tally"], input: "add amount=2\n:state\n")
+    let run = try await HostProcess.run(["--plugins", folder, "run", "tally"], input: "add amount=2\n:state\n")
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout.hasPrefix(#"{"pongs":0,"total":2}"#), "\(run.stdout)")
   }

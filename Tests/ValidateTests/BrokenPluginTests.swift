@@ -60,19 +60,19 @@ struct BrokenPluginTests {
   ]
 
   @Test(arguments: variants)
-  func failsThatCheckAndOnlyThatCheck(_ variant: BrokenVariant) throws {
-    try variant.expectReported()
+  func failsThatCheckAndOnlyThatCheck(_ variant: BrokenVariant) async throws {
+    try await variant.expectReported()
   }
 
-  @Test func anActionRefusedAfterCreatedButAcceptedLaterPasses() throws {
+  @Test func anActionRefusedAfterCreatedButAcceptedLaterPasses() async throws {
     // reset is refused while the total is 0, so the catalogue check must try it after add.
-    let report = try ValidateReport.run(try FixturePlugin.tally("RESET_NEEDS_A_TOTAL"), ["--timeout", "30"])
+    let report = try await ValidateReport.run(try FixturePlugin.tally("RESET_NEEDS_A_TOTAL"), ["--timeout", "30"])
     #expect(report.status == 0, "\(report.output.stdout)")
     #expect(report.summary == "\(ValidateReport.allChecks.count) passed, 0 failed")
   }
 
-  @Test func theWellBehavedFixturePassesEveryCheck() throws {
-    let report = try ValidateReport.run(try FixturePlugin.tally(nil), ["--timeout", "30"])
+  @Test func theWellBehavedFixturePassesEveryCheck() async throws {
+    let report = try await ValidateReport.run(try FixturePlugin.tally(nil), ["--timeout", "30"])
     #expect(report.status == 0, "\(report.output.stdout)")
     #expect(report.passed == ValidateReport.allChecks)
     #expect(report.summary == "\(ValidateReport.allChecks.count) passed, 0 failed")

@@ -26,9 +26,9 @@ struct BrokenVariant: CustomTestStringConvertible, Sendable {
   /// Builds the variant, validates it, and expects the report to fail exactly `failing` (the
   /// first for `why`) and skip exactly `skipped`, each skipped check naming the one it needs.
   @discardableResult
-  func expectReported(sourceLocation: SourceLocation = #_sourceLocation) throws -> ValidateReport {
+  func expectReported(sourceLocation: SourceLocation = #_sourceLocation) async throws -> ValidateReport {
     let plugin = try FixturePlugin.tally(define)
-    let report = try ValidateReport.run(plugin, ["--timeout", "\(timeout)"])
+    let report = try await ValidateReport.run(plugin, ["--timeout", "\(timeout)"])
     #expect(report.status == 1, "\(report.output.stdout)\(report.output.stderr)", sourceLocation: sourceLocation)
     let failingInOrder = report.lines.compactMap { line in
       line.hasPrefix("fail  ") ? String(line.dropFirst(6).prefix { $0 != " " }) : nil

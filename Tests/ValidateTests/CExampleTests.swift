@@ -37,14 +37,14 @@ struct CExampleTests {
     #expect(exported.filter { !Self.linkerMarkers.contains($0) } == ["fh_plugin_entry_v1"])
   }
 
-  @Test func theHandBuiltLibraryPassesValidate() throws {
-    let report = try ValidateReport.run(try Self.buildByHand(), ["--timeout", "60"])
+  @Test func theHandBuiltLibraryPassesValidate() async throws {
+    let report = try await ValidateReport.run(try Self.buildByHand(), ["--timeout", "60"])
     #expect(report.status == 0, "\(report.output.stdout)")
     #expect(report.summary == "\(ValidateReport.allChecks.count) passed, 0 failed")
   }
 
-  @Test func runsInAPipeThroughTheHost() throws {
-    let result = try HostProcess.run(
+  @Test func runsInAPipeThroughTheHost() async throws {
+    let result = try await HostProcess.run(
       ["run", "thermostat"], input: "setTarget celsius=22\nsetMode mode=heat\nwarmer\n:state\n")
     #expect(result.stderr == "")
     #expect(result.status == 0)
@@ -58,8 +58,8 @@ struct CExampleTests {
         """)
   }
 
-  @Test func aRefusedActionIsReportedAndTheStateKept() throws {
-    let result = try HostProcess.run(
+  @Test func aRefusedActionIsReportedAndTheStateKept() async throws {
+    let result = try await HostProcess.run(
       ["run", "thermostat"], input: "setMode mode=warm\nsetTarget celsius=99\ncooler\n:state\n")
     #expect(result.status == 0)
     #expect(result.stdout.hasPrefix("{\"mode\":\"off\",\"target\":19}\n"))
@@ -67,10 +67,10 @@ struct CExampleTests {
     #expect(result.stderr.contains("thermostat: 'setTarget' needs celsius=<integer> from 5 to 35"))
   }
 
-  @Test func aConfigSetsTheStartingTarget() throws {
-    let result = try HostProcess.run(["run", "thermostat", "--config", "target=30"], input: ":state\n")
+  @Test func aConfigSetsTheStartingTarget() async throws {
+    let result = try await HostProcess.run(["run", "thermostat", "--config", "target=30"], input: ":state\n")
     #expect(result.stdout.hasPrefix("{\"mode\":\"off\",\"target\":30}\n"))
-    let refused = try HostProcess.run(["run", "thermostat", "--config", "target=99"])
+    let refused = try await HostProcess.run(["run", "thermostat", "--config", "target=99"])
     #expect(refused.status == 1)
     #expect(refused.stderr.contains("thermostat: config target must be an integer from 5 to 35"))
   }

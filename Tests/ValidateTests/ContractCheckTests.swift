@@ -37,8 +37,8 @@ struct ContractCheckTests {
   ]
 
   @Test(arguments: variants)
-  func failsThatCheckAndOnlyThatCheck(_ variant: BrokenVariant) throws {
-    try variant.expectReported()
+  func failsThatCheckAndOnlyThatCheck(_ variant: BrokenVariant) async throws {
+    try await variant.expectReported()
   }
 
   @Test func everyDecidedCheckHasAVariant() {
@@ -57,29 +57,29 @@ struct ContractCheckTests {
 /// one refuses the other fails, for the same reason, and what one loads the other passes.
 @Suite("list, run and validate agree on what is loadable")
 struct LoadAgreementTests {
-  @Test func aNonZeroReservedIsRefusedByBoth() throws {
+  @Test func aNonZeroReservedIsRefusedByBoth() async throws {
     let path = try FixturePlugin.tally("CONTRACT_RESERVED")
     let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path) }
     #expect(error?.reason == .badDescriptor)
     #expect(error?.message == "'\(path)': the descriptor's reserved field is 1, not 0")
-    let report = try ValidateReport.run(path)
+    let report = try await ValidateReport.run(path)
     #expect(report.failures == ["descriptor": "the descriptor's reserved field is 1, not 0"])
   }
 
-  @Test func aManifestWithoutHelpOrDescriptionIsLoadedByBoth() throws {
+  @Test func aManifestWithoutHelpOrDescriptionIsLoadedByBoth() async throws {
     let path = try FixturePlugin.tally("CONTRACT_NO_HELP")
     let plugin = try PluginLoader.load(path)
     #expect(plugin.manifest.actions.map(\.help) == ["", "", ""])
     #expect(plugin.manifest.description == "")
-    let report = try ValidateReport.run(path, ["--timeout", "30"])
+    let report = try await ValidateReport.run(path, ["--timeout", "30"])
     #expect(report.failures.isEmpty, "\(report.output.stdout)")
     #expect(report.passed.contains("manifest"))
   }
 
-  @Test func aManifestWithAnEmptyNameIsRefusedByBothWithOneReason() throws {
+  @Test func aManifestWithAnEmptyNameIsRefusedByBothWithOneReason() async throws {
     let path = try FixturePlugin.tally("BREAK_EMPTY_NAME")
     let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path) }
-    let report = try ValidateReport.run(path, ["--timeout", "30"])
+    let report = try await ValidateReport.run(path, ["--timeout", "30"])
     let why = try #require(report.failures["manifest"])
     #expect(error?.message == "'\(path)': \(why)")
   }

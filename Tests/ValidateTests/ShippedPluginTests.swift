@@ -29,9 +29,10 @@ struct ShippedPluginTests {
   ]
 
   @Test(arguments: shipped)
-  func passesEveryCheck(_ plugin: Shipped) throws {
+  func passesEveryCheck(_ plugin: Shipped) async throws {
     // The timeout is there for hangs; a debug build in a parallel test run is just slow.
-    let report = try ValidateReport.run(PluginPaths.library(plugin.library), plugin.arguments + ["--timeout", "60"])
+    let report = try await ValidateReport.run(
+      PluginPaths.library(plugin.library), plugin.arguments + ["--timeout", "60"])
     #expect(report.status == 0, "\(report.output.stdout)\(report.output.stderr)")
     #expect(report.passed == ValidateReport.allChecks)
     #expect(report.failures.isEmpty)
@@ -39,9 +40,9 @@ struct ShippedPluginTests {
     #expect(report.output.stderr == "")
   }
 
-  @Test func theMenuWithoutEntriesFailsOnlyTheCatalogueAndSaysToGiveItAConfig() throws {
+  @Test func theMenuWithoutEntriesFailsOnlyTheCatalogueAndSaysToGiveItAConfig() async throws {
     // given home validated as it loads alone, with no entries to pick from
-    let report = try ValidateReport.run(PluginPaths.library("Home"), ["--timeout", "60"])
+    let report = try await ValidateReport.run(PluginPaths.library("Home"), ["--timeout", "60"])
     // then `pick` can never succeed, and the failure says what would make it
     #expect(report.status == 1)
     #expect(Array(report.failures.keys) == ["catalogue"], "\(report.output.stdout)")

@@ -14,15 +14,15 @@ struct StructuredViewValidateTests {
       why: "item 2: the image needs a non-empty string \"url\""),
   ]
 
-  @Test func aPluginOfferingAValidStructuredViewPassesEveryCheck() throws {
-    let report = try ValidateReport.run(try FixturePlugin.tally("FIXTURE_STRUCTURED_VIEW"), ["--timeout", "30"])
+  @Test func aPluginOfferingAValidStructuredViewPassesEveryCheck() async throws {
+    let report = try await ValidateReport.run(try FixturePlugin.tally("FIXTURE_STRUCTURED_VIEW"), ["--timeout", "30"])
     #expect(report.status == 0, "\(report.output.stdout)")
     #expect(report.passed == ValidateReport.allChecks)
   }
 
   @Test(arguments: broken)
-  func aBrokenStructuredViewFailsTheRenderCheck(_ broken: BrokenVariant) throws {
-    let report = try broken.expectReported()
+  func aBrokenStructuredViewFailsTheRenderCheck(_ broken: BrokenVariant) async throws {
+    let report = try await broken.expectReported()
     let why = report.failures["render"] ?? ""
     #expect(why.contains("structured view (fh.structured_view/1) after"), "\(why)")
   }

@@ -32,22 +32,22 @@ struct ValidateCommandTests {
   ]
 
   @Test(arguments: usageCases)
-  func aBadCommandLineIsRefused(_ usage: UsageCase) throws {
-    let result = try HostProcess.run(usage.arguments)
+  func aBadCommandLineIsRefused(_ usage: UsageCase) async throws {
+    let result = try await HostProcess.run(usage.arguments)
     #expect(result.status == usage.status)
     #expect(result.stdout == "")
     #expect(result.stderr.hasPrefix(usage.stderr), "\(result.stderr)")
   }
 
-  @Test func helpListsEveryCheck() throws {
-    let result = try HostProcess.run(["help", "validate"])
+  @Test func helpListsEveryCheck() async throws {
+    let result = try await HostProcess.run(["help", "validate"])
     #expect(result.status == 0)
     #expect(result.stdout.hasPrefix("usage: host validate PLUGIN.so [options]"))
     for name in ValidateReport.allChecks { #expect(result.stdout.contains("\n  \(name) ")) }
   }
 
-  @Test func aFileThatIsNoLibraryFailsLoadsAndTheRestAreSkipped() throws {
-    let report = try ValidateReport.run("\(FixturePlugin.packageRoot)/Package.swift")
+  @Test func aFileThatIsNoLibraryFailsLoadsAndTheRestAreSkipped() async throws {
+    let report = try await ValidateReport.run("\(FixturePlugin.packageRoot)/Package.swift")
     #expect(report.status == 1)
     #expect(report.failures["loads"]?.hasPrefix("dlopen(RTLD_NOW) refused") == true)
     #expect(report.failures.count == 1)
@@ -56,8 +56,8 @@ struct ValidateCommandTests {
     #expect(report.summary == "0 passed, 1 failed, \(ValidateReport.allChecks.count - 1) skipped")
   }
 
-  @Test func aManifestThatIsNotJSONFailsManifestAndSkipsTheChecksBuiltOnIt() throws {
-    let report = try ValidateReport.run(try FixturePlugin.tally("FIXTURE_BAD_MANIFEST"), ["--timeout", "30"])
+  @Test func aManifestThatIsNotJSONFailsManifestAndSkipsTheChecksBuiltOnIt() async throws {
+    let report = try await ValidateReport.run(try FixturePlugin.tally("FIXTURE_BAD_MANIFEST"), ["--timeout", "30"])
     #expect(report.status == 1)
     #expect(Array(report.failures.keys) == ["manifest"], "\(report.output.stdout)")
     #expect(report.failures["manifest"]?.hasPrefix("manifest is not valid JSON") == true)
@@ -73,15 +73,15 @@ struct ValidateCommandTests {
     #expect(report.summary == "\(others.count) passed, 1 failed, \(built.count) skipped")
   }
 
-  @Test func oneLinePerCheckThenTheSummary() throws {
-    let report = try ValidateReport.run(Self.counter, ["--timeout", "60"])
+  @Test func oneLinePerCheckThenTheSummary() async throws {
+    let report = try await ValidateReport.run(Self.counter, ["--timeout", "60"])
     let names = ValidateReport.allChecks
     #expect(report.lines == names.map { "pass  \($0)" } + ["\(names.count) passed, 0 failed", ""])
   }
 
-  @Test func aRelativePathIsTheCurrentFoldersNotTheLibraryPath() throws {
+  @Test func aRelativePathIsTheCurrentFoldersNotTheLibraryPath() async throws {
     // dlopen("libCounter.so") would search the library path; validate reads the file named.
-    let result = try HostProcess.run(["validate", "libCounter.so"])
+    let result = try await HostProcess.run(["validate", "libCounter.so"])
     #expect(result.status == 1)
     #expect(result.stderr.hasPrefix("error: no plugin file 'libCounter.so'"))
   }

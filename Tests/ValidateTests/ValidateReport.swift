@@ -34,8 +34,8 @@ struct ValidateReport {
   var summary: String { lines.last { !$0.isEmpty } ?? "" }
 
   /// Runs `host validate plugin arguments...`.
-  static func run(_ plugin: String, _ arguments: [String] = []) throws -> ValidateReport {
-    ValidateReport(output: try HostProcess.run(["validate", plugin] + arguments))
+  static func run(_ plugin: String, _ arguments: [String] = []) async throws -> ValidateReport {
+    ValidateReport(output: try await HostProcess.run(["validate", plugin] + arguments))
   }
 
   /// Every check name, in report order.

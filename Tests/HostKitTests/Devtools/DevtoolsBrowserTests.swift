@@ -65,9 +65,9 @@ struct DevtoolsBrowserTests {
   }
 
   @Test("a recorded journal opens read-only: its last state, its actions' times and refusals, no dispatch box")
-  func recordedJournalOpensReadOnly() throws {
+  func recordedJournalOpensReadOnly() async throws {
     let folder = try StateFolder()
-    let recorded = try folder.host(
+    let recorded = try await folder.host(
       ["run", "counter", "--session", "rec"], "increment\nincrement\n{\"type\":\"nope\"}\ndecrement\n")
     #expect(recorded.status == 0)
     let (terminal, url) = try DevtoolsPage.start(

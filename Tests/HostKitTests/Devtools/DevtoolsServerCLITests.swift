@@ -154,7 +154,7 @@ struct DevtoolsServerCLITests {
   }
 
   @Test("the main flow serves the page too, and a session's navigation journal opens as its stack")
-  func mainFlowAndNavigationJournal() throws {
+  func mainFlowAndNavigationJournal() async throws {
     let (menu, menuURL) = try DevtoolsPage.start(["--devtools"])
     try menu.waitFor("home> ")
     #expect(
@@ -163,7 +163,7 @@ struct DevtoolsServerCLITests {
     #expect(try menu.quit() == 0)
 
     let folder = try StateFolder()
-    #expect(try folder.host(["--session", "trip"], "pick entry=counter\nincrement\n").status == 0)
+    #expect(try await folder.host(["--session", "trip"], "pick entry=counter\nincrement\n").status == 0)
     let navigation = "\(folder.sessions)/trip.d/navigation.jsonl"
     let (recorded, url) = try DevtoolsPage.start(
       ["devtools", navigation], environment: ["XDG_STATE_HOME": folder.path])
@@ -242,8 +242,8 @@ struct DevtoolsServerCLITests {
   ]
 
   @Test("host devtools refuses a bad FILE, naming it and what to pass", arguments: badUses)
-  func badFileIsRefused(_ use: BadUse) throws {
-    let result = try HostProcess.run(use.arguments)
+  func badFileIsRefused(_ use: BadUse) async throws {
+    let result = try await HostProcess.run(use.arguments)
     #expect(result.status == use.status)
     #expect(result.stderr.contains(use.stderr), "\(result.stderr)")
     #expect(!result.stderr.contains("devtools: http"))
@@ -282,12 +282,13 @@ struct DevtoolsServerCLITests {
   }
 
   @Test("without libmicrohttpd, --devtools says what to install and the run without it works")
-  func missingLibraryIsNamed() throws {
+  func missingLibraryIsNamed() async throws {
     let missing = ["FEATUREHOST_LIBMICROHTTPD": "libmicrohttpd-missing.so.0"]
-    let result = try HostProcess.run(["run", "counter", "--devtools"], input: "increment\n", environment: missing)
+    let result = try await HostProcess.run(
+      ["run", "counter", "--devtools"], input: "increment\n", environment: missing)
     #expect(result.status == 1)
     #expect(result.stderr.contains("apt-get install libmicrohttpd12"))
-    let plain = try HostProcess.run(["run", "counter"], input: "increment\n:state\n", environment: missing)
+    let plain = try await HostProcess.run(["run", "counter"], input: "increment\n:state\n", environment: missing)
     #expect(plain.status == 0)
     #expect(plain.stdout.contains("{\"clicks\":1,\"count\":1}"))
   }

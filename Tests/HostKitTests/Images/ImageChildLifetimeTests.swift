@@ -45,10 +45,10 @@ struct ImageChildLifetimeTests {
     #expect(shell.finish(until: .now + .seconds(20)).termination == .signalled(SIGKILL))
   }
 
-  @Test func aChildStartedByAHostThatIsAlreadyGoneLeavesWithoutFetching() throws {
+  @Test func aChildStartedByAHostThatIsAlreadyGoneLeavesWithoutFetching() async throws {
     let folder = try FixturePlugin.temporaryFolder()
     // pid 1 is not its parent: the host that named itself is gone
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       [ImageChild.command, "file:///nonexistent.png", "\(folder)/o", "\(folder)/t", "8", "8", "1000", "1000"],
       environment: [HostChild.parentVariable: "1"])
     #expect(result.status == 70)

@@ -55,9 +55,9 @@ import Testing
     #expect(try host.quit() == 0)
   }
 
-  @Test func aPipeGetsTheTextAsAlways() throws {
+  @Test func aPipeGetsTheTextAsAlways() async throws {
     let gallery = try Gallery()
-    let output = try HostProcess.run(
+    let output = try await HostProcess.run(
       ["run", "kittens", "--config", gallery.endpoint],
       environment: ["COLORTERM": "truecolor", "NO_COLOR": "", "XDG_CACHE_HOME": gallery.folder + "/cache"])
     #expect(output.status == 0, "\(output.stderr)")

@@ -36,16 +36,16 @@ struct SandboxSettingsTests {
     #expect(CommandTable.Isolation.maxMemory.kind == .size(minimum: 64 << 20))
   }
 
-  @Test func aBadMaxMemoryIsAUsageErrorNamingIt() throws {
-    let result = try HostProcess.run(["run", "counter", "--max-memory", "12X"], input: "")
+  @Test func aBadMaxMemoryIsAUsageErrorNamingIt() async throws {
+    let result = try await HostProcess.run(["run", "counter", "--max-memory", "12X"], input: "")
     #expect(result.status == 64)
     #expect(result.stderr.hasPrefix("error: --max-memory '12X' must be a size of 64 MiB or more\n"), "\(result.stderr)")
-    let small = try HostProcess.run(["run", "counter", "--max-memory", "1M"], input: "")
+    let small = try await HostProcess.run(["run", "counter", "--max-memory", "1M"], input: "")
     #expect(small.status == 64)
   }
 
-  @Test func listVerboseSaysWhatTheSandboxApplies() throws {
-    let result = try HostProcess.run(["list", "--verbose"])
+  @Test func listVerboseSaysWhatTheSandboxApplies() async throws {
+    let result = try await HostProcess.run(["list", "--verbose"])
     #expect(result.status == 0, "\(result.stderr)")
     let lines = result.stdout.split(separator: "\n").map(String.init)
     let start = try #require(lines.firstIndex { $0.hasPrefix("sandbox: ") }, "\(result.stdout)")
@@ -58,13 +58,13 @@ struct SandboxSettingsTests {
       #expect(account.contains { $0.hasPrefix("  landlock: on (ABI \(Sandbox.landlockABI))") })
     }
     // and without --verbose there is no account
-    #expect(!(try HostProcess.run(["list"])).stdout.contains("sandbox: "))
+    #expect(!(try await HostProcess.run(["list"])).stdout.contains("sandbox: "))
   }
 
-  @Test func withoutLandlockOrSeccompWorkersRunWithTheRestAndTheHostSaysSoOnce() throws {
+  @Test func withoutLandlockOrSeccompWorkersRunWithTheRestAndTheHostSaysSoOnce() async throws {
     // given a system without Landlock and seccomp filters (simulated), and two features' workers
     let environment = [Sandbox.simulateVariable: "no-landlock,no-seccomp"]
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       ["run", "counter", "--isolation", "process"], input: "increment\n:open levels\n:back\nincrement\n:state\n",
       environment: environment)
     // then the features run as before
@@ -79,12 +79,12 @@ struct SandboxSettingsTests {
           + "with the rest ('host list --verbose')"
       ], "\(result.stderr)")
     // and list --verbose says the same
-    let list = try HostProcess.run(["list", "--verbose"], environment: environment)
+    let list = try await HostProcess.run(["list", "--verbose"], environment: environment)
     #expect(list.stdout.contains("  landlock: off (this kernel has none): files and TCP ports are not confined\n"))
     #expect(list.stdout.contains("  seccomp: off (this kernel has no seccomp filters)\n"))
   }
 
-  @Test func aWorkersPrivateFolderGoesWithItAndAGoneHostsIsSweptAway() throws {
+  @Test func aWorkersPrivateFolderGoesWithItAndAGoneHostsIsSweptAway() async throws {
     // given a temporary folder holding the private folder of a host that was killed (its pid gone)
     let temporary = try FixturePlugin.temporaryFolder()
     let ended = Process()
@@ -98,7 +98,7 @@ struct SandboxSettingsTests {
       atPath: workers, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
     try FileManager.default.createDirectory(atPath: stale + "/tmp", withIntermediateDirectories: true)
     // when a host runs a feature in a worker there
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       ["run", "counter", "--isolation", "process"], input: "increment\n", environment: ["TMPDIR": temporary])
     #expect(result.status == 0, "\(result.stderr)")
     // then the gone host's folder was swept away, and the worker's own went with it; the

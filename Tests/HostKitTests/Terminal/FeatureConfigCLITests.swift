@@ -6,8 +6,8 @@ import Testing
 @Suite struct FeatureConfigCLITests {
   static let catalog = "file://\(ReadmeTests.root)/Tests/Transcripts/kittens-catalog.json"
 
-  @Test func theMainFlowGivesIDDotKeyToTheFeatureItOpens() throws {
-    let result = try HostProcess.run(
+  @Test func theMainFlowGivesIDDotKeyToTheFeatureItOpens() async throws {
+    let result = try await HostProcess.run(
       ["--config", "kittens.endpoint=\(Self.catalog)", "--config", "kittens.limit=1"], input: "kittens\n:settle\n")
     #expect(result.stderr == "")
     #expect(
@@ -15,8 +15,8 @@ import Testing
         "Kittens — 1 image\n  1. https://cdn2.thecatapi.com/images/AGD.jpg\ntype 'loadMore' for the next page\n"))
   }
 
-  @Test func runGivesKeyToItsFeatureAndIDDotKeyToOneItOpens() throws {
-    let result = try HostProcess.run(
+  @Test func runGivesKeyToItsFeatureAndIDDotKeyToOneItOpens() async throws {
+    let result = try await HostProcess.run(
       [
         "run", "levels", "--config", "interval=0", "--config", "kittens.endpoint=\(Self.catalog)", "--config",
         "kittens.limit=2",

@@ -3,9 +3,9 @@ import Testing
 
 /// `:history` lists exactly the seqs `:goto` takes.
 @Suite struct HistoryCLITests {
-  @Test func historyListsTheStartEachActionAndEachTravelAndGotoTakesEveryOne() throws {
+  @Test func historyListsTheStartEachActionAndEachTravelAndGotoTakesEveryOne() async throws {
     // given two increments, the second undone
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       ["run", "counter"],
       input: "increment\nincrement\n:undo\n:history\n:goto 0\n:goto 1\n:goto 2\n:goto 3\n:goto 4\n:goto 10\n")
     let lines = result.stdout.split(separator: "\n").map(String.init)

@@ -16,27 +16,27 @@ import Testing
   }
 
   /// The number of counter in the menu, as the menu lists it.
-  static func counterNumber() throws -> Int {
-    let menu = try HostProcess.run([], input: "")
+  static func counterNumber() async throws -> Int {
+    let menu = try await HostProcess.run([], input: "")
     let line = try #require(menu.stdout.split(separator: "\n").first { $0.contains(". counter") })
     return try #require(Int(line.trimmingPrefix(while: \.isWhitespace).prefix { $0.isNumber }))
   }
 
-  @Test func everyWayOfPickingOpensTheCounterInTheMainFlow() throws {
-    let number = try Self.counterNumber()
+  @Test func everyWayOfPickingOpensTheCounterInTheMainFlow() async throws {
+    let number = try await Self.counterNumber()
     for typed in ["\(number)", "counter", "pick \(number)", "pick counter"] {
-      let result = try HostProcess.run([], input: "\(typed)\nincrement\n")
+      let result = try await HostProcess.run([], input: "\(typed)\nincrement\n")
       #expect(result.stderr == "", "after '\(typed)'")
       #expect(result.stdout.hasSuffix("Counter\n  count:  1\n  clicks: 1\n"), "after '\(typed)'")
     }
   }
 
-  @Test func picksOpenTheFeatureUnderRunHomeAndOpenHome() throws {
-    let alone = try HostProcess.run(["run", "home"], input: "counter\nincrement\n")
+  @Test func picksOpenTheFeatureUnderRunHomeAndOpenHome() async throws {
+    let alone = try await HostProcess.run(["run", "home"], input: "counter\nincrement\n")
     #expect(alone.stderr == "")
     #expect(alone.stdout.hasSuffix("Counter\n  count:  1\n  clicks: 1\n"))
 
-    let opened = try HostProcess.run(["run", "levels"], input: ":open home\npick counter\nincrement\n")
+    let opened = try await HostProcess.run(["run", "levels"], input: ":open home\npick counter\nincrement\n")
     #expect(opened.stderr == "")
     #expect(opened.stdout.hasSuffix("Counter\n  count:  1\n  clicks: 1\n"))
   }
@@ -50,12 +50,12 @@ import Testing
     }
   }
 
-  @Test func theShippedFeaturesComeFirstThenTheOthersById() throws {
+  @Test func theShippedFeaturesComeFirstThenTheOthersById() async throws {
     // given a plugin folder searched first, with a feature whose id sorts before them all
     let folder = try FixturePlugin.temporaryFolder()
     try FixturePlugin.build(["FIXTURE_ID=\"alpha\""], into: "\(folder)/libalpha.so")
     // when the menu lists what was found
-    let menu = try HostProcess.run(["--plugins", folder], input: "")
+    let menu = try await HostProcess.run(["--plugins", folder], input: "")
     // then counter, kittens and levels come first, in that order, and the others by id
     let ids = Self.menuIDs(menu.stdout)
     #expect(Array(ids.prefix(3)) == ["counter", "kittens", "levels"], "\(menu.stdout)")

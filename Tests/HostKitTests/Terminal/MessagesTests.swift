@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 @Suite struct MessagesTests {
-  @Test func bareHelpQuitAndExitPointAtTheColonCommands() throws {
-    let result = try HostProcess.run(["run", "counter"], input: "help\nquit\nexit\nincrement\n")
+  @Test func bareHelpQuitAndExitPointAtTheColonCommands() async throws {
+    let result = try await HostProcess.run(["run", "counter"], input: "help\nquit\nexit\nincrement\n")
     #expect(
       result.stderr == """
         error: line 1: 'help' is not an action of counter
@@ -18,8 +18,8 @@ import Testing
     #expect(result.stdout.hasSuffix("count:  1\n  clicks: 1\n"))
   }
 
-  @Test func aUniquePrefixNamesACommandAndAnAmbiguousOneIsRefused() throws {
-    let result = try HostProcess.run(["run", "counter"], input: "increment\n:sta\n:o levels\n:s\n")
+  @Test func aUniquePrefixNamesACommandAndAnAmbiguousOneIsRefused() async throws {
+    let result = try await HostProcess.run(["run", "counter"], input: "increment\n:sta\n:o levels\n:s\n")
     #expect(result.stdout.hasPrefix("{\"clicks\":1,\"count\":1}\n"))
     #expect(result.stdout.contains("Levels — settled at 15"))
     #expect(result.stderr.hasPrefix("error: line 4: unknown command ':s'"))
@@ -41,36 +41,36 @@ import Testing
 }
 
 @Suite struct HelpAndOptionWordingTests {
-  @Test func helpBeforeACommandIsThatCommandsHelp() throws {
-    let before = try HostProcess.run(["--help", "run"])
-    let after = try HostProcess.run(["help", "run"])
+  @Test func helpBeforeACommandIsThatCommandsHelp() async throws {
+    let before = try await HostProcess.run(["--help", "run"])
+    let after = try await HostProcess.run(["help", "run"])
     #expect(before.status == 0 && after.status == 0)
     #expect(before.stdout == after.stdout)
     #expect(before.stdout.contains("--session NAME"))
   }
 
-  @Test func helpOnAnUnknownCommandIsAUsageError() throws {
-    let result = try HostProcess.run(["help", "bogus"])
+  @Test func helpOnAnUnknownCommandIsAUsageError() async throws {
+    let result = try await HostProcess.run(["help", "bogus"])
     #expect(result.status == 64)
     #expect(result.stderr.hasPrefix("error: unknown command 'bogus'"))
   }
 
-  @Test func aChoiceIsReadInAnyCase() throws {
+  @Test func aChoiceIsReadInAnyCase() async throws {
     let scratch = try JournalScratch()
-    let result = try HostProcess.run(["new", "tally", "--lang", "C", "--dir", scratch.path])
+    let result = try await HostProcess.run(["new", "tally", "--lang", "C", "--dir", scratch.path])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.hasPrefix("created \(scratch.path)/tally (c):"))
   }
 }
 
 @Suite struct SessionMessagesTests {
-  @Test func aSessionAskedForWithAnotherFeatureIsAnErrorNamingBoth() throws {
+  @Test func aSessionAskedForWithAnotherFeatureIsAnErrorNamingBoth() async throws {
     let scratch = try JournalScratch()
     let environment = ["XDG_STATE_HOME": scratch.path]
-    let made = try HostProcess.run(
+    let made = try await HostProcess.run(
       ["run", "counter", "--session", "mine"], input: "increment\n", environment: environment)
     #expect(made.status == 0)
-    let other = try HostProcess.run(
+    let other = try await HostProcess.run(
       ["run", "levels", "--session", "mine"], input: ":state\n", environment: environment)
     #expect(other.status == 1)
     #expect(
@@ -82,8 +82,8 @@ import Testing
 }
 
 @Suite struct PluginFolderMessagesTests {
-  @Test func aMissingPluginsFolderIsWarnedAboutAndTheRestStillRun() throws {
-    let result = try HostProcess.run(["--plugins", "/no/such/folder", "run", "counter"], input: "increment\n")
+  @Test func aMissingPluginsFolderIsWarnedAboutAndTheRestStillRun() async throws {
+    let result = try await HostProcess.run(["--plugins", "/no/such/folder", "run", "counter"], input: "increment\n")
     #expect(result.status == 0)
     #expect(
       result.stderr.hasPrefix(
@@ -91,12 +91,12 @@ import Testing
     #expect(result.stdout.hasSuffix("count:  1\n  clicks: 1\n"))
   }
 
-  @Test func aRejectedPluginsLineCarriesTheFix() throws {
+  @Test func aRejectedPluginsLineCarriesTheFix() async throws {
     let scratch = try JournalScratch()
     let copy = scratch.file("libCounter.so")
     try FileManager.default.copyItem(atPath: PluginPaths.library("Counter"), toPath: copy)
     chmod(copy, 0o775)
-    let result = try HostProcess.run(["--plugins", scratch.path, "list"])
+    let result = try await HostProcess.run(["--plugins", scratch.path, "list"])
     let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("rejected  \(copy)") })
     #expect(line.contains("(mode 775); refusing to load plugins from it; "))
     #expect(line.hasSuffix("run 'chmod go-w \(copy)'"))

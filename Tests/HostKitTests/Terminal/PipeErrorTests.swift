@@ -17,7 +17,7 @@ import Testing
     """
 
   @Test(arguments: ["process", "none"])
-  func errorsCarryTheirLineNumbersInInputOrderRefusalsIncluded(isolation: String) throws {
+  func errorsCarryTheirLineNumbersInInputOrderRefusalsIncluded(isolation: String) async throws {
     // given a busy feature: 300 actions queued before the first bad line, so its refusals
     // arrive late unless the host waits for them
     let busy = Array(repeating: "add amount=1", count: 300)
@@ -37,7 +37,7 @@ import Testing
         "add amount=4",  // 312
       ]
     // when they are piped in
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       ["--plugins", try Self.tallyFolder(), "run", "tally", "--isolation", isolation],
       input: input.joined(separator: "\n") + "\n")
     // then each error names its line, in order
@@ -59,7 +59,7 @@ import Testing
     #expect(result.stdout.hasSuffix("total: 4\n  pongs: 0\n"))
   }
 
-  @Test func aSwiftFeaturesRefusalOfAValueNamesItsLine() throws {
+  @Test func aSwiftFeaturesRefusalOfAValueNamesItsLine() async throws {
     let input = [
       "set left=3 right=3",
       "set left=5 right=2000000",
@@ -67,7 +67,7 @@ import Testing
       "set left=4 right=4",
       "set left=2000001 right=0",
     ]
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       ["run", "levels", "--config", "interval=0"], input: input.joined(separator: "\n") + "\n")
     #expect(result.status == 0)
     #expect(
@@ -82,9 +82,9 @@ import Testing
         """)
   }
 
-  @Test func aLineTooLongNamesItsLineInOrderWithTheOthers() throws {
+  @Test func aLineTooLongNamesItsLineInOrderWithTheOthers() async throws {
     let input = ["bogus", String(repeating: "x", count: 20), "reset"]
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       ["--plugins", try Self.tallyFolder(), "run", "tally", "--max-line-bytes", "10"],
       input: input.joined(separator: "\n") + "\n")
     #expect(

@@ -124,9 +124,9 @@ import Testing
   }
 
   @Test(arguments: allExamples.filter { !$0.isTerminal })
-  func aPipeExamplePrintsWhatTheReadmeShows(_ example: Example) throws {
+  func aPipeExamplePrintsWhatTheReadmeShows(_ example: Example) async throws {
     let (arguments, input) = try Self.parse(example.command)
-    let result = try HostProcess.run(arguments, input: input, environment: Self.environment)
+    let result = try await HostProcess.run(arguments, input: input, environment: Self.environment)
     let problem = Self.mismatch(
       expected: example.expected, streams: [Self.lines(result.stdout), Self.lines(result.stderr)])
     #expect(problem == nil, "\(example.testDescription): \(problem ?? "")")
@@ -164,7 +164,7 @@ import Testing
     }
   }
 
-  @Test func theTranscriptExamplePassesHostCheck() throws {
+  @Test func theTranscriptExamplePassesHostCheck() async throws {
     let transcripts = Self.transcripts(in: try Self.readme())
     #expect(transcripts.count == 1)
     let scratch = try JournalScratch()
@@ -173,7 +173,7 @@ import Testing
       atPath: Self.root + "/Tests/Transcripts/kittens-catalog.json", toPath: scratch.file("kittens-catalog.json"))
     for (index, transcript) in transcripts.enumerated() {
       try scratch.write("readme-\(index).transcript", transcript)
-      let result = try HostProcess.run(["check", scratch.file("readme-\(index).transcript")])
+      let result = try await HostProcess.run(["check", scratch.file("readme-\(index).transcript")])
       #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     }
   }
@@ -204,12 +204,12 @@ import Testing
     }
   }
 
-  @Test func theCommandsQuotedInTheTextRunAndSucceed() throws {
+  @Test func theCommandsQuotedInTheTextRunAndSucceed() async throws {
     let commands = Self.inlineCommands(in: try Self.readme())
     #expect(commands.count >= 2)
     for command in commands {
       let (arguments, _) = try Self.parse(command)
-      let result = try HostProcess.run(arguments, environment: Self.environment)
+      let result = try await HostProcess.run(arguments, environment: Self.environment)
       #expect(result.status == 0, "\(command): \(result.stdout)\(result.stderr)")
     }
   }

@@ -34,14 +34,14 @@ struct StuckQuitTests {
   }
 
   /// The session's state as a new run restores it from the journal.
-  static func restoredState(_ scratch: JournalScratch, plugins: String) throws -> String {
-    let result = try HostProcess.run(
+  static func restoredState(_ scratch: JournalScratch, plugins: String) async throws -> String {
+    let result = try await HostProcess.run(
       ["--plugins", plugins, "run", "tally", "--session", "stuck"], input: ":state\n",
       environment: ["XDG_STATE_HOME": scratch.file("state")])
     return String(result.stdout.split(separator: "\n").first { $0.hasPrefix("{") } ?? "")
   }
 
-  @Test func quitWhileAStateQuestionWaitsOnAStuckCallLeavesAtOnce() throws {
+  @Test func quitWhileAStateQuestionWaitsOnAStuckCallLeavesAtOnce() async throws {
     let scratch = try JournalScratch()
     let plugins = try Self.plugins()
     let host = try Self.stuckRun(scratch, plugins: plugins)
@@ -55,15 +55,15 @@ struct StuckQuitTests {
     let screen = try host.screen()
     #expect(screen.contains("note: leaving: tally's call had not returned; it was ended"), "\(screen)")
     // and the journal holds the state before the stuck line: the add typed after it was not applied
-    #expect(try Self.restoredState(scratch, plugins: plugins) == #"{"pongs":0,"total":2}"#)
+    #expect(try await Self.restoredState(scratch, plugins: plugins) == #"{"pongs":0,"total":2}"#)
   }
 
-  @Test func ctrlDAtThePromptWhileACallIsStuckLeavesAtOnce() throws {
+  @Test func ctrlDAtThePromptWhileACallIsStuckLeavesAtOnce() async throws {
     let scratch = try JournalScratch()
     let plugins = try Self.plugins()
     let host = try Self.stuckRun(scratch, plugins: plugins)
     try host.press("C-d")
     #expect(try host.waitForExit() == 0)
-    #expect(try Self.restoredState(scratch, plugins: plugins) == #"{"pongs":0,"total":2}"#)
+    #expect(try await Self.restoredState(scratch, plugins: plugins) == #"{"pongs":0,"total":2}"#)
   }
 }

@@ -97,8 +97,8 @@ import Testing
     #expect(try host.quit() == 0)
   }
 
-  @Test func aPipeGetsNoProgressLine() throws {
-    let result = try HostProcess.run(
+  @Test func aPipeGetsNoProgressLine() async throws {
+    let result = try await HostProcess.run(
       ["run", "levels"], input: "set left=0 right=30\n:settle\n:state\n", environment: ["LEVELS_INTERVAL": "40"])
     #expect(result.status == 0)
     #expect(result.stdout.hasSuffix(SettledLevels.view(at: 15, bar: 30)))
@@ -107,7 +107,7 @@ import Testing
     }
   }
 
-  @Test func ctrlCPausesARunningRegulationUntilResumeAndTheSessionRestoresWhereItStopped() throws {
+  @Test func ctrlCPausesARunningRegulationUntilResumeAndTheSessionRestoresWhereItStopped() async throws {
     let scratch = try JournalScratch()
     let places = environment(scratch, ["LEVELS_INTERVAL": "20"])
     let host = try PseudoTerminal(["run", "levels", "--session", "reg"], environment: places)
@@ -130,14 +130,14 @@ import Testing
     try host.enter(":resume", thenWaitFor: "settled at 200", timeout: .seconds(60))
     #expect(try host.quit() == 0)
     // The journal holds what was applied, pause or not: the session restores the settled levels.
-    let restored = try HostProcess.run(
+    let restored = try await HostProcess.run(
       ["run", "levels", "--session", "reg"], input: ":state\n",
       environment: places.merging(["LEVELS_INTERVAL": "0"]) { $1 })
     #expect(restored.stdout.hasPrefix("{\"left\":200,\"right\":200}\n"), "\(restored.stdout)\(restored.stderr)")
   }
 
-  @Test func resumeWithNothingPausedSaysWhatItFollows() throws {
-    let result = try HostProcess.run(["run", "counter"], input: ":resume\n")
+  @Test func resumeWithNothingPausedSaysWhatItFollows() async throws {
+    let result = try await HostProcess.run(["run", "counter"], input: ":resume\n")
     #expect(result.stderr.contains("error: line 1: counter is not paused"))
     #expect(result.stderr.contains("help: ':resume' follows a pause: Ctrl-C during a regulation, or the runaway guard"))
   }

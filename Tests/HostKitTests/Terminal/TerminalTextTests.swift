@@ -41,10 +41,10 @@ import Testing
     #expect(message == "unknown action '\(String(repeating: "x", count: 200))... (100 more bytes)' for counter")
   }
 
-  @Test func aPipeGetsViewsAndEchoesSanitizedToo() throws {
+  @Test func aPipeGetsViewsAndEchoesSanitizedToo() async throws {
     let scratch = try JournalScratch()
     try Self.evilCatalog.write(toFile: scratch.file("evil.json"), atomically: true, encoding: .utf8)
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       ["run", "kittens", "--config", "endpoint=file://\(scratch.file("evil.json"))"],
       input: "\u{1B}]0;typed\u{7}\n" + String(repeating: "y", count: 1000) + "\n")
     #expect(!result.stdout.contains("\u{1B}") && !result.stderr.contains("\u{1B}"))

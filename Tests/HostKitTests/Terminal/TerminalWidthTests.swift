@@ -46,7 +46,7 @@ import Testing
       .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
   }
 
-  @Test func aThirtyColumnTerminalWrapsAViewLineAndHelpAndAPipeDoesNot() throws {
+  @Test func aThirtyColumnTerminalWrapsAViewLineAndHelpAndAPipeDoesNot() async throws {
     let scratch = try JournalScratch()
     let catalog = try catalog(in: scratch)
     let host = try PseudoTerminal(
@@ -66,7 +66,7 @@ import Testing
     #expect(wide.isEmpty, "wider than the terminal: \(wide)")
     #expect(try host.quit() == 0)
 
-    let piped = try HostProcess.run(
+    let piped = try await HostProcess.run(
       ["run", "kittens", "--config", "endpoint=file://\(catalog)"], input: ":help\n")
     #expect(piped.stdout.contains("  1. \(Self.url)\n"))
     #expect(piped.stdout.split(separator: "\n").contains { $0.count > 30 })

@@ -12,9 +12,10 @@ import Testing
     + URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().path + "/Plugins/Kittens/catalog.json"
 
-  @Test(arguments: ["process", "none"]) func viewListsEveryURLWhileTheViewShowsTheLatestTwenty(isolation: String) throws
+  @Test(arguments: ["process", "none"]) func viewListsEveryURLWhileTheViewShowsTheLatestTwenty(isolation: String)
+    async throws
   {
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       ["run", "kittens", "--isolation", isolation, "--config", "endpoint=\(Self.catalog)"],
       input: ":settle\nloadMore\n:settle\nloadMore\n:settle\n:view\n")
     #expect(result.status == 0, "\(result.stderr)")
@@ -31,10 +32,10 @@ import Testing
     #expect(window[1].hasPrefix(" 11. "))
   }
 
-  @Test func aPluginWithoutTheExtensionGetsItsPlainViewFromView() throws {
+  @Test func aPluginWithoutTheExtensionGetsItsPlainViewFromView() async throws {
     let folder = try FixturePlugin.temporaryFolder()
     try FixturePlugin.build([], into: "\(folder)/libfixture.so")
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       ["run", "fixture", "--isolation", "none"], input: "tick tag=T\n:view\n",
       environment: ["FEATUREHOST_PLUGIN_PATH": folder])
     #expect(result.status == 0, "\(result.stderr)")
@@ -44,9 +45,9 @@ import Testing
     #expect(half > 0 && Array(lines[0..<half]) == Array(lines[half..<(2 * half)]), "\(result.stdout)")
   }
 
-  @Test func anUnreachableServerSuggestsTheCatalogFile() throws {
+  @Test func anUnreachableServerSuggestsTheCatalogFile() async throws {
     // Nothing listens on the discard port of the loopback address: the connection is refused.
-    let result = try HostProcess.run(
+    let result = try await HostProcess.run(
       ["run", "kittens", "--config", "endpoint=http://127.0.0.1:9/", "--config", "timeout=5"], input: ":settle\n")
     #expect(result.stdout.contains("error: cannot connect to http://127.0.0.1:9/"), "\(result.stdout)")
     #expect(

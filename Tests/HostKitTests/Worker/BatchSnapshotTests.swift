@@ -85,7 +85,7 @@ struct BatchSnapshotTests {
   }
 
   @Test("a piped session journals its snapshots as in process, a refusal among the actions")
-  func aPipedSessionsSnapshotsAreThoseOfAnInProcessRun() throws {
+  func aPipedSessionsSnapshotsAreThoseOfAnInProcessRun() async throws {
     let plugins = try FixturePlugin.temporaryFolder()
     try FileManager.default.copyItem(atPath: try TallyRun.plugin, toPath: "\(plugins)/libtally.so")
     // A refusal takes no seq: the batch before the due snapshot is one short of it, and the
@@ -94,7 +94,7 @@ struct BatchSnapshotTests {
     var journals: [String: [Substring]] = [:]
     for isolation in ["process", "none"] {
       let state = try StateFolder()
-      let run = try state.host(
+      let run = try await state.host(
         ["--plugins", plugins, "run", "tally", "--session", "demo", "--isolation", isolation], input)
       #expect(run.status == 0, "\(run.stderr)")
       journals[isolation] = try Self.snapshots(in: state.journal("demo"))
