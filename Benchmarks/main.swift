@@ -382,6 +382,14 @@ if wanted("reload.counter") {
   report("reload.counter", try reloadCounter(reloads: 20, workers: true), "ms")
   report("reload.counter.inprocess", try reloadCounter(reloads: 20, workers: false), "ms")
 }
+if wanted("build.hash") {
+  // Every run hashes its plugin file while it starts (a reload tells builds apart by it).
+  let file = "\(folder)/libCounter.so"
+  let size = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+  let times = (0..<rounds * 4).map { _ in seconds { precondition(BuildFile.hash(file) != nil, "\(file) is readable") } }
+  report("build.hash", median(times) * 1000, "ms")
+  report("build.hash.size", Double(size) / 1_000_000, "MB")
+}
 if wanted("image") { try imageBenchmarks(rounds: rounds) }
 if wanted("ipc.floor") {
   // The floors and the worker's own round trip alternate within each round; the ratio is the

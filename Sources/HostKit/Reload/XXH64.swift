@@ -1,6 +1,6 @@
 /// XXH64 (the xxHash specification's 64-bit hash, seed 0), fed in pieces of any size: tells a
-/// plugin's builds apart. Four independent lanes of eight bytes: about 8 bytes a cycle where
-/// FNV-1a's one chain took 4 cycles a byte (a 3 MB plugin: 0.4 ms against 4 ms at every start).
+/// plugin's builds apart. Four independent lanes of eight bytes, where FNV-1a was one chain of a
+/// multiply a byte: the counter's 3.1 MB in 0.4 ms against 3.4 ms, at every start (`build.hash`).
 struct XXH64 {
   private static let prime1: UInt64 = 0x9E37_79B1_85EB_CA87
   private static let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
