@@ -121,9 +121,10 @@ final class WorkerSpare: Sendable {
   /// and the first feature waits for this worker; elsewhere on the spawner thread.
   func prepare(_ settings: WorkerSettings) { prepare(settings, here: Thread.isMainThread) }
 
-  /// Starts a spare for `settings`, replacing (and ending) one kept before: on the calling
-  /// thread when `here` (it must live as long as the host: the worker dies with it), else on the
-  /// spawner thread.
+  /// Starts a spare for `settings`, replacing (and ending) one kept before: before this returns
+  /// when `here` (spawned from this thread when it lives as long as the host, else by the spawner
+  /// thread while this one waits: `WorkerSpawner.spawn`), else in the background on the spawner
+  /// thread.
   func prepare(_ settings: WorkerSettings, here: Bool) {
     let environment = settings.environment
     let next = Pending(
