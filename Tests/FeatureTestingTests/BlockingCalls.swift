@@ -8,10 +8,3 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
     Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
   }
 }
-
-/// `HostProcess.run`, awaited off the cooperative pool.
-func runHost(
-  _ arguments: [String], input: String = "", environment: [String: String] = [:]
-) async throws -> HostProcess.Output {
-  try await HostProcess.run(arguments, input: input, environment: environment)
-}

@@ -24,7 +24,7 @@ struct HostCheckTests {
     #expect(
       Set(["counter.transcript", "levels.transcript", "kittens.transcript", "tour.transcript"]).isSubset(of: names))
     // when
-    let result = try await runHost(["check", Self.transcripts])
+    let result = try await HostProcess.run(["check", Self.transcripts])
     // then
     #expect(result.stderr == "")
     #expect(
@@ -52,7 +52,7 @@ struct HostCheckTests {
       "right.transcript": "$ host run counter\n> :quit\nCounter\n  count:  0\n  clicks: 0\n",
     ])
     // when
-    let result = try await runHost(["check", folder])
+    let result = try await HostProcess.run(["check", folder])
     // then the right one passes, the wrong one shows where it differs, and the run fails
     #expect(
       result.stdout == """
@@ -79,13 +79,13 @@ struct HostCheckTests {
   @Test func updateRewritesAFailingTranscriptWithWhatTheHostPrinted() async throws {
     let folder = try Self.folder(["wrong.transcript": Self.wrong])
     let file = "\(folder)/wrong.transcript"
-    let update = try await runHost(["check", "--update", file])
+    let update = try await HostProcess.run(["check", "--update", file])
     #expect(update.stdout == "updated \(file)\n0 passed, 1 failed\n")
     #expect(update.status == 1)
     #expect(
       try String(contentsOfFile: file, encoding: .utf8) == Self.wrong.replacing(
         #""clicks":2,"count":2"#, with: #""clicks":1,"count":1"#) + "\n")
-    #expect(try await runHost(["check", file]).status == 0)
+    #expect(try await HostProcess.run(["check", file]).status == 0)
   }
 
   @Test func aWrongExitStatusAndAnUnreadableTranscriptFail() async throws {
@@ -93,7 +93,7 @@ struct HostCheckTests {
       "status.transcript": "$ host run nothing\n! error: unknown feature 'nothing'\n",
       "broken.transcript": "> increment\n",
     ])
-    let result = try await runHost(["check", "\(folder)/broken.transcript", "\(folder)/status.transcript"])
+    let result = try await HostProcess.run(["check", "\(folder)/broken.transcript", "\(folder)/status.transcript"])
     #expect(result.status == 1)
     #expect(result.stdout.hasPrefix("fail \(folder)/broken.transcript\nfail \(folder)/status.transcript\n"))
     // the status line is the one difference the diff shows
@@ -124,7 +124,7 @@ struct HostCheckTests {
 
   @Test("a wrong check command says what is wrong", arguments: usageCases)
   func usageErrors(_ usage: UsageCase) async throws {
-    let result = try await runHost(usage.arguments)
+    let result = try await HostProcess.run(usage.arguments)
     #expect(result.status == usage.status)
     #expect(result.stderr.hasPrefix(usage.stderr))
     #expect(result.stdout == "")

@@ -35,7 +35,7 @@ struct HostNewTests {
   @Test func aCPluginBuildsWithCcLoadsAndPassesItsTranscript() async throws {
     // given a new C plugin
     let parent = try Self.parent()
-    let created = try await runHost(["new", "tally", "--lang", "c", "--dir", parent])
+    let created = try await HostProcess.run(["new", "tally", "--lang", "c", "--dir", parent])
     #expect(created.status == 0)
     #expect(created.stderr == "")
     #expect(
@@ -82,7 +82,7 @@ struct HostNewTests {
     // given a new Swift plugin in a folder away from the checkout
     let parent = try Self.parent()
     let root = FixturePlugin.packageRoot
-    let created = try await runHost(["new", "word-count", "--dir", "\(parent)/plugins"])
+    let created = try await HostProcess.run(["new", "word-count", "--dir", "\(parent)/plugins"])
     #expect(created.status == 0, "\(created.stderr)")
     let folder = "\(parent)/plugins/word-count"
     // then no generated file holds the checkout's absolute path, and the manifest names the
@@ -140,7 +140,7 @@ struct HostNewTests {
     let parent = try Self.parent()
     try FileManager.default.createDirectory(atPath: "\(parent)/taken", withIntermediateDirectories: false)
     try "mine".write(toFile: "\(parent)/taken/notes.txt", atomically: true, encoding: .utf8)
-    let result = try await runHost(["new", "taken", "--dir", parent])
+    let result = try await HostProcess.run(["new", "taken", "--dir", parent])
     #expect(result.status == 1)
     #expect(
       result.stderr == """
@@ -172,14 +172,14 @@ struct HostNewTests {
   @Test("a name that cannot be a feature id is refused", arguments: badNames)
   func badNameIsRefused(_ bad: BadName) async throws {
     let parent = try Self.parent()
-    let result = try await runHost(["new", bad.name, "--dir", parent])
+    let result = try await HostProcess.run(["new", bad.name, "--dir", parent])
     #expect(result.status == 64)
     #expect(result.stderr.hasPrefix("error: '\(bad.name)' cannot be a feature name: \(bad.why)\nhelp: use lowercase"))
     #expect(try FileManager.default.contentsOfDirectory(atPath: parent) == [])
   }
 
   @Test func anUnknownLanguageIsAUsageError() async throws {
-    let result = try await runHost(["new", "tally", "--lang", "rust"])
+    let result = try await HostProcess.run(["new", "tally", "--lang", "rust"])
     #expect(result.status == 64)
     #expect(
       result.stderr.hasPrefix(
