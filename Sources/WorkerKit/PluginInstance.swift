@@ -14,11 +14,15 @@ public protocol PluginInstance: AnyObject {
   /// `handle` in order. An instance in another process sends them together. `handle` may call
   /// this instance again only for the last result.
   func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void)
-  /// `dispatch(_:handle:)`, and where `snapshotAfterLast`, the state after the last action
-  /// taken in the same go: while `handle` has the last result, `withSnapshot` hands that state
-  /// over without another call (a worker encodes it while it is still awake, instead of being
-  /// woken for it). The journal's periodic snapshot comes due after a run's last action.
-  func dispatch(_ actions: [String], snapshotAfterLast: Bool, handle: (Result<Bool, PluginCallError>) -> Void)
+  /// `dispatch(_:handle:)`, and the state after each action at `snapshots` taken in the same go:
+  /// while `handle` has that action's result, `withSnapshot` hands that state over without
+  /// another call (a worker encodes it while it is still awake, instead of being woken for it).
+  /// The journal's periodic snapshots fall there.
+  func dispatch(_ actions: [String], snapshots: SnapshotPoints, handle: (Result<Bool, PluginCallError>) -> Void)
+  /// Whether `withSnapshot` may be called now. An instance in another process takes no call while
+  /// `handle` has a result of a batch other than its last; it then has the state only where the
+  /// batch took it (`snapshots`), and a snapshot wanted elsewhere waits for a result that can.
+  var canSnapshotNow: Bool { get }
   /// Makes `calls` in order, as one by one, handing each answer to `handle` in order. An
   /// instance in another process sends them ahead of their answers (replay, restore, `:goto`).
   /// After a failure the rest fail too, as not made: in this process they are not; in another
@@ -84,9 +88,19 @@ extension PluginInstance {
 
   /// Instances that answer `withSnapshot` at once need nothing taken ahead.
   public func dispatch(
-    _ actions: [String], snapshotAfterLast: Bool, handle: (Result<Bool, PluginCallError>) -> Void
+    _ actions: [String], snapshots: SnapshotPoints, handle: (Result<Bool, PluginCallError>) -> Void
   ) {
     dispatch(actions, handle: handle)
+  }
+
+  /// Instances that answer `withSnapshot` at once take it any time.
+  public var canSnapshotNow: Bool { true }
+
+  /// `dispatch(_:snapshots:handle:)` with the state taken after the last action only, or not at all.
+  public func dispatch(
+    _ actions: [String], snapshotAfterLast: Bool, handle: (Result<Bool, PluginCallError>) -> Void
+  ) {
+    dispatch(actions, snapshots: snapshotAfterLast ? .afterLast(of: actions.count) : .none, handle: handle)
   }
 
   /// One `dispatch` after the other.

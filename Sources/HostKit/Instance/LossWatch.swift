@@ -22,14 +22,15 @@ final class LossWatch: PluginInstance {
     try watch { () throws(PluginCallError) in try base.dispatch(json) }
   }
   func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void) {
-    dispatch(actions, snapshotAfterLast: false, handle: handle)
+    dispatch(actions, snapshots: .none, handle: handle)
   }
-  func dispatch(_ actions: [String], snapshotAfterLast: Bool, handle: (Result<Bool, PluginCallError>) -> Void) {
-    base.dispatch(actions, snapshotAfterLast: snapshotAfterLast) { result in
+  func dispatch(_ actions: [String], snapshots: SnapshotPoints, handle: (Result<Bool, PluginCallError>) -> Void) {
+    base.dispatch(actions, snapshots: snapshots) { result in
       note(result)
       handle(result)
     }
   }
+  var canSnapshotNow: Bool { base.canSnapshotNow }
   private func note<T>(_ result: Result<T, PluginCallError>) {
     if lost == nil, case .failure(let error) = result, error.loss != nil { lost = error }
   }

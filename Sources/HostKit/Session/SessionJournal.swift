@@ -84,7 +84,9 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     let seq = try writer.append(action: action, source: source)
     history?.append(.action(JournalAction(seq: seq, source: source, json: action, at: writer.lastActionAt)))
     redoStack.removeAll()
-    if writer.snapshotDue {
+    // An instance in the middle of a batch takes it at the next action that can (see
+    // `PluginInstance.canSnapshotNow`): only after a refusal earlier in the batch.
+    if writer.snapshotDue, instance.canSnapshotNow {
       // From the plugin's bytes to the file: a large state is not copied on the way.
       let written: Result<String?, HostError>
       let keepsHistory = history != nil
@@ -112,6 +114,8 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     let every = writer.snapshotPolicy.everyActions
     return every > 0 ? max(1, every - writer.actionsSinceState) : .max
   }
+
+  public var actionsBetweenSnapshots: Int { max(0, writer.snapshotPolicy.everyActions) }
 
   public func commit() throws(HostError) { try writer.commit() }
 

@@ -32,11 +32,19 @@ public protocol StoreJournal: AnyObject {
   /// How many actions may be applied before recording them, at most: a snapshot can be due only
   /// after the last of them (the store sends that many to an instance together).
   var actionsBeforeSnapshot: Int { get }
+
+  /// How many actions come between two snapshots after the next (0: it cannot tell). Where it
+  /// tells, a run sent to an instance together need not end at a snapshot: the state is taken in
+  /// the run's stream after `actionsBeforeSnapshot` actions, then after every this many.
+  var actionsBetweenSnapshots: Int { get }
 }
 
 extension StoreJournal {
   /// A journal that does not say takes actions one at a time.
   public var actionsBeforeSnapshot: Int { 1 }
+
+  /// A journal that does not say has runs end where a snapshot may be due.
+  public var actionsBetweenSnapshots: Int { 0 }
 
   /// A journal that keeps no crash lines.
   public func recordCrash(call: String, action: String?, loss: InstanceLoss) throws(HostError) {}

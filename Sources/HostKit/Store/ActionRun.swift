@@ -6,17 +6,22 @@ struct ActionRun {
   var actions: [String] = []
   var sources: [ActionSource] = []
   var count: Int { actions.count }
-  /// Whether the run ends at the action after which the journal wants a snapshot.
-  var endsAtSnapshot = false
+  /// After which actions the journal wants a snapshot, taken in the run's stream.
+  var snapshots = SnapshotPoints.none
 
   /// Two or more actions in a row at `index` of `batch` that can go together, keeping what one at
-  /// a time would do: none past the one after which the journal wants a snapshot
-  /// (`snapshotLimit`), nor past the one at which the runaway guard pauses (`feedbackRun`
-  /// feedback actions applied in a row so far, `maxFeedbackSteps` at most). Nil when only one can.
-  init?(in batch: [InboxItem], from index: Int, snapshotLimit: Int, feedbackRun: Int, maxFeedbackSteps: Int) {
+  /// a time would do: none past the one at which the runaway guard pauses (`feedbackRun`
+  /// feedback actions applied in a row so far, `maxFeedbackSteps` at most), and, where the
+  /// journal cannot say when its snapshots come (`snapshotEvery` 0), none past the one after
+  /// which it wants one (`snapshotLimit`). Nil when only one can.
+  init?(
+    in batch: [InboxItem], from index: Int, snapshotLimit: Int, snapshotEvery: Int, feedbackRun: Int,
+    maxFeedbackSteps: Int
+  ) {
+    let limit = snapshotEvery > 0 ? Int.max : snapshotLimit
     var feedbacks = feedbackRun
     for item in batch[index...] {
-      guard count < snapshotLimit, case .action(let json, let source, _) = item else { break }
+      guard count < limit, case .action(let json, let source, _) = item else { break }
       actions.append(json)
       sources.append(source)
       if source == .feedback {
@@ -27,6 +32,6 @@ struct ActionRun {
       }
     }
     guard count > 1 else { return nil }
-    endsAtSnapshot = count == snapshotLimit
+    if snapshotLimit <= count { snapshots = SnapshotPoints(first: snapshotLimit - 1, every: snapshotEvery) }
   }
 }

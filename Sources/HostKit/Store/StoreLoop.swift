@@ -71,7 +71,8 @@ final class StoreLoop: @unchecked Sendable {
         let outcome: Outcome
         if case .action = item, options.batchesDispatches, recovery.sendAlone == 0,
           let run = ActionRun(
-            in: batch, from: index, snapshotLimit: journal?.actionsBeforeSnapshot ?? .max, feedbackRun: feedbackRun,
+            in: batch, from: index, snapshotLimit: journal?.actionsBeforeSnapshot ?? .max,
+            snapshotEvery: journal?.actionsBetweenSnapshots ?? 0, feedbackRun: feedbackRun,
             maxFeedbackSteps: options.maxFeedbackSteps)
         {
           let applied = apply(run, from: batch, at: index)
@@ -139,8 +140,8 @@ final class StoreLoop: @unchecked Sendable {
   private func apply(_ run: ActionRun, from batch: [InboxItem], at start: Int) -> (outcome: Outcome, handled: Int) {
     var last = Applied.outcome(.next)
     var handled = 0
-    // The snapshot the journal then takes (unless an action was refused) comes in the same go.
-    instance.dispatch(run.actions, snapshotAfterLast: run.endsAtSnapshot) { result in
+    // The snapshots the journal takes on the way (unless an action was refused) come in the same go.
+    instance.dispatch(run.actions, snapshots: run.snapshots) { result in
       // After a loss the remaining results are the lost instance's: not this store's to apply.
       if case .lost = last { return }
       // The run ends where a pause can come, so only its last result may say pause.

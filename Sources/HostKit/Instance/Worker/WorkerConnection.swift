@@ -128,6 +128,10 @@ final class WorkerConnection: @unchecked Sendable {
 
   // MARK: - Calls
 
+  /// Whether this thread is in an exchange (handling a batch's answers): a call from it would wait
+  /// for itself.
+  var isExchangingOnThisThread: Bool { caller.load(ordering: .acquiring) == UInt(pthread_self()) }
+
   /// Sends `bytes` (`replies` requests) and reads until that many answers came, delivering
   /// callbacks as they arrive; `each` sees every reply, and the last is returned. Each answer
   /// is awaited at most the call timeout. `more`, when given, streams further requests: each time

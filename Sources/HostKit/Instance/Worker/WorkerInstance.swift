@@ -164,50 +164,95 @@ public final class WorkerInstance: InterruptibleInstance {
   /// result in order; only for the last may it call this instance again (the others are answered
   /// while later actions are still in the worker).
   public func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void) {
-    dispatch(actions, snapshotAfterLast: false, handle: handle)
+    dispatch(actions, snapshots: .none, handle: handle)
   }
 
-  /// The actions sent ahead of their answers, and a snapshot after the last in the same stream:
-  /// the worker encodes it right after the last action, awake, where a call after the batch
-  /// would wait for it to be woken (a journal's snapshot every 1,000 piped actions did).
+  /// The actions sent ahead of their answers, and a snapshot after each action at `snapshots`
+  /// in the same stream: the worker encodes it right after that action, awake, where a call
+  /// after the batch would wait for it to be woken (a journal's snapshot every 1,000 piped
+  /// actions did), and a run of actions need not end where the journal wants a state.
   public func dispatch(
-    _ actions: [String], snapshotAfterLast: Bool, handle: (Result<Bool, PluginCallError>) -> Void
+    _ actions: [String], snapshots: SnapshotPoints, handle: (Result<Bool, PluginCallError>) -> Void
   ) {
     var answered = 0
+    // An action's result waiting for the state taken after it; the last action's, handled once
+    // the exchange is over (its handler may call this instance), with the state after it.
+    var held: Result<Bool, PluginCallError>?
     var last: Result<Bool, PluginCallError>?
-    var snapshot: String?
+    var lastState: String?
     // Each answer made a result once, here: an action's path is the hot one of a piped run.
     func next(_ result: Result<Bool, PluginCallError>) {
+      let index = answered
       answered += 1
-      if answered == actions.count { last = result } else if answered < actions.count { handle(result) }
+      if index == actions.count - 1 {
+        last = result
+      } else if snapshots.contains(index) {
+        held = result
+      } else {
+        handle(result)
+      }
     }
-    let calls = ActionsThenSnapshot(actions: actions, snapshot: snapshotAfterLast)
+    // The state taken after the action answered last (nil when that failed, with `loss` when the
+    // worker was lost taking it).
+    func taken(_ state: String?, loss: PluginCallError?) {
+      guard answered < actions.count else {
+        lastState = state
+        return
+      }
+      guard let result = held else { return }
+      held = nil
+      takenSnapshot = state
+      // A state not taken for a loss is one `withSnapshot` meets, as a call would have.
+      takenSnapshotLoss = loss
+      defer {
+        takenSnapshot = nil
+        takenSnapshotLoss = nil
+      }
+      handle(result)
+    }
+    let calls = ActionsWithSnapshots(actions: actions, snapshots: snapshots)
     send(calls, count: calls.count) { reply, request in
       if request == .snapshot {
-        if reply.status == fh_status(FH_OK) { snapshot = reply.text }
+        taken(reply.status == fh_status(FH_OK) ? reply.text : nil, loss: nil)
         return
       }
       next(
         reply.status == fh_status(FH_OK)
           ? .success(reply.changed)
           : .failure(PluginCallError(call: request.name, status: reply.status, message: reply.text)))
-    } fail: { error in
-      // The snapshot's failure is not an action's: a `withSnapshot` after the batch makes the
-      // call again and meets it there.
-      next(.failure(error))
+    } fail: { error, request in
+      // The snapshot's failure is not an action's: a `withSnapshot` after it meets it there.
+      if request == .snapshot {
+        taken(nil, loss: error.loss != nil && error.attribution == .thisCall ? error : nil)
+      } else {
+        next(.failure(error))
+      }
     }
+    if let held { handle(held) }
     guard let last else { return }
-    takenSnapshot = snapshot
+    takenSnapshot = lastState
     defer { takenSnapshot = nil }
     handle(last)
   }
 
-  /// The state after a batch's last action, taken in its stream: `withSnapshot` hands it over
-  /// (once) while that action's result is handled, unless another call came first (every
-  /// exchange forgets it).
+  /// The state after a batch's action, taken in its stream: `withSnapshot` hands it over (once)
+  /// while that action's result is handled, unless another call came first (every exchange
+  /// forgets it).
   private var takenSnapshot: String?
+  /// The loss met taking that state instead: `withSnapshot` throws it, as the call would have.
+  private var takenSnapshotLoss: PluginCallError?
+
+  /// In an exchange (a batch's result other than its last being handled), only a state the batch
+  /// took can be handed over.
+  public var canSnapshotNow: Bool {
+    takenSnapshot != nil || takenSnapshotLoss != nil || !connection.isExchangingOnThisThread
+  }
 
   public func withSnapshot<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) throws(PluginCallError) -> R {
+    if let loss = takenSnapshotLoss {
+      takenSnapshotLoss = nil
+      throw loss
+    }
     var state: String
     if let taken = takenSnapshot {
       state = taken
@@ -221,7 +266,7 @@ public final class WorkerInstance: InterruptibleInstance {
   public func perform(_ calls: [InstanceCall], handle: (Result<InstanceAnswer, PluginCallError>) -> Void) {
     send(calls.lazy, count: calls.count) { reply, request in
       handle(reply.result(call: request.name).map { InstanceAnswer(changed: $0.changed, text: $0.text) })
-    } fail: { error in
+    } fail: { error, _ in
       handle(.failure(error))
     }
   }
@@ -233,7 +278,7 @@ public final class WorkerInstance: InterruptibleInstance {
   /// `answer` gets each reply with its request, `fail` each call the worker did not answer.
   private func send<Calls: Sequence<InstanceCall>>(
     _ calls: Calls, count: Int, answer: (WorkerReply, WorkerFrame.Request) -> Void,
-    fail: (PluginCallError) -> Void
+    fail: (PluginCallError, WorkerFrame.Request) -> Void
   ) {
     takenSnapshot = nil
     var writer = FrameWriter()
@@ -269,7 +314,7 @@ public final class WorkerInstance: InterruptibleInstance {
       requests.removeAll(keepingCapacity: true)
       guard encodeGroup() > 0 else { return }
       if let lostWith {
-        for _ in requests { fail(lostWith.attributed(.notThisCall)) }
+        for request in requests { fail(lostWith.attributed(.notThisCall), request) }
         handled += requests.count
         continue
       }
@@ -293,7 +338,7 @@ public final class WorkerInstance: InterruptibleInstance {
           let failure = PluginCallError(
             call: requests[index].name, status: error.status, message: error.message, loss: error.loss,
             attribution: error.loss == nil || index == blamed ? error.attribution : .notThisCall)
-          fail(failure)
+          fail(failure, requests[index])
         }
         if error.loss != nil { lostWith = error }
       }
@@ -366,22 +411,29 @@ public final class WorkerInstance: InterruptibleInstance {
   }
 }
 
-/// A batch's actions as dispatch calls, then a snapshot where one is wanted, without an array
-/// of calls made of the actions.
-private struct ActionsThenSnapshot: Sequence {
+/// A batch's actions as dispatch calls, each followed by a snapshot where one is wanted, without
+/// an array of calls made of the actions.
+private struct ActionsWithSnapshots: Sequence {
   let actions: [String]
-  let snapshot: Bool
+  let snapshots: SnapshotPoints
 
-  var count: Int { actions.count + (snapshot ? 1 : 0) }
+  var count: Int { actions.count + snapshots.count(below: actions.count) }
 
   struct Iterator: IteratorProtocol {
-    let batch: ActionsThenSnapshot
+    let batch: ActionsWithSnapshots
     var index = 0
+    /// Whether the action at `index - 1` still has its snapshot to come.
+    var snapshotDue = false
 
     mutating func next() -> InstanceCall? {
+      if snapshotDue {
+        snapshotDue = false
+        return .snapshot
+      }
+      guard index < batch.actions.count else { return nil }
       defer { index += 1 }
-      if index < batch.actions.count { return .dispatch(batch.actions[index]) }
-      return index == batch.actions.count && batch.snapshot ? .snapshot : nil
+      snapshotDue = batch.snapshots.contains(index)
+      return .dispatch(batch.actions[index])
     }
   }
 
