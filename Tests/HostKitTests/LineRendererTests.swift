@@ -143,4 +143,41 @@ struct LineRendererTests {
     #expect(first.heard.withLock { $0 } == expected)
     #expect(second.heard.withLock { $0 } == expected)
   }
+
+  @Test func aListenerThatSaysItDoesNotHearAppliedActionsHearsTheRest() throws {
+    // given a listener that ignores `.applied`, alone on a store, then one that hears it added
+    final class Recorder: StoreListener {
+      let hearsApplied: Bool
+      let heard = Mutex<[String]>([])
+      init(hearsApplied: Bool) { self.hearsApplied = hearsApplied }
+      func hear(_ event: StoreEvent, from origin: StoreOrigin) {
+        let name =
+          switch event {
+          case .applied: "applied"
+          case .viewChanged: "view"
+          default: "other"
+          }
+        heard.withLock { $0.append("\(origin.feature?.id ?? "none") \(name)") }
+      }
+    }
+    let deaf = Recorder(hearsApplied: false)
+    let plugin = try PluginLoader.load(CounterLibrary.path)
+    let listeners = StoreListeners(plugin: plugin, stage: nil, listeners: [deaf])
+    let store = try Store(plugin: plugin, observer: listeners.observer)
+    let feature = PresentedFeature(plugin: plugin, store: store, number: 1)
+    listeners.attach(feature)
+    try store.start()
+    store.send(#"{"type":"increment"}"#, source: .user)
+    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
+    // when one that hears them is added and another action is applied
+    let hearing = Recorder(hearsApplied: true)
+    listeners.add(hearing)
+    store.send(#"{"type":"increment"}"#, source: .user)
+    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
+    store.stop()
+    // then the first heard views and no action, the second the action and its view
+    let heard = deaf.heard.withLock { $0 }
+    #expect(!heard.isEmpty && heard.allSatisfy { $0 == "counter view" }, "\(heard)")
+    #expect(hearing.heard.withLock { $0 } == ["counter applied", "counter view"])
+  }
 }

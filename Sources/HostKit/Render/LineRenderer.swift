@@ -29,6 +29,9 @@ public final class LineRenderer: FeatureRenderer {
     self.images = images
   }
 
+  /// An action's view comes as `.viewChanged`.
+  public var hearsApplied: Bool { false }
+
   public func hear(_ event: StoreEvent, from origin: StoreOrigin) {
     if case .instanceRestarted = event, let feature = origin.feature {
       // After the crash's lines, the restarted feature's view is drawn again, changed or not.

@@ -5,6 +5,14 @@
 public protocol StoreListener: AnyObject, Sendable {
   /// `event` from the store of `origin`'s feature.
   func hear(_ event: StoreEvent, from origin: StoreOrigin)
+
+  /// Whether it hears `.applied`, the event of every action (true unless it says otherwise): a
+  /// store whose listeners all ignore it makes nothing of it, not even an origin.
+  var hearsApplied: Bool { get }
+}
+
+extension StoreListener {
+  public var hearsApplied: Bool { true }
 }
 
 /// Which feature a store event comes from, and whether it is on screen as the event arrives.

@@ -14,15 +14,24 @@ public final class StoreListeners: Sendable {
     weak var stage: (any FeatureStage)?
   }
 
+  /// Whether any listener hears `.applied`: when none does (a pipe's renderer and the runtime's
+  /// own listener), an action's event costs one load, not the lock and the weak loads of an origin.
+  private let appliedHeard: Atomic<Bool>
+
   /// Listeners of the store of `plugin`; `stage` answers whether its feature is on screen.
   public init(plugin: LoadedPlugin, stage: (any FeatureStage)?, listeners: [any StoreListener]) {
     self.plugin = PluginBox(plugin)
     state = Mutex(Attached(listeners: listeners, feature: nil, stage: stage))
+    appliedHeard = Atomic(listeners.contains { $0.hearsApplied })
   }
 
   /// Adds a listener: it hears the events from now on.
   public func add(_ listener: any StoreListener) {
-    state.withLock { $0.listeners.append(listener) }
+    state.withLock { state in
+      state.listeners.append(listener)
+      // Under the lock: an event forwarded after it sees the listener and the flag together.
+      if listener.hearsApplied { appliedHeard.store(true, ordering: .releasing) }
+    }
   }
 
   /// Names the feature the store belongs to, once it is presented.
@@ -36,11 +45,16 @@ public final class StoreListeners: Sendable {
   }
 
   private func forward(_ event: StoreEvent) {
+    if case .applied = event, !appliedHeard.load(ordering: .acquiring) { return }
     let (listeners, feature, stage) = state.withLock { ($0.listeners, $0.feature, $0.stage) }
     let shown = feature.flatMap { feature in stage?.visibility(of: feature) }
     let origin = StoreOrigin(
       box: plugin, feature: feature, isVisible: shown?.isVisible ?? false,
       visibleCount: shown?.count ?? stage?.visibleCount ?? 0)
-    for listener in listeners { listener.hear(event, from: origin) }
+    if case .applied = event {
+      for listener in listeners where listener.hearsApplied { listener.hear(event, from: origin) }
+    } else {
+      for listener in listeners { listener.hear(event, from: origin) }
+    }
   }
 }

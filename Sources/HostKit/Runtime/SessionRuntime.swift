@@ -405,6 +405,9 @@ private final class RuntimeListener: StoreListener {
     self.runtime = Mutex(Weak(runtime: runtime))
   }
 
+  /// Nothing of an applied action reaches the runtime.
+  var hearsApplied: Bool { false }
+
   func hear(_ event: StoreEvent, from origin: StoreOrigin) {
     guard let runtime = runtime.withLock({ $0.runtime }) else { return }
     let id = origin.plugin.id
