@@ -115,6 +115,19 @@ struct LineRendererTests {
     #expect(sink.writes.isEmpty)
   }
 
+  /// A counter's store (not started) whose events `listener` hears through the fan-out, and its
+  /// presented feature, attached (held weakly there: the caller keeps it).
+  static func counterStore(heardBy listener: any StoreListener) throws
+    -> (listeners: StoreListeners, store: Store, feature: PresentedFeature)
+  {
+    let plugin = try PluginLoader.load(CounterLibrary.path)
+    let listeners = StoreListeners(plugin: plugin, stage: nil, listeners: [listener])
+    let store = try Store(plugin: plugin, observer: listeners.observer)
+    let feature = PresentedFeature(plugin: plugin, store: store, number: 1)
+    listeners.attach(feature)
+    return (listeners, store, feature)
+  }
+
   @Test func everyListenerHearsEachEventWithItsFeature() throws {
     // given two listeners on one store, through the fan-out
     final class Recorder: StoreListener {
@@ -127,12 +140,9 @@ struct LineRendererTests {
     }
     let first = Recorder()
     let second = Recorder()
-    let plugin = try PluginLoader.load(CounterLibrary.path)
-    let listeners = StoreListeners(plugin: plugin, stage: nil, listeners: [first])
+    let (listeners, store, feature) = try Self.counterStore(heardBy: first)
+    defer { withExtendedLifetime(feature) {} }
     listeners.add(second)
-    let store = try Store(plugin: plugin, observer: listeners.observer)
-    let feature = PresentedFeature(plugin: plugin, store: store, number: 1)
-    listeners.attach(feature)
     // when an action is applied
     try store.start()
     store.send(#"{"type":"increment"}"#, source: .user)
@@ -161,11 +171,8 @@ struct LineRendererTests {
       }
     }
     let deaf = Recorder(hearsApplied: false)
-    let plugin = try PluginLoader.load(CounterLibrary.path)
-    let listeners = StoreListeners(plugin: plugin, stage: nil, listeners: [deaf])
-    let store = try Store(plugin: plugin, observer: listeners.observer)
-    let feature = PresentedFeature(plugin: plugin, store: store, number: 1)
-    listeners.attach(feature)
+    let (listeners, store, feature) = try Self.counterStore(heardBy: deaf)
+    defer { withExtendedLifetime(feature) {} }
     try store.start()
     store.send(#"{"type":"increment"}"#, source: .user)
     #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
