@@ -29,8 +29,9 @@ public protocol StoreJournal: AnyObject {
   /// Nil when this journal cannot tell (the store then closes instead of restarting).
   func restorePointForRestart() throws(HostError) -> JournalRestorePoint?
 
-  /// How many actions may be applied before recording them, at most: a snapshot can be due only
-  /// after the last of them (the store sends that many to an instance together).
+  /// How many actions may be applied before a snapshot can be due: the store sends at most that
+  /// many to an instance together, unless `actionsBetweenSnapshots` says where the next ones
+  /// come (then the state after each is taken in the same go).
   var actionsBeforeSnapshot: Int { get }
 
   /// How many actions come between two snapshots after the next (0: it cannot tell). Where it
