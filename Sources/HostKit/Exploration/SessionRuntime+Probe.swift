@@ -17,11 +17,21 @@ extension SessionRuntime {
   public static func probeNoting(
     _ instance: any PluginInstance, feature: PresentedFeature, cache: ProbeCache? = nil
   ) -> Result<String, ContractViolation> {
-    let result = probe(instance, id: feature.id, cache: cache)
-    if case .success(let state) = result, let journal = (feature.context as? Context)?.journal {
-      journal.noteState(state)
-    }
+    probeNoting(instance, id: feature.id, journal: journal(of: feature), cache: cache)
+  }
+
+  /// `probeNoting(_:feature:cache:)` with `feature`'s id and journal (`journal(of:)`) given.
+  public static func probeNoting(
+    _ instance: any PluginInstance, id: String, journal: SessionJournal?, cache: ProbeCache? = nil
+  ) -> Result<String, ContractViolation> {
+    let result = probe(instance, id: id, cache: cache)
+    if case .success(let state) = result, let journal { journal.noteState(state) }
     return result
+  }
+
+  /// The journal `feature`'s store records into, if it has one.
+  public static func journal(of feature: PresentedFeature) -> SessionJournal? {
+    (feature.context as? Context)?.journal
   }
 
   /// The probe on `instance` (of feature `id`), from the thread that owns it: the state, or the

@@ -122,6 +122,12 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     external.enqueue(.action(json, source, inputLine: inputLine ?? 0), waitsForRoom: source == .user)
   }
 
+  /// `body` on the instance, when called on the store thread (a listener hearing an event);
+  /// nil elsewhere. Unlike `perform`, it keeps nothing of `body`.
+  public func performHere<T>(_ body: (any PluginInstance) -> T) -> T? {
+    external.isOnStoreThread ? body(loop.instance) : nil
+  }
+
   /// Runs `body` on the store thread after everything queued before it, and returns its result.
   /// Once the store has stopped, runs it on the caller's thread, one caller at a time, with the
   /// retired instance: the state and view it had when it stopped, every other call refused.

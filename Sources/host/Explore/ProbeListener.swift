@@ -6,9 +6,20 @@ import Synchronization
 /// applied action; a refused action compared with the state just before it; a lost instance; a
 /// feature on show answering "stopped". The first violation is kept for the run to find.
 final class ProbeListener: StoreListener {
+  /// What the probe of one store keeps: the states already probed (each distinct state is
+  /// round-tripped once), the journal it notes states in, and the last state it saw.
+  private final class StoreProbe: @unchecked Sendable {
+    // @unchecked: `cache` is its own lock's; `journal` is set once; `state` is read and written
+    // under the listener's `watch` lock only.
+    let cache = ProbeCache()
+    let journal: SessionJournal?
+    var state: String?
+    init(journal: SessionJournal?) { self.journal = journal }
+  }
+
   private struct Watch {
-    /// The last state each feature's probe saw, by store.
-    var states: [ObjectIdentifier: String] = [:]
+    /// Each store's probe, by store.
+    var probes: [ObjectIdentifier: StoreProbe] = [:]
     var violation: ContractViolation?
     /// The user actions the stores had taken (applied, refused or lost) when it was found.
     var actionsAtViolation = 0
@@ -21,8 +32,6 @@ final class ProbeListener: StoreListener {
     var heard = 0
   }
   private let watch = Mutex(Watch())
-  /// The states already probed, by store: each distinct state is round-tripped once.
-  private let caches = Mutex<[ObjectIdentifier: ProbeCache]>([:])
   /// Whether to probe on the store thread at each applied action. Only in process: a worker's
   /// instance may be in the middle of a batch when the store reports, and takes no call then.
   private let probes: Bool
@@ -46,26 +55,32 @@ final class ProbeListener: StoreListener {
   /// broke the rule: the run is cut there, whatever was sent after it meanwhile.
   var actionsAtViolation: Int { watch.withLock { $0.actionsAtViolation } }
 
-  /// The states of `feature`'s store already probed.
-  func cache(for feature: PresentedFeature) -> ProbeCache {
-    caches.withLock { caches in
-      let key = ObjectIdentifier(feature.store)
-      if let cache = caches[key] { return cache }
-      let cache = ProbeCache()
-      caches[key] = cache
-      return cache
+  /// The probe of `feature`'s store (made at its first use).
+  private func probe(of feature: PresentedFeature) -> StoreProbe {
+    let key = ObjectIdentifier(feature.store)
+    if let probe = watch.withLock({ $0.probes[key] }) { return probe }
+    let made = StoreProbe(journal: SessionRuntime.journal(of: feature))
+    return watch.withLock { watch in
+      if let probe = watch.probes[key] { return probe }
+      watch.probes[key] = made
+      return made
     }
   }
 
+  /// The states of `feature`'s store already probed.
+  func cache(for feature: PresentedFeature) -> ProbeCache { probe(of: feature).cache }
+
   /// Records `state` as `feature`'s last (after a travel, which applies no action).
   func saw(_ state: String, of feature: PresentedFeature) {
-    watch.withLock { $0.states[ObjectIdentifier(feature.store)] = state }
+    let probe = probe(of: feature)
+    watch.withLock { _ in probe.state = state }
   }
 
   func hear(_ event: StoreEvent, from origin: StoreOrigin) {
     guard let feature = origin.feature else { return }
+    // The counts and the store's probe in one trip to the lock: the path of every action.
     let key = ObjectIdentifier(feature.store)
-    watch.withLock { watch in
+    var probe = watch.withLock { watch -> StoreProbe? in
       watch.heard += 1
       switch event {
       case .applied(_, _, let source, _):
@@ -77,13 +92,20 @@ final class ProbeListener: StoreListener {
       case .instanceLost(_, _, _?): watch.actions += 1
       default: break
       }
+      return watch.probes[key]
     }
     switch event {
     case .applied where probes:
-      // On the store thread: `perform` runs the probe at once, before the next action.
-      let cache = cache(for: feature)
-      switch feature.store.perform({ SessionRuntime.probeNoting($0, feature: feature, cache: cache) }) {
-      case .success(let state): watch.withLock { $0.states[key] = state }
+      if probe == nil { probe = self.probe(of: feature) }
+      guard let probe else { return }
+      // On the store thread (a listener hears it there): the probe runs at once, before the next
+      // action, with nothing kept of it.
+      let result =
+        feature.store.performHere {
+          SessionRuntime.probeNoting($0, id: feature.id, journal: probe.journal, cache: probe.cache)
+        } ?? feature.store.perform { SessionRuntime.probeNoting($0, feature: feature, cache: probe.cache) }
+      switch result {
+      case .success(let state): watch.withLock { _ in probe.state = state }
       case .failure(let violation): found(violation)
       }
     case .rejected(let action, let source, let error, _):
@@ -95,7 +117,7 @@ final class ProbeListener: StoreListener {
       guard probes, source == .user,
         case .success(let state) = feature.store.perform({ SessionRuntime.probe($0, id: feature.id, cache: cache) })
       else { return }
-      let before = watch.withLock { $0.states[key] }
+      let before = watch.withLock { _ in probe?.state }
       if let before, before != state { found(.refusalChangedState(action: action, before: before, after: state)) }
     case .instanceLost(let loss, let call, let action):
       let what =
