@@ -14,7 +14,7 @@ final class JobOutcome<T>: @unchecked Sendable {
   private var value: T?
   private let finished = Atomic<Bool>(false)
   private let done = DispatchSemaphore(value: 0)
-  /// How long the waiter spins before it sleeps.
+  /// How long the waiter spins before it sleeps, unless it says otherwise.
   static var spin: Duration { .microseconds(50) }
 
   /// On the store thread: the job's result.
@@ -24,10 +24,10 @@ final class JobOutcome<T>: @unchecked Sendable {
     done.signal()
   }
 
-  /// The result, once the job finished.
-  func wait() -> T {
+  /// The result, once the job finished; spinning up to `spin` before it sleeps.
+  func wait(spinning spin: Duration = JobOutcome.spin) -> T {
     let clock = ContinuousClock()
-    let deadline = clock.now + Self.spin
+    let deadline = clock.now + spin
     var turns = 0
     while !finished.load(ordering: .acquiring) {
       turns += 1

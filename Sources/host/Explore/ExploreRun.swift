@@ -241,7 +241,8 @@ struct ExploreRun {
     guard case .command(let text) = step, Self.travels.contains(where: { text.hasPrefix($0) }) else { return nil }
     let store = feature.store
     let cache = probes.cache(for: feature)
-    return store.perform { _ -> Result<Void, ContractViolation>? in
+    // Behind the actions streamed before it: spun for, not slept on (a wake-up is the store's).
+    return store.perform(spinning: .milliseconds(2)) { _ -> Result<Void, ContractViolation>? in
       guard store.effectsRunning == 0, store.pendingTimers == 0, !store.isPaused else { return nil }
       do throws(ContractViolation) {
         try perform(step, on: feature, in: runtime)
