@@ -39,6 +39,6 @@ public struct HostProcess {
   public static func run(
     _ arguments: [String], input: String = "", environment: [String: String] = [:], timeout: Duration = .seconds(600)
   ) async throws -> Output {
-    try await offPool { Result { try run(arguments, input: input, environment: environment, timeout: timeout) } }.get()
+    try await offPool { try run(arguments, input: input, environment: environment, timeout: timeout) }
   }
 }

@@ -76,14 +76,14 @@ struct HostDevTests {
   }
 
   @Test func aCFolderIsRebuiltWithMakeAndReloadedInAWorker() async throws {
-    try await blocking {
+    try await offPool {
       try Self.develop(language: "c", name: "tally", source: "tally.c", isolation: "process", within: .seconds(120))
     }
   }
 
   @Test(.timeLimit(.minutes(30)))
   func aSwiftPackageIsRebuiltAndItsNewBuildLoadedAsACopyInProcess() async throws {
-    try await blocking {
+    try await offPool {
       try Self.develop(
         language: "swift", name: "word-count", source: "Sources/WordCountFeature/WordCountFeature.swift",
         isolation: "none", within: .seconds(1500))

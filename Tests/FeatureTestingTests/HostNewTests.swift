@@ -14,7 +14,7 @@ struct HostNewTests {
   static func shell(
     _ arguments: [String], in folder: String, environment: [String: String] = [:]
   ) async throws -> (status: Int32, output: String) {
-    try await blocking { try run(arguments, in: folder, environment: environment) }
+    try await offPool { try run(arguments, in: folder, environment: environment) }
   }
 
   private static func run(

@@ -27,7 +27,7 @@ struct KittensHTTPLoadingTests {
   static func run(
     endpoint: String, executable: String = HostProcess.executable, plugins: String? = nil, extra: [String] = []
   ) async throws -> Run {
-    try await blocking {
+    try await offPool {
       var process = ChildProcess(
         executable,
         arguments: (plugins.map { ["--plugins", $0] } ?? []) + [

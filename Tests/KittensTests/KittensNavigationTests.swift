@@ -39,7 +39,7 @@ struct KittensNavigationTests {
     let kittens = try #require(coordinator.top?.focus)
     #expect(await server.requestsArrived(1))
     // when the user goes back
-    try await blocking { try coordinator.back() }
+    try await offPool { try coordinator.back() }
     // then kittens stopped, and the server saw its connection closed
     #expect(await server.clientClosed())
     #expect(kittens.store.waitUntilSettled(timeout: .seconds(1)) == .stopped)
