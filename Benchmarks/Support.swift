@@ -11,6 +11,21 @@ let folder: String = {
 
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
+/// `count` rounds of `first` and `second` measured side by side, each of them first in every
+/// other round (on this shared machine the one measured second in every round was favoured or
+/// hurt by the first's load): the pairs, in `(first, second)` order.
+func alternating(_ count: Int, _ first: () throws -> Double, _ second: () throws -> Double) rethrows
+  -> [(Double, Double)]
+{
+  try (0..<count).map { round in
+    if round % 2 == 1 {
+      let later = try second()
+      return (try first(), later)
+    }
+    return (try first(), try second())
+  }
+}
+
 func seconds(_ body: () throws -> Void) rethrows -> Double {
   let start = DispatchTime.now().uptimeNanoseconds
   try body()

@@ -258,13 +258,8 @@ if wanted("counter.dispatch.isolated") {
   // In process and isolated alternate within each round, so both see the same machine load,
   // each first in every other round; fifteen rounds (a round takes 0.15 s): with five, all in
   // process first, the ratio read 0.80 to 1.70 x from run to run on this shared machine.
-  let pairs = try (0..<max(rounds, 15)).map { round in
-    if round % 2 == 1 {
-      let isolated = try counterDispatchIsolated(actions: actions)
-      return (try counterDispatch(actions: actions), isolated)
-    }
-    return (try counterDispatch(actions: actions), try counterDispatchIsolated(actions: actions))
-  }
+  let pairs = try alternating(
+    max(rounds, 15), { try counterDispatch(actions: actions) }, { try counterDispatchIsolated(actions: actions) })
   // The in-process half of the pairs, the ratio's denominator.
   report("counter.dispatch.inprocess", median(pairs.map(\.0)), "ns/action")
   report("counter.dispatch.isolated", median(pairs.map(\.1)), "ns/action")
@@ -315,13 +310,8 @@ if wanted("host.pipe") {
   // In process and isolated alternate within each round, so both see the same machine load,
   // each first in every other round; fifteen rounds (a round takes 0.15 s): the median of five
   // ratios moved by 0.1 from run to run on this shared machine.
-  let pairs = try (0..<max(rounds, 15)).map { round in
-    if round % 2 == 1 {
-      let isolated = try hostPipeIsolated(lines: 100_000)
-      return (try hostPipe(lines: 100_000), isolated)
-    }
-    return (try hostPipe(lines: 100_000), try hostPipeIsolated(lines: 100_000))
-  }
+  let pairs = try alternating(
+    max(rounds, 15), { try hostPipe(lines: 100_000) }, { try hostPipeIsolated(lines: 100_000) })
   report("host.pipe", median(pairs.map(\.0)), "ns/line")
   report("host.pipe.json", median(try (0..<rounds).map { _ in try hostPipeJSON(lines: 100_000) }), "ns/line")
   report("host.pipe.isolated", median(pairs.map(\.1)), "ns/line")
