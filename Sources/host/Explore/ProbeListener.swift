@@ -80,7 +80,7 @@ final class ProbeListener: StoreListener {
     guard let feature = origin.feature else { return }
     // The counts and the store's probe in one trip to the lock: the path of every action.
     let key = ObjectIdentifier(feature.store)
-    var probe = watch.withLock { watch -> StoreProbe? in
+    let seen = watch.withLock { watch -> StoreProbe? in
       watch.heard += 1
       switch event {
       case .applied(_, _, let source, _):
@@ -96,14 +96,16 @@ final class ProbeListener: StoreListener {
     }
     switch event {
     case .applied where probes:
-      if probe == nil { probe = self.probe(of: feature) }
-      guard let probe else { return }
+      let probe = seen ?? self.probe(of: feature)
       // On the store thread (a listener hears it there): the probe runs at once, before the next
       // action, with nothing kept of it.
       let result =
         feature.store.performHere {
           SessionRuntime.probeNoting($0, id: feature.id, journal: probe.journal, cache: probe.cache)
-        } ?? feature.store.perform { SessionRuntime.probeNoting($0, feature: feature, cache: probe.cache) }
+        }
+        ?? feature.store.perform {
+          SessionRuntime.probeNoting($0, id: feature.id, journal: probe.journal, cache: probe.cache)
+        }
       switch result {
       case .success(let state): watch.withLock { _ in probe.state = state }
       case .failure(let violation): found(violation)
@@ -113,11 +115,12 @@ final class ProbeListener: StoreListener {
         found(.stopped(feature: feature.id, reason: error.description))
         return
       }
-      let cache = cache(for: feature)
+      let probe = seen ?? self.probe(of: feature)
+      let cache = probe.cache
       guard probes, source == .user,
         case .success(let state) = feature.store.perform({ SessionRuntime.probe($0, id: feature.id, cache: cache) })
       else { return }
-      let before = watch.withLock { _ in probe?.state }
+      let before = watch.withLock { _ in probe.state }
       if let before, before != state { found(.refusalChangedState(action: action, before: before, after: state)) }
     case .instanceLost(let loss, let call, let action):
       let what =
