@@ -76,7 +76,7 @@ struct HostCLI {
     case CommandTable.run.name: return try RunCommand(console: console, global: global).run(parsed)
     case CommandTable.mainFlow.name:
       return try RunCommand(console: console, global: global, mainFlow: true).run(parsed)
-    case CommandTable.validate.name: return try ValidateCommand(console: console).run(parsed)
+    case CommandTable.validate.name: return try ValidateCommand(console: console, global: global).run(parsed)
     case CommandTable.check.name: return try CheckCommand(console: console, global: global).run(parsed)
     case CommandTable.explore.name: return try ExploreCommand(console: console, global: global).run(parsed)
     case CommandTable.new.name: return try NewCommand(console: console).run(parsed)

@@ -14,18 +14,18 @@ import HostKit
 /// a pipe of its own, so nothing the plugin prints can be mistaken for a verdict.
 struct ValidateCommand {
   let console: Console
+  let global: Global
 
   /// Its arguments are read against `CommandTable.validate`: a plugin file, `--config`,
   /// `--timeout`, and the children's hidden `--check`.
   func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
-    // The reader has checked PLUGIN.so is there.
     let path = arguments.positionals[0]
     var config: [String: JSONValue] = [:]
     for text in arguments.texts(CommandTable.Validate.config) { try RunCommand.merge(config: text, into: &config) }
     let timeout = arguments.seconds(CommandTable.Validate.timeout) ?? 10
     // The table allows only the checks there are.
     let child = arguments.text(CommandTable.Validate.check).flatMap(ConformanceCheck.init(rawValue:))
-    let plugin = try Self.absolute(path)
+    let plugin = try child == nil ? resolve(path) : Self.absolute(path)
     let settings = ConformanceSuite.Settings(config: JSONValue.object(config).serialized(), timeout: timeout)
     let isolation = try Isolation.chosen(arguments)
     if let child { Self.runChild(child, plugin: plugin, settings: settings, isolation: isolation) }
@@ -114,6 +114,23 @@ struct ValidateCommand {
     }
     HostChild.writeLine(VerdictLine.verdict(verdict).text, to: sink)
     _exit(0)
+  }
+
+  /// A plugin file, or a feature id (a word without a slash or `.so` that names no file here):
+  /// the file the host would run for it, found as `run` finds it.
+  private func resolve(_ given: String) throws(HostError) -> String {
+    var info = stat()
+    guard stat(given, &info) != 0, !given.contains("/"), !given.hasSuffix(".so") else {
+      return try Self.absolute(given)
+    }
+    let catalogue = global.discover()
+    if let record = catalogue.plugin(id: given) { return record.path }
+    let known = catalogue.ids.sorted()
+    throw HostError(
+      "no plugin file or feature '\(given)'",
+      help: (Suggestion.closest(to: given, in: known).map { "did you mean '\($0)'? " } ?? "")
+        + "give a feature id (found: \(known.isEmpty ? "none" : known.joined(separator: ", "))) or the path "
+        + "of a built plugin, e.g. .build/debug/libCounter.so")
   }
 
   /// `path` made absolute (dlopen searches the library path for a name without a slash), once

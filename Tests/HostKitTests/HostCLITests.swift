@@ -145,8 +145,9 @@ struct HostCLITests {
     let result = try await HostProcess.run(["--help"])
     #expect(result.status == 0)
     #expect(result.stdout.hasPrefix("usage: host"))
-    for command in ["list", "run ID", "validate PLUGIN.so", "check FILE|DIR...", "new NAME", "sessions [list|rm NAME]"]
-    {
+    for command in [
+      "list", "run ID", "validate PLUGIN.so|ID", "check FILE|DIR...", "new NAME", "sessions [list|rm NAME]",
+    ] {
       #expect(result.stdout.contains("\n  \(command) "))
     }
     #expect(try await HostProcess.run(["help"]).stdout == result.stdout)

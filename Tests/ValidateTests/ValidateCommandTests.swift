@@ -7,10 +7,12 @@ struct ValidateCommandTests {
   static let counter = PluginPaths.library("Counter")
 
   static let usageCases: [UsageCase] = [
-    UsageCase(id: "no-plugin", arguments: ["validate"], status: 64, stderr: "error: 'validate' needs a plugin file"),
+    UsageCase(
+      id: "no-plugin", arguments: ["validate"], status: 64,
+      stderr: "error: 'validate' needs a plugin file or feature id"),
     UsageCase(
       id: "two-plugins", arguments: ["validate", counter, counter], status: 64,
-      stderr: "error: 'validate' takes one plugin file"),
+      stderr: "error: 'validate' takes one plugin file or feature id"),
     UsageCase(
       id: "unknown-option", arguments: ["validate", counter, "--timout", "3"], status: 64,
       stderr: "error: unknown option '--timout' for 'validate'\nhelp: did you mean '--timeout'?"),
@@ -29,6 +31,11 @@ struct ValidateCommandTests {
     UsageCase(
       id: "missing-file", arguments: ["validate", "/no/such/libplugin.so"], status: 1,
       stderr: "error: no plugin file '/no/such/libplugin.so'\nhelp: give the path of a built plugin"),
+    // A word without a slash that names no file is a feature id: one the host does not find is
+    // refused with the ids it found.
+    UsageCase(
+      id: "unknown-feature", arguments: ["validate", "countr"], status: 1,
+      stderr: "error: no plugin file or feature 'countr'\nhelp: did you mean 'counter'? give a feature id (found: "),
   ]
 
   @Test(arguments: usageCases)
@@ -42,7 +49,7 @@ struct ValidateCommandTests {
   @Test func helpListsEveryCheck() async throws {
     let result = try await HostProcess.run(["help", "validate"])
     #expect(result.status == 0)
-    #expect(result.stdout.hasPrefix("usage: host validate PLUGIN.so [options]"))
+    #expect(result.stdout.hasPrefix("usage: host validate PLUGIN.so|ID [options]"))
     for name in ValidateReport.allChecks { #expect(result.stdout.contains("\n  \(name) ")) }
   }
 

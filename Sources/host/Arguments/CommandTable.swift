@@ -166,9 +166,10 @@ enum CommandTable {
 
   static let validate = CommandSpec(
     name: "validate",
-    summary: "check one plugin file against the plugin contract, check by check",
+    summary: "check one plugin against the plugin contract, check by check",
     about: """
-      Checks one plugin file against the plugin contract (Sources/FeatureABI/include/feature_abi.h).
+      Checks one plugin file against the plugin contract (Sources/FeatureABI/include/feature_abi.h):
+      a path, or a feature id for the file 'host run ID' would load.
       Each check runs in a child process with a timeout, so a plugin that crashes or hangs fails
       that check, not the validator. Prints one line per check, then a summary:
         pass  CHECK
@@ -180,7 +181,7 @@ enum CommandTable {
       ChangeLog says what each minor added).
       Exits 0 when every check passes, 1 when one fails, 64 for a usage error.
       """,
-    positionals: [PositionalSpec(name: "PLUGIN.so", noun: "plugin file", example: "libCounter.so")],
+    positionals: [PositionalSpec(name: "PLUGIN.so|ID", noun: "plugin file or feature id", example: "libCounter.so")],
     options: [Validate.config, Validate.timeout, Isolation.isolation, Validate.check],
     epilogue: "checks:\n" + checkList)
 
