@@ -3,16 +3,22 @@ import Foundation
 import HostKit
 import Testing
 
-/// The `./host` launcher: when it builds. Run on a copy of it in a scratch tree, with a stand-in
-/// `swift` on PATH that counts its builds and writes a `host` that says it ran.
+/// The `./host` launcher: what it builds and when, and which build it runs. Run on a copy of it in
+/// a scratch tree, with a stand-in `swift` on PATH that counts its builds and writes a `host` that
+/// says which build it is. The stand-in's release build can be held (it waits on a FIFO the test
+/// writes to) or made to fail.
 @Suite("./host launcher")
 struct LauncherTests {
   let root: String
   let builds: String
+  let hold: String
+  var tree: String { "\(root)/tree" }
+  var jobLock: String { "\(tree)/.build/featurehost-release.lock" }
 
   init() throws {
     root = try FixturePlugin.temporaryFolder()
     builds = "\(root)/builds.txt"
+    hold = "\(root)/hold"
     let files = FileManager.default
     try files.createDirectory(atPath: "\(root)/tree/Sources", withIntermediateDirectories: true)
     try files.createDirectory(atPath: "\(root)/tree/Plugins", withIntermediateDirectories: true)
@@ -20,49 +26,152 @@ struct LauncherTests {
     try files.copyItem(atPath: "\(FixturePlugin.packageRoot)/host", toPath: "\(root)/tree/host")
     try "// swift-tools-version:6.0\n".write(toFile: "\(root)/tree/Package.swift", atomically: true, encoding: .utf8)
     try "let a = 1\n".write(toFile: "\(root)/tree/Sources/a.swift", atomically: true, encoding: .utf8)
-    // The first build also saves a source while it runs: the pauses are the build's own length,
-    // on either side of the save, longer than a tick of the file system's clock (so the save's
-    // time is neither the build's start nor its end).
+    #expect(mkfifo(hold, 0o600) == 0)
+    // `swift build -c CONFIG`. With SAVE_DURING_FIRST_BUILD the first build also saves a source
+    // while it runs: the pauses are the build's own length, on either side of the save, longer
+    // than a tick of the file system's clock (so the save's time is neither the build's start nor
+    // its end).
     let swift = """
       #!/bin/sh
-      echo build >>"\(builds)"
-      mkdir -p .build/release
-      printf '#!/bin/sh\\necho ran "$@"\\n' >.build/release/host
-      chmod +x .build/release/host
-      if [ "$(wc -l <"\(builds)")" -eq 1 ]; then sleep 0.05; touch Sources/a.swift; sleep 0.05; fi
+      config=$3
+      echo "build $config" >>"\(builds)"
+      if [ "$config" = release ] && [ -n "$HOLD_RELEASE" ]; then read line <"\(hold)"; fi
+      if [ "$config" = release ] && [ -n "$FAIL_RELEASE" ]; then echo "error: no release today"; exit 1; fi
+      mkdir -p .build/$config
+      printf '#!/bin/sh\\necho ran %s "$@"\\n' "$config" >.build/$config/host
+      chmod +x .build/$config/host
+      if [ -n "$SAVE_DURING_FIRST_BUILD" ] && [ "$(wc -l <"\(builds)")" -eq 1 ]; then
+        sleep 0.05; touch Sources/a.swift; sleep 0.05
+      fi
       exit 0
       """
     try swift.write(toFile: "\(root)/bin/swift", atomically: true, encoding: .utf8)
     try files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: "\(root)/bin/swift")
   }
 
-  func launch() throws -> ChildResult {
+  func launch(_ settings: [String: String] = [:]) throws -> ChildResult {
     var environment = ProcessInfo.processInfo.environment
     environment["PATH"] = "\(root)/bin:" + (environment["PATH"] ?? "/usr/bin:/bin")
-    return try ChildProcess("\(root)/tree/host", arguments: ["run", "counter"], environment: environment).run(
+    environment.merge(settings) { $1 }
+    return try ChildProcess("\(tree)/host", arguments: ["run", "counter"], environment: environment).run(
       timeout: .seconds(120))
   }
 
-  var buildCount: Int {
-    ((try? String(contentsOfFile: builds, encoding: .utf8)) ?? "").split(separator: "\n").count
+  var buildsSoFar: [String] {
+    ((try? String(contentsOfFile: builds, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+  }
+
+  /// Whether a background release build holds its lock now.
+  func jobIsRunning() throws -> Bool {
+    try ChildProcess("/usr/bin/flock", arguments: ["-n", jobLock, "true"]).run(timeout: .seconds(30)).termination
+      != .exited(0)
+  }
+
+  /// Waits for the background release build to end: it holds its lock until then.
+  func waitForJob() throws {
+    let result = try ChildProcess("/usr/bin/flock", arguments: [jobLock, "true"]).run(timeout: .seconds(120))
+    #expect(result.termination == .exited(0), "\(result.errorText)")
+  }
+
+  /// Lets a held release build go on (the write waits until the stand-in reads).
+  func release() throws {
+    let result = try ChildProcess("/bin/sh", arguments: ["-c", "echo go >'\(hold)'"]).run(timeout: .seconds(60))
+    #expect(result.termination == .exited(0), "\(result.errorText)")
+  }
+
+  func save(_ date: Date = Date()) throws {
+    try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: "\(tree)/Sources/a.swift")
+  }
+
+  @Test func aFirstRunRunsTheDebugBuildWhileTheReleaseBuildGoesOnInTheBackground() throws {
+    // when the first run builds while its release build is held
+    let first = try launch(["HOLD_RELEASE": "1"])
+    // then it ran the debug build, and its output ended with the host although the job goes on
+    #expect(first.termination == .exited(0), "\(first.errorText)")
+    #expect(first.outputText == "ran debug run counter\n")
+    #expect(first.errorText.contains("built FeatureHost (debug)"), "\(first.errorText)")
+    #expect(first.errorText.contains("the release build goes on in the background"), "\(first.errorText)")
+    #expect(try jobIsRunning())
+    // and once the release build is done, the next run uses it without building
+    try release()
+    try waitForJob()
+    #expect(buildsSoFar == ["build debug", "build release"])
+    let second = try launch()
+    #expect(second.outputText == "ran release run counter\n")
+    #expect(buildsSoFar == ["build debug", "build release"], "\(second.errorText)")
+    #expect(!second.errorText.contains("building"))
   }
 
   @Test func aSourceSavedDuringTheBuildIsBuiltByTheNextRunAndNothingElseIs() throws {
+    let debugOnly = ["FEATUREHOST_RELEASE": "off", "SAVE_DURING_FIRST_BUILD": "1"]
     // when the first run builds, and a source is saved while it does
-    let first = try launch()
+    let first = try launch(debugOnly)
     #expect(first.termination == .exited(0), "\(first.errorText)")
-    #expect(first.outputText == "ran run counter\n")
-    #expect(buildCount == 1)
+    #expect(first.outputText == "ran debug run counter\n")
+    #expect(buildsSoFar == ["build debug"])
     // then the next run builds again: the edit is newer than the build's start
-    let second = try launch()
+    let second = try launch(debugOnly)
     #expect(second.termination == .exited(0), "\(second.errorText)")
-    #expect(buildCount == 2, "\(second.errorText)")
+    #expect(buildsSoFar.count == 2, "\(second.errorText)")
     // and once nothing is newer than the last build, a run only runs
-    try FileManager.default.setAttributes(
-      [.modificationDate: Date(timeIntervalSinceNow: -3_600)], ofItemAtPath: "\(root)/tree/Sources/a.swift")
-    let third = try launch()
-    #expect(third.outputText == "ran run counter\n")
-    #expect(buildCount == 2, "\(third.errorText)")
+    try save(Date(timeIntervalSinceNow: -3_600))
+    let third = try launch(debugOnly)
+    #expect(third.outputText == "ran debug run counter\n")
+    #expect(buildsSoFar.count == 2, "\(third.errorText)")
     #expect(!third.errorText.contains("building"))
+    #expect(!FileManager.default.fileExists(atPath: jobLock), "off starts no release build")
+  }
+
+  @Test func waitBuildsTheReleaseOneFirstAndRunsIt() throws {
+    let result = try launch(["FEATUREHOST_RELEASE": "wait"])
+    #expect(result.termination == .exited(0), "\(result.errorText)")
+    #expect(result.outputText == "ran release run counter\n")
+    #expect(buildsSoFar == ["build release"])
+    #expect(!FileManager.default.fileExists(atPath: jobLock))
+  }
+
+  @Test func aFailedReleaseBuildIsNotTriedAgainUntilASourceIsSaved() throws {
+    // when the background release build fails
+    _ = try launch(["FAIL_RELEASE": "1"])
+    try waitForJob()
+    #expect(buildsSoFar == ["build debug", "build release"])
+    #expect(
+      try String(contentsOfFile: "\(tree)/.build/featurehost-release.log", encoding: .utf8).contains(
+        "no release today"))
+    // then runs use the debug build and do not try again
+    let second = try launch(["FAIL_RELEASE": "1"])
+    #expect(second.outputText == "ran debug run counter\n")
+    try waitForJob()
+    #expect(buildsSoFar == ["build debug", "build release"], "\(second.errorText)")
+    // until a source is saved: then both are built again
+    try save()
+    let third = try launch()
+    #expect(third.outputText == "ran debug run counter\n")
+    try waitForJob()
+    #expect(buildsSoFar == ["build debug", "build release", "build debug", "build release"])
+    #expect(try launch().outputText == "ran release run counter\n")
+  }
+
+  @Test func aReleaseBuildOfSourcesSavedSinceIsStoppedForTheDebugBuildAndStartedAgain() throws {
+    // when a source is saved while the background release build runs
+    _ = try launch(["HOLD_RELEASE": "1"])
+    #expect(try jobIsRunning())
+    try save(Date(timeIntervalSinceNow: 1))
+    // then the next run stops it (it no longer waits for the hold), builds the debug one and
+    // starts the release one again
+    let second = try launch(["HOLD_RELEASE": "1"])
+    #expect(second.termination == .exited(0), "\(second.errorText)")
+    #expect(second.outputText == "ran debug run counter\n")
+    try release()
+    try waitForJob()
+    #expect(buildsSoFar == ["build debug", "build release", "build debug", "build release"])
+    #expect(!FileManager.default.fileExists(atPath: "\(tree)/.build/featurehost-release.failed"), "stopped, not failed")
+  }
+
+  @Test func anUnknownReleaseSettingIsAUsageError() throws {
+    let result = try launch(["FEATUREHOST_RELEASE": "later"])
+    #expect(result.termination == .exited(64))
+    #expect(result.errorText.contains("FEATUREHOST_RELEASE is 'later'"), "\(result.errorText)")
+    #expect(buildsSoFar.isEmpty)
   }
 }
