@@ -27,19 +27,20 @@ struct LauncherTests {
     try "// swift-tools-version:6.0\n".write(toFile: "\(root)/tree/Package.swift", atomically: true, encoding: .utf8)
     try "let a = 1\n".write(toFile: "\(root)/tree/Sources/a.swift", atomically: true, encoding: .utf8)
     #expect(mkfifo(hold, 0o600) == 0)
-    // `swift build -c CONFIG`. With SAVE_DURING_FIRST_BUILD the first build also saves a source
-    // while it runs: the pauses are the build's own length, on either side of the save, longer
-    // than a tick of the file system's clock (so the save's time is neither the build's start nor
-    // its end).
+    // `swift build -c CONFIG --scratch-path FOLDER`. With SAVE_DURING_FIRST_BUILD the first build
+    // also saves a source while it runs: the pauses are the build's own length, on either side of
+    // the save, longer than a tick of the file system's clock (so the save's time is neither the
+    // build's start nor its end).
     let swift = """
       #!/bin/sh
       config=$3
+      folder=$5/$config
       echo "build $config" >>"\(builds)"
       if [ "$config" = release ] && [ -n "$HOLD_RELEASE" ]; then read line <"\(hold)"; fi
       if [ "$config" = release ] && [ -n "$FAIL_RELEASE" ]; then echo "error: no release today"; exit 1; fi
-      mkdir -p .build/$config
-      printf '#!/bin/sh\\necho ran %s "$@"\\n' "$config" >.build/$config/host
-      chmod +x .build/$config/host
+      mkdir -p "$folder"
+      printf '#!/bin/sh\\necho ran %s "$@"\\n' "$config" >"$folder/host"
+      chmod +x "$folder/host"
       if [ -n "$SAVE_DURING_FIRST_BUILD" ] && [ "$(wc -l <"\(builds)")" -eq 1 ]; then
         sleep 0.05; touch Sources/a.swift; sleep 0.05
       fi
@@ -96,6 +97,8 @@ struct LauncherTests {
     try release()
     try waitForJob()
     #expect(buildsSoFar == ["build debug", "build release"])
+    // in a folder of its own, not SwiftPM's .build/release, whose lock `swift build` takes
+    #expect(FileManager.default.fileExists(atPath: "\(tree)/.build/launcher-release/release/host"))
     let second = try launch()
     #expect(second.outputText == "ran release run counter\n")
     #expect(buildsSoFar == ["build debug", "build release"], "\(second.errorText)")
