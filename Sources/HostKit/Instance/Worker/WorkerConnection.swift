@@ -144,6 +144,17 @@ final class WorkerConnection: @unchecked Sendable {
     _ bytes: [UInt8], call: String, replies: Int, blamed: inout Int?,
     more: (inout [UInt8]) -> Int = { _ in 0 }, each: (WorkerReply) -> Void
   ) throws(PluginCallError) -> WorkerReply {
+    var bytes = bytes
+    return try exchange(streaming: &bytes, call: call, replies: replies, blamed: &blamed, more: more, each: each)
+  }
+
+  /// `exchange` with the bytes in the caller's buffer, which `more` swaps with its own: the
+  /// caller keeps both buffers for its next batch (a batch of piped actions fills up to half a
+  /// ring, 128 KB, that a new buffer would take in page by page).
+  func exchange(
+    streaming bytes: inout [UInt8], call: String, replies: Int, blamed: inout Int?,
+    more: (inout [UInt8]) -> Int, each: (WorkerReply) -> Void
+  ) throws(PluginCallError) -> WorkerReply {
     let me = UInt(pthread_self())
     guard caller.load(ordering: .acquiring) != me else {
       // A batch's result handler calling back in would wait for itself.
@@ -169,7 +180,6 @@ final class WorkerConnection: @unchecked Sendable {
     if let broken = readChannel() {
       throw lost(call, broken, replies: replies, answered: 0, blamed: &blamed).attributed(.notThisCall)
     }
-    var bytes = bytes
     var replies = replies
     // Not an optional closure: that would escape, boxing what the caller's closure captures.
     var streaming = true

@@ -281,7 +281,13 @@ public final class WorkerInstance: InterruptibleInstance {
     fail: (PluginCallError, WorkerFrame.Request) -> Void
   ) {
     takenSnapshot = nil
+    // The two buffers the groups take turns in, this instance's from batch to batch (taken, so a
+    // batch sent from a handler has its own).
     var writer = FrameWriter()
+    var outgoing: [UInt8] = []
+    swap(&writer.bytes, &batchBuffers.0)
+    swap(&outgoing, &batchBuffers.1)
+    defer { keepBatchBuffers(&writer.bytes, &outgoing) }
     var requests: [WorkerFrame.Request] = []
     var iterator = calls.makeIterator()
     var lostWith: PluginCallError?
@@ -320,9 +326,10 @@ public final class WorkerInstance: InterruptibleInstance {
       }
       var answered = 0
       var blamed: Int?
+      swap(&outgoing, &writer.bytes)
       do throws(PluginCallError) {
         _ = try connection.exchange(
-          writer.bytes, call: requests[0].name, replies: requests.count, blamed: &blamed,
+          streaming: &outgoing, call: requests[0].name, replies: requests.count, blamed: &blamed,
           more: { buffer in
             // The two buffers take turns: no allocation a group.
             let added = encodeGroup()
@@ -347,6 +354,18 @@ public final class WorkerInstance: InterruptibleInstance {
   }
 
   /// Requests encoded at a time while streaming: first few, so that the worker starts at once.
+  /// Two buffers for a batch's groups, kept between batches up to the ring's size (a larger
+  /// frame's are let go).
+  private var batchBuffers: ([UInt8], [UInt8]) = ([], [])
+
+  private func keepBatchBuffers(_ first: inout [UInt8], _ second: inout [UInt8]) {
+    let limit = Int(WorkerConnection.ringCapacity)
+    if first.capacity > limit { first = [] } else { first.removeAll(keepingCapacity: true) }
+    if second.capacity > limit { second = [] } else { second.removeAll(keepingCapacity: true) }
+    swap(&batchBuffers.0, &first)
+    swap(&batchBuffers.1, &second)
+  }
+
   static let firstGroup = 64
   static let lastGroup = 4_096
 
