@@ -16,7 +16,9 @@ public struct SnapshotPoints: Sendable, Equatable {
   /// The state after the last of `count` actions only.
   public static func afterLast(of count: Int) -> SnapshotPoints { SnapshotPoints(first: count - 1, every: 0) }
 
-  /// Whether the state is taken after the action at `index`.
+  /// Whether the state is taken after the action at `index`. Inlinable: asked at every answer of
+  /// a piped run.
+  @inlinable
   public func contains(_ index: Int) -> Bool {
     guard index >= first else { return false }
     return index == first || every > 0 && (index - first) % every == 0

@@ -20,8 +20,10 @@ struct ActionRun {
   ) {
     let limit = snapshotEvery > 0 ? Int.max : snapshotLimit
     var feedbacks = feedbackRun
-    for item in batch[index...] {
-      guard count < limit, case .action(let json, let source, _) = item else { break }
+    // By index, each item matched where it lies: a loop over the slice copied every item whole.
+    var next = index
+    while next < batch.count, count < limit, case .action(let json, let source, _) = batch[next] {
+      next += 1
       actions.append(json)
       sources.append(source)
       if source == .feedback {

@@ -186,9 +186,11 @@ final class WorkerConnection: @unchecked Sendable {
     var written = 0
     var answered = 0
     var last: WorkerReply?
-    // Set when this side first sleeps, and again after each answer: no clock is read while the
-    // answers come at once.
+    // Set when this side first sleeps, and again at its first sleep after an answer: no clock is
+    // read while the answers come at once. `waited` is what an answer resets (a flag, where
+    // storing nil into the optional Instant went through its generic value witness every answer).
     var deadline: ContinuousClock.Instant?
+    var waited = false
     var readAfterGone = false
     while answered < replies || streaming {
       var progressed = false
@@ -226,7 +228,7 @@ final class WorkerConnection: @unchecked Sendable {
         each(reply)
         // Only the last answer is returned: the others are not copied.
         if answered == replies { last = reply }
-        deadline = nil
+        waited = false
       }
       if reader.isOverlong {
         throw lost(
@@ -250,7 +252,10 @@ final class WorkerConnection: @unchecked Sendable {
         }
         throw lost(call, reap(), replies: replies, answered: answered, blamed: &blamed)
       }
-      if deadline == nil, callTimeout > 0 { deadline = ContinuousClock.now + .milliseconds(Int64(callTimeout * 1000)) }
+      if !waited {
+        waited = true
+        deadline = callTimeout > 0 ? ContinuousClock.now + .milliseconds(Int64(callTimeout * 1000)) : nil
+      }
       let left = Self.nanoseconds(until: deadline)
       if left == 0 {
         child.signalGroup(SIGKILL)

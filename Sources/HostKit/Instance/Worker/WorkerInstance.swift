@@ -216,10 +216,12 @@ public final class WorkerInstance: InterruptibleInstance {
         taken(reply.status == fh_status(FH_OK) ? reply.text : nil, loss: nil)
         return
       }
-      next(
-        reply.status == fh_status(FH_OK)
-          ? .success(reply.changed)
-          : .failure(PluginCallError(call: request.name, status: reply.status, message: reply.text)))
+      // Two calls, not one of a conditional: a success made here is known to need no destroying.
+      if reply.status == fh_status(FH_OK) {
+        next(.success(reply.changed))
+      } else {
+        next(.failure(PluginCallError(call: request.name, status: reply.status, message: reply.text)))
+      }
     } fail: { error, request in
       // The snapshot's failure is not an action's: a `withSnapshot` after it meets it there.
       if request == .snapshot {
