@@ -12,6 +12,8 @@ struct LauncherTests {
   let root: String
   let builds: String
   let hold: String
+  let held: String
+  let holder: String
   var tree: String { "\(root)/tree" }
   var jobLock: String { "\(tree)/.build/featurehost-release.lock" }
 
@@ -19,6 +21,7 @@ struct LauncherTests {
     root = try FixturePlugin.temporaryFolder()
     builds = "\(root)/builds.txt"
     hold = "\(root)/hold"
+    held = "\(root)/held.pid"
     let files = FileManager.default
     try files.createDirectory(atPath: "\(root)/tree/Sources", withIntermediateDirectories: true)
     try files.createDirectory(atPath: "\(root)/tree/Plugins", withIntermediateDirectories: true)
@@ -27,6 +30,15 @@ struct LauncherTests {
     try "// swift-tools-version:6.0\n".write(toFile: "\(root)/tree/Package.swift", atomically: true, encoding: .utf8)
     try "let a = 1\n".write(toFile: "\(root)/tree/Sources/a.swift", atomically: true, encoding: .utf8)
     #expect(mkfifo(hold, 0o600) == 0)
+    #expect(mkfifo(held, 0o600) == 0)
+    // A held release build waits in a process of its own group, as SwiftPM's compilers run: it
+    // writes its pid into the FIFO named by HELD_FIFO, if any, then reads `hold` to its end.
+    holder = """
+      import os, sys
+      os.setpgid(0, 0)
+      if sys.argv[2]: open(sys.argv[2], 'w').write(str(os.getpid()))
+      open(sys.argv[1]).read()
+      """
     // `swift build -c CONFIG --scratch-path FOLDER`. With SAVE_DURING_FIRST_BUILD the first build
     // also saves a source while it runs: the pauses are the build's own length, on either side of
     // the save, longer than a tick of the file system's clock (so the save's time is neither the
@@ -36,7 +48,9 @@ struct LauncherTests {
       config=$3
       folder=$5/$config
       echo "build $config" >>"\(builds)"
-      if [ "$config" = release ] && [ -n "$HOLD_RELEASE" ]; then read line <"\(hold)"; fi
+      if [ "$config" = release ] && [ -n "$HOLD_RELEASE" ]; then
+        python3 -c "$HOLDER" "\(hold)" "${HELD_FIFO:-}"
+      fi
       if [ "$config" = release ] && [ -n "$FAIL_RELEASE" ]; then echo "error: no release today"; exit 1; fi
       mkdir -p "$folder"
       printf '#!/bin/sh\\necho ran %s "$@"\\n' "$config" >"$folder/host"
@@ -53,6 +67,7 @@ struct LauncherTests {
   func launch(_ settings: [String: String] = [:]) throws -> ChildResult {
     var environment = ProcessInfo.processInfo.environment
     environment["PATH"] = "\(root)/bin:" + (environment["PATH"] ?? "/usr/bin:/bin")
+    environment["HOLDER"] = holder
     environment.merge(settings) { $1 }
     return try ChildProcess("\(tree)/host", arguments: ["run", "counter"], environment: environment).run(
       timeout: .seconds(120))
@@ -78,6 +93,18 @@ struct LauncherTests {
   func release() throws {
     let result = try ChildProcess("/bin/sh", arguments: ["-c", "echo go >'\(hold)'"]).run(timeout: .seconds(60))
     #expect(result.termination == .exited(0), "\(result.errorText)")
+  }
+
+  /// The pid of the held release build (read from the FIFO it writes it into).
+  func heldProcess() throws -> pid_t {
+    let read = try ChildProcess("/bin/cat", arguments: [held]).run(timeout: .seconds(60))
+    return try #require(pid_t(read.outputText.trimmingCharacters(in: .whitespacesAndNewlines)))
+  }
+
+  /// Whether process `pid` is gone or only left to be reaped.
+  static func hasEnded(_ pid: pid_t) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+    return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
   }
 
   func save(_ date: Date = Date()) throws {
@@ -157,14 +184,16 @@ struct LauncherTests {
 
   @Test func aReleaseBuildOfSourcesSavedSinceIsStoppedForTheDebugBuildAndStartedAgain() throws {
     // when a source is saved while the background release build runs
-    _ = try launch(["HOLD_RELEASE": "1"])
+    _ = try launch(["HOLD_RELEASE": "1", "HELD_FIFO": held])
     #expect(try jobIsRunning())
+    let first = try heldProcess()
     try save(Date(timeIntervalSinceNow: 1))
-    // then the next run stops it (it no longer waits for the hold), builds the debug one and
-    // starts the release one again
+    // then the next run stops it, the process in a group of its own too (it ended, not released),
+    // builds the debug one and starts the release one again
     let second = try launch(["HOLD_RELEASE": "1"])
     #expect(second.termination == .exited(0), "\(second.errorText)")
     #expect(second.outputText == "ran debug run counter\n")
+    #expect(Self.hasEnded(first), "the held build \(first) still runs")
     try release()
     try waitForJob()
     #expect(buildsSoFar == ["build debug", "build release", "build debug", "build release"])
