@@ -355,7 +355,6 @@ public final class WorkerInstance: InterruptibleInstance {
     }
   }
 
-  /// Requests encoded at a time while streaming: first few, so that the worker starts at once.
   /// Two buffers for a batch's groups, kept between batches up to the ring's size (a larger
   /// frame's are let go).
   private var batchBuffers: ([UInt8], [UInt8]) = ([], [])
@@ -368,6 +367,7 @@ public final class WorkerInstance: InterruptibleInstance {
     swap(&batchBuffers.1, &second)
   }
 
+  /// Requests encoded at a time while streaming: first few, so that the worker starts at once.
   static let firstGroup = 64
   static let lastGroup = 4_096
 
