@@ -69,11 +69,12 @@ public enum WorkerServer {
         } else if request == .probe {
           output.reply(status: fh_status(FH_OK), text: probe())
         } else if let instance {
-          serve(request, fields: &fields, instance: instance, channel: output)
+          let flushed = serve(request, fields: &fields, instance: instance, channel: output)
           if request == .destroy {
             output.flush()
             _exit(0)
           }
+          if flushed { continue }
         } else {
           output.reply(
             status: fh_status(FH_ERR_LIFECYCLE), text: "\(request.name) before the worker created an instance")
@@ -134,9 +135,11 @@ public enum WorkerServer {
     }
   }
 
+  /// Serves one request and queues its reply; true when it also flushed it (an action's, the hot
+  /// path of a piped run: one trip to the replies' lock, not two).
   private static func serve(
     _ request: WorkerFrame.Request, fields: inout FrameFields, instance: InProcessInstance, channel: WorkerOutput
-  ) {
+  ) -> Bool {
     do throws(PluginCallError) {
       switch request {
       case .start: try instance.start()
@@ -154,21 +157,27 @@ public enum WorkerServer {
         } else {
           changed = try reduces ? instance.reduce(fields.string()) : instance.dispatch(fields.string())
         }
-        return channel.done(changed: changed)
+        channel.doneFlushed(changed: changed)
+        return true
       case .snapshot:
         // From the plugin's own buffer into the frame: a state is copied once here, not twice.
-        return try instance.withSnapshot { channel.reply(status: fh_status(FH_OK), utf8: $0) }
+        try instance.withSnapshot { channel.reply(status: fh_status(FH_OK), utf8: $0) }
+        return false
       case .restore:
         let inPlace = fields.withCString { text in
           Result { () throws(PluginCallError) in try instance.restore(cString: text) }
         }
         try (inPlace ?? Result { () throws(PluginCallError) in try instance.restore(fields.string()) }).get()
-      case .render: return channel.reply(status: fh_status(FH_OK), text: try instance.render())
+      case .render:
+        channel.reply(status: fh_status(FH_OK), text: try instance.render())
+        return false
       case .renderWith:
-        return channel.reply(status: fh_status(FH_OK), text: try instance.render(hintsJSON: fields.string()))
+        channel.reply(status: fh_status(FH_OK), text: try instance.render(hintsJSON: fields.string()))
+        return false
       case .renderStructured:
         let view = try instance.structuredView()
-        return channel.reply(status: fh_status(FH_OK), changed: view != nil, text: view ?? "")
+        channel.reply(status: fh_status(FH_OK), changed: view != nil, text: view ?? "")
+        return false
       case .stop: try instance.stop()
       case .destroy: instance.destroy()
       case .create, .probe: break
@@ -177,6 +186,7 @@ public enum WorkerServer {
     } catch {
       channel.reply(status: error.status, text: error.message)
     }
+    return false
   }
 
   /// What this process sees, for tests: its open descriptors (and what each is), and its
@@ -245,12 +255,14 @@ package final class WorkerOutput: Sendable {
     }
   }
 
-  /// A reply with status OK and no text.
-  package func done(changed: Bool) {
+  /// A reply with status OK and no text, written at once: one trip to the lock for an action's
+  /// answer (queue it, then flush).
+  package func doneFlushed(changed: Bool) {
     replies.withLock { pending in
       let start = pending.writer.begin(WorkerFrame.Message.done.rawValue)
       pending.writer.byte(changed ? 1 : 0)
       pending.writer.end(at: start)
+      Self.write(&pending)
     }
   }
 
