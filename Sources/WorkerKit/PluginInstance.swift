@@ -96,13 +96,6 @@ extension PluginInstance {
   /// Instances that answer `withSnapshot` at once take it any time.
   public var canSnapshotNow: Bool { true }
 
-  /// `dispatch(_:snapshots:handle:)` with the state taken after the last action only, or not at all.
-  public func dispatch(
-    _ actions: [String], snapshotAfterLast: Bool, handle: (Result<Bool, PluginCallError>) -> Void
-  ) {
-    dispatch(actions, snapshots: snapshotAfterLast ? .afterLast(of: actions.count) : .none, handle: handle)
-  }
-
   /// One `dispatch` after the other.
   public func dispatch(_ actions: [String], handle: (Result<Bool, PluginCallError>) -> Void) {
     for action in actions {

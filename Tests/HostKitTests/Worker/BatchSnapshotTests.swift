@@ -23,7 +23,7 @@ struct BatchSnapshotTests {
     let before = worker.exchanges
     var handled = 0
     var state: Result<String, PluginCallError>?
-    worker.dispatch(actions, snapshotAfterLast: snapshotAfterLast) { result in
+    worker.dispatch(actions, snapshots: snapshotAfterLast ? .afterLast(of: actions.count) : .none) { result in
       handled += 1
       #expect(throws: Never.self) { try result.get() }
       if handled == actions.count {
@@ -60,7 +60,7 @@ struct BatchSnapshotTests {
   @Test func aSnapshotLeftUntakenIsNotHandedOverLater() throws {
     let worker = try Self.tally()
     defer { worker.destroy() }
-    worker.dispatch(TallyRun.actions(2).map(\.json), snapshotAfterLast: true) { _ in }
+    worker.dispatch(TallyRun.actions(2).map(\.json), snapshots: .afterLast(of: 2)) { _ in }
     _ = try worker.dispatch(TallyRun.addOne)
     // The batch's snapshot said 2; the state is 3 now.
     #expect(try worker.withSnapshot { String(decoding: $0, as: UTF8.self) } == TallyRun.state(total: 3))
@@ -71,7 +71,7 @@ struct BatchSnapshotTests {
     defer { worker.destroy() }
     var state: String?
     var handled = 0
-    worker.dispatch(TallyRun.actions(2).map(\.json), snapshotAfterLast: true) { _ in
+    worker.dispatch(TallyRun.actions(2).map(\.json), snapshots: .afterLast(of: 2)) { _ in
       handled += 1
       guard handled == 2, (try? worker.restore(TallyRun.state(total: 4))) != nil else { return }
       state = try? worker.withSnapshot { String(decoding: $0, as: UTF8.self) }
