@@ -99,14 +99,10 @@ final class ProbeListener: StoreListener {
       let probe = seen ?? self.probe(of: feature)
       // On the store thread (a listener hears it there): the probe runs at once, before the next
       // action, with nothing kept of it.
-      let result =
-        feature.store.performHere {
-          SessionRuntime.probeNoting($0, id: feature.id, journal: probe.journal, cache: probe.cache)
-        }
-        ?? feature.store.perform {
-          SessionRuntime.probeNoting($0, id: feature.id, journal: probe.journal, cache: probe.cache)
-        }
-      switch result {
+      let probing: (any PluginInstance) -> Result<String, ContractViolation> = {
+        SessionRuntime.probeNoting($0, id: feature.id, journal: probe.journal, cache: probe.cache)
+      }
+      switch feature.store.performHere(probing) ?? feature.store.perform(probing) {
       case .success(let state): watch.withLock { _ in probe.state = state }
       case .failure(let violation): found(violation)
       }
