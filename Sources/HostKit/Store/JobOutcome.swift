@@ -14,7 +14,7 @@ final class JobOutcome<T>: @unchecked Sendable {
   private var value: T?
   private let finished = Atomic<Bool>(false)
   private let done = DispatchSemaphore(value: 0)
-  /// How long the waiter spins before it sleeps, unless it says otherwise.
+  /// How long a waiter spins before it sleeps, unless it says otherwise (`Store.perform`).
   static var spin: Duration { .microseconds(50) }
 
   /// On the store thread: the job's result.
@@ -25,7 +25,7 @@ final class JobOutcome<T>: @unchecked Sendable {
   }
 
   /// The result, once the job finished; spinning up to `spin` before it sleeps.
-  func wait(spinning spin: Duration = JobOutcome.spin) -> T {
+  func wait(spinning spin: Duration) -> T {
     let clock = ContinuousClock()
     let deadline = clock.now + spin
     var turns = 0

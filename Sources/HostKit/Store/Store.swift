@@ -132,13 +132,13 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// Once the store has stopped, runs it on the caller's thread, one caller at a time, with the
   /// retired instance: the state and view it had when it stopped, every other call refused.
   public func perform<T>(_ body: @escaping (any PluginInstance) -> T) -> T {
-    perform(spinning: nil, body)
+    perform(spinning: JobOutcome<T>.spin, body)
   }
 
-  /// `perform`, the caller spinning up to `spin` for the result before it sleeps (nil: 50 µs): for
-  /// a caller with nothing else to do whose job waits behind many queued items (an explorer's
-  /// travel after the actions it streamed), so that the store thread need not wake it.
-  public func perform<T>(spinning spin: Duration?, _ body: @escaping (any PluginInstance) -> T) -> T {
+  /// `perform`, the caller spinning up to `spin` for the result before it sleeps (`perform`: 50
+  /// µs): for a caller with nothing else to do whose job waits behind many queued items (an
+  /// explorer's travel after the actions it streamed), so that the store thread need not wake it.
+  public func perform<T>(spinning spin: Duration, _ body: @escaping (any PluginInstance) -> T) -> T {
     if external.isOnStoreThread { return body(loop.instance) }
     let outcome = JobOutcome<T>()
     let retired = external.enqueueJob { instance in outcome.finish(body(instance)) }
@@ -147,7 +147,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       defer { afterStop.unlock() }
       return body(retired)
     }
-    return spin.map { outcome.wait(spinning: $0) } ?? outcome.wait()
+    return outcome.wait(spinning: spin)
   }
 
   /// Waits until nothing is queued, nothing is being applied and no effect is in flight, or until
