@@ -45,16 +45,13 @@ public final class StoreListeners: Sendable {
   }
 
   private func forward(_ event: StoreEvent) {
-    if case .applied = event, !appliedHeard.load(ordering: .acquiring) { return }
+    let applied = if case .applied = event { true } else { false }
+    if applied, !appliedHeard.load(ordering: .acquiring) { return }
     let (listeners, feature, stage) = state.withLock { ($0.listeners, $0.feature, $0.stage) }
     let shown = feature.flatMap { feature in stage?.visibility(of: feature) }
     let origin = StoreOrigin(
       box: plugin, feature: feature, isVisible: shown?.isVisible ?? false,
       visibleCount: shown?.count ?? stage?.visibleCount ?? 0)
-    if case .applied = event {
-      for listener in listeners where listener.hearsApplied { listener.hear(event, from: origin) }
-    } else {
-      for listener in listeners { listener.hear(event, from: origin) }
-    }
+    for listener in listeners where !applied || listener.hearsApplied { listener.hear(event, from: origin) }
   }
 }
