@@ -76,6 +76,8 @@ final class RunSession {
       // The page's requests end before the runtime they ask closes.
       server?.stop()
       // Closed (journals committed, temporary folder removed) while a late SIGHUP is still caught.
+      // The host exits next: its workers are not waited for once they answered their destroy.
+      InstanceFactory.workersEndWithHost()
       runtime.close()
       signals.cancel()
     }

@@ -317,17 +317,34 @@ struct WorkerInstanceTests {
     #expect(WorkerEnvironment.cleaned(["SWIFT_BACKTRACE": "enable=yes"])["SWIFT_BACKTRACE"] == "enable=yes")
   }
 
+  @Test func aPipedRunsWorkerLeavesWhenTheHostEnds() throws {
+    // given a host running counter isolated from a pipe, its worker started
+    let host = try LiveHost(["run", "counter", "--isolation", "process"])
+    host.send("increment\n:state\n")
+    _ = try host.read(through: #"{"clicks":1,"count":1}"#)
+    let workers = Self.children(of: host.child.pid)
+    #expect(workers.count == 1)
+    // when the input ends and the host exits (without waiting for its worker's exit)
+    host.child.closeInput()
+    #expect(host.waitForExit() == 0)
+    // then the worker is gone as well
+    for worker in workers { #expect(WorkerFixtures.isGone(worker, within: .seconds(5))) }
+  }
+
+  /// The children of every thread of process `pid` (workers are started from the host's main or
+  /// spawner thread).
+  static func children(of pid: pid_t) -> [pid_t] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    return tasks.compactMap { try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/children", encoding: .utf8) }
+      .joined(separator: " ").split(separator: " ").compactMap { pid_t($0) }
+  }
+
   @Test func aWorkerDiesWithItsHost() throws {
     // given a host running counter isolated, its worker started
     let host = try LiveHost(["run", "counter", "--isolation", "process"])
     host.send("increment\n:state\n")
     _ = try host.read(through: #"{"clicks":1,"count":1}"#)
-    // The worker is started from the host's spawner thread: look through every thread's children.
-    let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(host.child.pid)/task")
-    let workers = tasks.compactMap {
-      try? String(contentsOfFile: "/proc/\(host.child.pid)/task/\($0)/children", encoding: .utf8)
-    }
-    .joined(separator: " ").split(separator: " ").compactMap { pid_t($0) }
+    let workers = Self.children(of: host.child.pid)
     #expect(workers.count == 1)
     // when the host's process group is killed with SIGKILL (no chance to clean up; the worker
     // has a group of its own)

@@ -33,6 +33,8 @@ public final class RunningChild {
   /// Reaches end of file when the child has exited; -1 once that was seen.
   private var exitNotice: Int32
   private var termination: ChildTermination?
+  /// Set by `leaveToExit`: nothing waits for it here.
+  private var leftToExit = false
   private let started = ContinuousClock.now
 
   init(pid: pid_t, exitNotice: Int32, input: Int32, pendingInput: [UInt8]?, outputs: [CapturedOutput]) {
@@ -48,7 +50,7 @@ public final class RunningChild {
   }
 
   deinit {
-    if termination == nil {
+    if termination == nil && !leftToExit {
       signalGroup(SIGKILL)
       _ = reap()
     }
@@ -169,6 +171,14 @@ public final class RunningChild {
       standardOutput: outputs.first { $0.descriptor == 1 }.map(kept) ?? [],
       standardError: outputs.first { $0.descriptor == 2 }.map(kept) ?? [],
       extraOutputs: extra)
+  }
+
+  /// Lets the child end by itself, unreaped: for a child that is leaving and ends with this
+  /// process anyway (a worker answered its destroy; the kernel kills it when the host goes), at
+  /// the host's exit, where waiting for it would only delay the exit. Its descriptors are closed.
+  public func leaveToExit() {
+    leftToExit = true
+    closeAll()
   }
 
   /// `finish(until:)` with a deadline that does not count the time the child waited for a CPU:

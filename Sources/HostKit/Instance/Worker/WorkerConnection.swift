@@ -290,12 +290,13 @@ final class WorkerConnection: @unchecked Sendable {
     }
     // From here the worker's going is no loss; the listener delivers what it wrote until then.
     closing.store(true, ordering: .releasing)
+    var answered = false
     if book.withLock({ $0.loss }) == nil, listener != nil {
       var writer = FrameWriter()
       writer.frame(WorkerFrame.Request.destroy.rawValue)
       role.unlock()
       var blamed: Int?
-      _ = try? exchange(writer.bytes, call: "destroy", replies: 1, blamed: &blamed) { _ in }
+      answered = (try? exchange(writer.bytes, call: "destroy", replies: 1, blamed: &blamed) { _ in }) != nil
       role.lock()
     }
     closed = true
@@ -303,7 +304,10 @@ final class WorkerConnection: @unchecked Sendable {
     // listener.
     fh_channel_close(channel)
     shutdown(socket, Int32(SHUT_RDWR))
-    if !child.hasExited || book.withLock({ $0.loss }) == nil {
+    if answered && WorkerExit.endsWithHost.load(ordering: .relaxed) {
+      // It leaves right after its answer (`_exit`), and the kernel ends it with the host.
+      child.leaveToExit()
+    } else if !child.hasExited || book.withLock({ $0.loss }) == nil {
       _ = child.finish(until: ContinuousClock.now + .seconds(max(1, min(callTimeout, 5))))
     }
     let listener = self.listener

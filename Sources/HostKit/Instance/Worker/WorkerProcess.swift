@@ -186,3 +186,8 @@ final class WorkerSpare: Sendable {
     if var process = taken?.wait() { process.discard() }
   }
 }
+
+/// Whether the host is ending: `InstanceFactory.workersEndWithHost`.
+enum WorkerExit {
+  static let endsWithHost = Atomic<Bool>(false)
+}
