@@ -68,6 +68,8 @@ let package = Package(
     .target(name: "CSandbox", path: "Sources/CSandbox", linkerSettings: [.linkedLibrary("pthread")]),
     // The rings a worker and the host share for calls and callbacks, with their futex wake-ups.
     .target(name: "CWorkerRing", path: "Sources/CWorkerRing"),
+    // The worker a run's first feature takes, started before the host's own start-up.
+    .target(name: "CEarlyWorker", dependencies: ["CWorkerRing"], path: "Sources/CEarlyWorker"),
     // The devtools page's HTTP server: libmicrohttpd is loaded with dlopen when a page is served,
     // so the host builds and runs without it.
     .target(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", linkerSettings: [.linkedLibrary("dl")]),
@@ -80,7 +82,10 @@ let package = Package(
       path: "Sources/WorkerKit", swiftSettings: engineSpeed),
     .target(
       name: "HostKit",
-      dependencies: ["WorkerKit", "FeatureABI", "FeatureJSON", "FeatureManifest", "CFFI", "CImageCodecs", "CSandbox", "CWorkerRing", "CMicroHTTPD"],
+      dependencies: [
+        "WorkerKit", "FeatureABI", "FeatureJSON", "FeatureManifest", "CFFI", "CImageCodecs", "CSandbox", "CWorkerRing",
+        "CMicroHTTPD", "CEarlyWorker",
+      ],
       path: "Sources/HostKit", swiftSettings: engineSpeed
     ),
     .executableTarget(name: "host", dependencies: ["HostKit"], path: "Sources/host"),

@@ -1,3 +1,5 @@
+import CWorkerRing
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -9,8 +11,9 @@ package enum WorkerLaunch {
   /// The version of the frames and the rings. A `host-worker` built apart from its host (`swift
   /// build --product host` relinks the host alone) may speak another: it refuses to serve, with
   /// `versionMismatch`, instead of misreading. Bump it with any change to `WorkerFrame`,
-  /// `WorkerServer`'s replies or Sources/CWorkerRing.
-  package static let protocolVersion = 2
+  /// `WorkerServer`'s replies or Sources/CWorkerRing (`FH_WORKER_PROTOCOL`, there for the host's
+  /// early worker, Sources/CEarlyWorker).
+  package static let protocolVersion = Int(FH_WORKER_PROTOCOL)
 
   /// A worker's exit status when it was run by hand (not by a host).
   package static let usage: Int32 = 64
@@ -51,5 +54,28 @@ package enum WorkerLaunch {
     package let message: String
     package let help: String
     package let status: Int32
+  }
+
+  /// The plugin's environment as `create`'s fields after its config: a count, then `NAME=VALUE`s.
+  package static func write(environment: [String: String], to writer: inout FrameWriter) {
+    writer.uint64(UInt64(environment.count), width: 4)
+    for (name, value) in environment.sorted(by: { $0.key < $1.key }) { writer.string("\(name)=\(value)") }
+  }
+
+  /// Reads what `write(environment:to:)` wrote (the count capped: a frame that claims more than
+  /// it holds reads as empty strings, not endless ones).
+  package static func readEnvironment(_ fields: inout FrameFields) -> [String] {
+    (0..<min(Int(fields.uint64(width: 4)), 65_536)).map { _ in fields.string() }
+  }
+
+  /// Makes `entries` (`NAME=VALUE`) the worker's whole environment, before the plugin loads: a
+  /// worker started before its host read its settings (Sources/CEarlyWorker) started with only
+  /// what its own start-up reads.
+  package static func adopt(environment entries: [String]) {
+    clearenv()
+    for entry in entries {
+      guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex else { continue }
+      setenv(String(entry[..<equals]), String(entry[entry.index(after: equals)...]), 1)
+    }
   }
 }

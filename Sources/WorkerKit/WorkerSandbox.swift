@@ -1,3 +1,4 @@
+import CWorkerRing
 import FeatureJSON
 import FeatureManifest
 
@@ -105,7 +106,7 @@ package struct WorkerGrant: Sendable, Equatable {
 /// The descriptor a sandboxed child writes its death note on, and what the host reads there.
 public enum SandboxNotes {
   /// The number the child sees the note pipe's write end as.
-  public static let descriptor: Int32 = 4
+  public static let descriptor = Int32(FH_WORKER_NOTES_FD)
 
   /// A pipe for a child's death note: the read end (non-blocking, this process keeps it) and the
   /// write end (handed to the child as `descriptor`, closed here once it started).

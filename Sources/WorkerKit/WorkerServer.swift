@@ -17,7 +17,7 @@ import Synchronization
 /// request the worker says so in the shared memory: a crash is blamed on that request.
 public enum WorkerServer {
   /// The descriptor a worker process finds the channel's memory on (the socket is on 3).
-  public static let channelDescriptor: Int32 = 5
+  public static let channelDescriptor = Int32(FH_WORKER_CHANNEL_FD)
 
   /// How long the worker spins for the next request before it sleeps on the futex.
   package static let requestSpin = 30_000
@@ -64,6 +64,7 @@ public enum WorkerServer {
         if request == .create {
           let path = fields.string()
           let config = fields.string()
+          WorkerLaunch.adopt(environment: WorkerLaunch.readEnvironment(&fields))
           instance = create(
             path: path, config: config, grant: WorkerGrant.read(&fields), target: target, channel: output)
         } else if request == .probe {

@@ -38,10 +38,5 @@ enum OwnExecutable {
   }
 
   /// From /proc/self/exe; nil when it cannot be read.
-  static var path: String? {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard count > 0 else { return nil }
-    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  }
+  static var path: String? { ProcessExecutable.path() }
 }

@@ -12,4 +12,6 @@ if CommandLine.arguments.count > 1, CommandLine.arguments[1] == ImageChild.comma
 
 let console = Console()
 let code = HostCLI(console: console).run(Array(CommandLine.arguments.dropFirst()))
+// A worker started ahead that no feature took (a usage error, help; Sources/CEarlyWorker).
+InstanceFactory.discardPrepared()
 exit(code)

@@ -317,12 +317,17 @@ struct WorkerInstanceTests {
     #expect(WorkerEnvironment.cleaned(["SWIFT_BACKTRACE": "enable=yes"])["SWIFT_BACKTRACE"] == "enable=yes")
   }
 
-  @Test func aPipedRunsWorkerLeavesWhenTheHostEnds() throws {
-    // given a host running counter isolated from a pipe, its worker started
+  /// A host running counter isolated from a pipe, one action applied, and its worker.
+  static func isolatedCounter() throws -> (host: LiveHost, workers: [pid_t]) {
     let host = try LiveHost(["run", "counter", "--isolation", "process"])
     host.send("increment\n:state\n")
     _ = try host.read(through: #"{"clicks":1,"count":1}"#)
-    let workers = Self.children(of: host.child.pid)
+    return (host, children(of: host.child.pid))
+  }
+
+  @Test func aPipedRunsWorkerLeavesWhenTheHostEnds() throws {
+    // given a host running counter isolated from a pipe, its worker started
+    let (host, workers) = try Self.isolatedCounter()
     #expect(workers.count == 1)
     // when the input ends and the host exits (without waiting for its worker's exit)
     host.child.closeInput()
@@ -341,10 +346,7 @@ struct WorkerInstanceTests {
 
   @Test func aWorkerDiesWithItsHost() throws {
     // given a host running counter isolated, its worker started
-    let host = try LiveHost(["run", "counter", "--isolation", "process"])
-    host.send("increment\n:state\n")
-    _ = try host.read(through: #"{"clicks":1,"count":1}"#)
-    let workers = Self.children(of: host.child.pid)
+    let (host, workers) = try Self.isolatedCounter()
     #expect(workers.count == 1)
     // when the host's process group is killed with SIGKILL (no chance to clean up; the worker
     // has a group of its own)

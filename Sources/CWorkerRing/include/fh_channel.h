@@ -13,6 +13,15 @@
 // with one byte (a doorbell) only when the listener said it sleeps. The host trusts nothing the
 // worker can write: it keeps its own positions and checks the worker's against them.
 
+// What a worker is started with: the descriptors it finds its socket to the host, its note pipe
+// and its channel on, the size of each of the channel's rings, and the version of the protocol the
+// two speak (`WorkerLaunch`).
+#define FH_WORKER_SOCKET_FD 3
+#define FH_WORKER_NOTES_FD 4
+#define FH_WORKER_CHANNEL_FD 5
+#define FH_WORKER_RING_CAPACITY (256u << 10)
+#define FH_WORKER_PROTOCOL 3
+
 typedef struct fh_channel_shared fh_channel_shared;
 
 typedef struct fh_channel {

@@ -13,3 +13,15 @@ public enum LeanExecutable {
     return access(lean, X_OK) == 0 ? lean : host
   }
 }
+
+/// What a process runs.
+public enum ProcessExecutable {
+  /// The executable process `pid` runs (the target of /proc/PID/exe; nil: this process), or nil
+  /// when it cannot be read (the process is gone).
+  public static func path(of pid: pid_t? = nil) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink(pid.map { "/proc/\($0)/exe" } ?? "/proc/self/exe", &buffer, buffer.count - 1)
+    guard count > 0 else { return nil }
+    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}

@@ -39,6 +39,25 @@ struct WorkerSpareTests {
     #expect(try instance.snapshot() == #"{"clicks":1,"count":1}"#)
   }
 
+  @Test func aSparePreparedAgainWithTheSameSettingsIsKeptAndWithOthersReplaced() throws {
+    let (settings, folder) = try Self.ownSettings()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    defer { InstanceFactory.discardPrepared() }
+    // given a spare started for these settings (as `main` starts one before the command is read)
+    WorkerSpare.shared.prepare(settings, here: true)
+    let first = try #require(WorkerSpare.shared.preparedProcessID)
+    // when the run asks for one with the same settings, that spare is kept
+    WorkerSpare.shared.prepare(settings, here: true)
+    #expect(WorkerSpare.shared.preparedProcessID == first)
+    // and when it asks with other settings, a new one replaces it and the first ends
+    var other = settings
+    other.sandbox.enabled.toggle()
+    WorkerSpare.shared.prepare(other, here: true)
+    let second = try #require(WorkerSpare.shared.preparedProcessID)
+    #expect(second != first)
+    #expect(WorkerFixtures.isGone(first, within: .seconds(5)))
+  }
+
   @Test func aSparePreparedHereHasStartedWhenPrepareReturns() throws {
     let (settings, folder) = try Self.ownSettings()
     defer { try? FileManager.default.removeItem(atPath: folder) }

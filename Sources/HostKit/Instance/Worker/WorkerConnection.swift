@@ -33,6 +33,8 @@ final class WorkerConnection: @unchecked Sendable {
   /// The read end of the worker's note pipe (-1: none), where the sandbox says why it stopped the
   /// worker, and the worker's private folder (nil: none), removed once it has ended.
   let sandbox: (notes: Int32, scratch: WorkerScratch?)
+  /// What the plugin sees (`WorkerProcess.environment`), sent with `create`.
+  let environment: [String: String]
   let child: RunningChild
   weak var target: (any InstanceCallbackTarget)?
   private let callTimeout: Double
@@ -69,7 +71,7 @@ final class WorkerConnection: @unchecked Sendable {
   @exclusivity(unchecked) private(set) var exchanges = 0
 
   /// Each ring's size: frames larger than this stream through it.
-  static let ringCapacity: UInt32 = 256 << 10
+  static let ringCapacity = UInt32(FH_WORKER_RING_CAPACITY)
   /// How long a caller spins for its answer, and the listener for more callbacks, before sleeping.
   static let callSpin = 200_000
   static let listenerSpin = 20_000
@@ -79,9 +81,11 @@ final class WorkerConnection: @unchecked Sendable {
 
   private init(
     feature: String, child: RunningChild, socket: Int32, channel: fh_channel,
-    sandbox: (notes: Int32, scratch: WorkerScratch?), target: any InstanceCallbackTarget, callTimeout: Double
+    sandbox: (notes: Int32, scratch: WorkerScratch?), environment: [String: String], target: any InstanceCallbackTarget,
+    callTimeout: Double
   ) {
     self.feature = feature
+    self.environment = environment
     self.child = child
     self.pid = child.pid
     self.socket = socket
@@ -108,7 +112,8 @@ final class WorkerConnection: @unchecked Sendable {
     }
     let connection = WorkerConnection(
       feature: feature, child: process.child, socket: process.socket, channel: process.channel,
-      sandbox: (process.notes, process.scratch), target: target, callTimeout: settings.callTimeout)
+      sandbox: (process.notes, process.scratch), environment: process.environment, target: target,
+      callTimeout: settings.callTimeout)
     guard connection.startListener() else {
       // Without it nothing would see the worker go while a caller sleeps.
       connection.destroy()

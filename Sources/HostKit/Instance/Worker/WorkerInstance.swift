@@ -112,6 +112,7 @@ public final class WorkerInstance: InterruptibleInstance {
     let start = writer.begin(WorkerFrame.Request.create.rawValue)
     writer.string(plugin.path)
     writer.string(config)
+    WorkerLaunch.write(environment: connection.environment, to: &writer)
     var grant = WorkerGrant.grant(
       for: plugin.manifest, plugin: plugin.path, config: config, environment: environment,
       settings: settings.sandbox)

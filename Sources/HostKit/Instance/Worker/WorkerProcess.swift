@@ -1,3 +1,4 @@
+import CEarlyWorker
 import CWorkerRing
 import Foundation
 import Synchronization
@@ -19,6 +20,9 @@ struct WorkerProcess: @unchecked Sendable {
   /// The read end of the note pipe (-1: none), and the private folder (nil: none).
   let notes: Int32
   let scratch: WorkerScratch?
+  /// What the plugin sees: the settings' environment with the private folder's homes. The worker
+  /// makes it its whole environment at `create`, before it loads the plugin.
+  let environment: [String: String]
 
   /// Starts `settings.workerExecutable` as a worker with a socketpair end on its descriptor 3 and the
   /// channel's memory on `WorkerConnection.channelDescriptor`. `environment` is what it sees.
@@ -40,9 +44,9 @@ struct WorkerProcess: @unchecked Sendable {
         help: "free some memory, or run with --isolation none")
     }
     let scratch = settings.sandbox.enabled ? WorkerScratch.make() : nil
+    let seen = scratch?.environment(environment) ?? environment
     var process = ChildProcess(
-      settings.workerExecutable, arguments: WorkerLaunch.arguments(parent: getpid()),
-      environment: scratch?.environment(environment) ?? environment)
+      settings.workerExecutable, arguments: WorkerLaunch.arguments(parent: getpid()), environment: seen)
     process.standardInput = .null
     process.standardOutput = .inherit
     process.standardError = .inherit
@@ -58,7 +62,8 @@ struct WorkerProcess: @unchecked Sendable {
     case .success(let running):
       _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
       return WorkerProcess(
-        child: running.child, socket: ends[0], channel: channel, notes: notes?.read ?? -1, scratch: scratch)
+        child: running.child, socket: ends[0], channel: channel, notes: notes?.read ?? -1, scratch: scratch,
+        environment: seen)
     case .failure(let failure):
       close(ends[0])
       fh_channel_unmap(&channel)
@@ -66,6 +71,30 @@ struct WorkerProcess: @unchecked Sendable {
       scratch?.remove()
       throw HostError(failure)
     }
+  }
+
+  /// The worker started as the host started (Sources/CEarlyWorker), for `settings` when it runs
+  /// the executable they start; nil when there is none (or it was taken), and when it runs
+  /// another, which is ended. Its private folder is made now, its environment comes with `create`.
+  static func early(for settings: WorkerSettings, environment: [String: String]) -> WorkerProcess? {
+    var early = fh_early_worker()
+    guard fh_early_worker_take(&early) != 0 else { return nil }
+    guard settings.workerExecutable == ProcessExecutable.path(of: early.pid),
+      let exitNotice = RunningChild.watchExit(of: early.pid)
+    else {
+      fh_early_worker_discard(&early)
+      return nil
+    }
+    let child = RunningChild(pid: early.pid, exitNotice: exitNotice, input: -1, pendingInput: nil, outputs: [])
+    var notes = early.notes
+    if !settings.sandbox.enabled {
+      close(notes)
+      notes = -1
+    }
+    let scratch = settings.sandbox.enabled ? WorkerScratch.make() : nil
+    return WorkerProcess(
+      child: child, socket: early.socket, channel: early.channel, notes: notes, scratch: scratch,
+      environment: scratch?.environment(environment) ?? environment)
   }
 
   /// Ends a worker that never served: closing the channel tells it to leave; it is reaped (killed
@@ -121,17 +150,25 @@ final class WorkerSpare: Sendable {
   /// and the first feature waits for this worker; elsewhere on the spawner thread.
   func prepare(_ settings: WorkerSettings) { prepare(settings, here: Thread.isMainThread) }
 
-  /// Starts a spare for `settings`, replacing (and ending) one kept before: before this returns
-  /// when `here` (spawned from this thread when it lives as long as the host, else by the spawner
-  /// thread while this one waits: `WorkerSpawner.spawn`), else in the background on the spawner
-  /// thread.
+  /// Starts a spare for `settings`, replacing (and ending) one kept for other settings: before
+  /// this returns when `here` (spawned from this thread when it lives as long as the host, else by
+  /// the spawner thread while this one waits: `WorkerSpawner.spawn`), else in the background on
+  /// the spawner thread. One kept for the same settings stays. With nothing kept, the worker
+  /// started as the host started (Sources/CEarlyWorker) serves, when it runs the same executable.
   func prepare(_ settings: WorkerSettings, here: Bool) {
     let environment = settings.environment
-    let next = Pending(
-      key: Key(executable: settings.executable, environment: environment, sandboxed: settings.sandbox.enabled))
-    let previous = pending.withLock { kept in
+    let key = Key(executable: settings.executable, environment: environment, sandboxed: settings.sandbox.enabled)
+    let next = Pending(key: key)
+    let (kept, previous) = pending.withLock { kept -> (Bool, Pending?) in
+      if let spare = kept, spare.key == key { return (true, nil) }
       defer { kept = next }
-      return kept
+      return (false, kept)
+    }
+    if kept { return }
+    if previous == nil, let early = WorkerProcess.early(for: settings, environment: environment) {
+      next.result.withLock { $0 = .success(early) }
+      next.ready.signal()
+      return
     }
     let start: @Sendable () -> Void = {
       let started = Result { () throws(HostError) in
@@ -177,8 +214,11 @@ final class WorkerSpare: Sendable {
     pending.withLock { $0 }?.result.withLock { try? $0?.get().child.pid }
   }
 
-  /// Ends the spare if nobody took it (the run ended before it started a feature in a worker).
+  /// Ends the spare if nobody took it (the run ended before it started a feature in a worker),
+  /// and the worker started as the host started if nobody took that either.
   func discard() {
+    var early = fh_early_worker()
+    if fh_early_worker_take(&early) != 0 { fh_early_worker_discard(&early) }
     let taken = pending.withLock { kept in
       defer { kept = nil }
       return kept
