@@ -39,6 +39,14 @@ struct EarlyWorkerTests {
     #expect(Self.wanted(words, isolation: isolation) == starts)
   }
 
+  @Test func theWordsTheDecisionReadsAreTheCommandTables() {
+    // Sources/CEarlyWorker reads them by name, before the table exists.
+    #expect(CommandTable.run.name == "run")
+    #expect(CommandTable.Isolation.isolation.name == "--isolation")
+    #expect(Isolation.variable == "FEATUREHOST_ISOLATION")
+    #expect(Isolation.none.rawValue == "none" && Isolation.process.rawValue == "process")
+  }
+
   @Test func everyOptionBeforeTheCommandThatTakesAValueIsSkippedAsTheTableReadsIt() {
     for option in CommandTable.global.options where option.kind != .flag {
       #expect(Self.wanted([option.name, "x", "run", "counter"], isolation: nil), "\(option.name)")
