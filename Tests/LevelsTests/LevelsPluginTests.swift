@@ -97,11 +97,14 @@ struct LevelsPluginTests {
 
   @Test func stoppingMidRegulationCancelsThePacedStep() async throws {
     let store = try await FeatureTestStore(plugin: "Levels", config: ["interval": 60_000], clock: .manual)
-    // Once `created` is applied the first step waits a minute; stop must not wait for it.
+    // Once `created` is applied the first step waits a minute of the manual clock, which nothing
+    // moves: a stop that waited for it would never return. The bound only catches that: the time
+    // measured includes this task's wait for a thread of the test run's pool, which other tests'
+    // blocking waits held for 38 s in one CI run.
     #expect(store.effectsInFlight == 1)
     let started = ContinuousClock.now
     let report = await store.stop()
-    #expect(ContinuousClock.now - started < .seconds(30))
+    #expect(ContinuousClock.now - started < .seconds(300))
     #expect(report == StopReport(unapplied: 0, late: 0))
     #expect(try store.state == ["left": 10, "right": 20])
     await store.finish()
