@@ -7,8 +7,8 @@
 // Swift runtime and Foundation run (about 6 ms): its own loading (5-8 ms) then overlaps them,
 // where a worker started from `main` kept the host waiting for its first feature. Nothing in it
 // names a plugin or an environment: both come with the worker's `create` request. The host's
-// Swift side takes it (`fh_early_worker_take`) when its settings are the defaults it was started
-// with, and ends it otherwise.
+// Swift side takes it (`fh_early_worker_take`) when it runs the executable the run's settings
+// start, and ends it otherwise.
 
 typedef struct fh_early_worker {
     // 0: none.
