@@ -30,7 +30,8 @@ package enum WorkerLaunch {
   package static func parent(
     _ arguments: [String], executable: String
   ) -> Result<pid_t, Refusal> {
-    guard arguments.count == 2, let parent = pid_t(arguments[0]), parent > 1, fcntl(3, F_GETFD) >= 0,
+    guard arguments.count == 2, let parent = pid_t(arguments[0]), parent > 1,
+      fcntl(WorkerServer.socketDescriptor, F_GETFD) >= 0,
       fcntl(WorkerServer.channelDescriptor, F_GETFD) >= 0
     else {
       return .failure(

@@ -16,7 +16,8 @@ import Synchronization
 /// it), so the host reads answers while later requests of a batch are served. Before it serves a
 /// request the worker says so in the shared memory: a crash is blamed on that request.
 public enum WorkerServer {
-  /// The descriptor a worker process finds the channel's memory on (the socket is on 3).
+  /// The descriptors a worker process finds its socket to the host and the channel's memory on.
+  public static let socketDescriptor = Int32(FH_WORKER_SOCKET_FD)
   public static let channelDescriptor = Int32(FH_WORKER_CHANNEL_FD)
 
   /// How long the worker spins for the next request before it sleeps on the futex.

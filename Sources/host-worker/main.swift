@@ -21,7 +21,8 @@ if arguments.count > 1, arguments[1] == ImageChild.command { exit(ImageChild.run
 let given = arguments.count >= 2 && arguments[1] == "__worker" ? Array(arguments.dropFirst(2)) : []
 switch WorkerLaunch.parent(given, executable: "host-worker") {
 case .success(let parent):
-  WorkerServer.serve(descriptor: 3, channelDescriptor: WorkerServer.channelDescriptor, parent: parent)
+  WorkerServer.serve(
+    descriptor: WorkerServer.socketDescriptor, channelDescriptor: WorkerServer.channelDescriptor, parent: parent)
 case .failure(let refusal):
   let text = "error: \(refusal.message)\nhelp: \(refusal.help)\n"
   _ = text.withCString { write(2, $0, strlen($0)) }

@@ -14,7 +14,8 @@ struct WorkerCommand {
   func run(_ arguments: ParsedArguments) throws(HostError) -> Int32 {
     switch WorkerLaunch.parent(arguments.positionals, executable: "host __worker") {
     case .success(let parent):
-      WorkerServer.serve(descriptor: 3, channelDescriptor: WorkerServer.channelDescriptor, parent: parent)
+      WorkerServer.serve(
+        descriptor: WorkerServer.socketDescriptor, channelDescriptor: WorkerServer.channelDescriptor, parent: parent)
     case .failure(let refusal):
       console.report(HostError(refusal.message, help: refusal.help))
       return refusal.status
