@@ -12,10 +12,7 @@ struct EarlyWorkerTests {
     let copies = words.map { UnsafePointer(strdup($0)!) }
     defer { for copy in copies { free(UnsafeMutablePointer(mutating: copy)) } }
     let pointers: [UnsafePointer<CChar>?] = copies
-    return pointers.withUnsafeBufferPointer { words in
-      if let isolation { return fh_early_worker_wanted(Int32(words.count), words.baseAddress, isolation) != 0 }
-      return fh_early_worker_wanted(Int32(words.count), words.baseAddress, nil) != 0
-    }
+    return pointers.withUnsafeBufferPointer { fh_early_worker_wanted(Int32($0.count), $0.baseAddress, isolation) != 0 }
   }
 
   @Test(

@@ -43,7 +43,7 @@ struct WorkerSpareTests {
     let (settings, folder) = try Self.ownSettings()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     defer { InstanceFactory.discardPrepared() }
-    // given a spare started for these settings (as `main` starts one before the command is read)
+    // given a spare started for these settings
     WorkerSpare.shared.prepare(settings, here: true)
     let first = try #require(WorkerSpare.shared.preparedProcessID)
     // when the run asks for one with the same settings, that spare is kept

@@ -43,8 +43,7 @@ struct WorkerProcess: @unchecked Sendable {
         "cannot create the memory a worker process shares with the host: \(reason)",
         help: "free some memory, or run with --isolation none")
     }
-    let scratch = settings.sandbox.enabled ? WorkerScratch.make() : nil
-    let seen = scratch?.environment(environment) ?? environment
+    let (scratch, seen) = privateFolder(settings, environment: environment)
     var process = ChildProcess(
       settings.workerExecutable, arguments: WorkerLaunch.arguments(parent: getpid()), environment: seen)
     process.standardInput = .null
@@ -52,7 +51,7 @@ struct WorkerProcess: @unchecked Sendable {
     process.standardError = .inherit
     // A sandboxed worker stopped for a refused call or its memory limit says so on the note pipe.
     let notes = settings.sandbox.enabled ? SandboxNotes.pipe() : nil
-    process.passedDescriptors = [3: ends[1], WorkerConnection.channelDescriptor: memory]
+    process.passedDescriptors = [WorkerServer.socketDescriptor: ends[1], WorkerConnection.channelDescriptor: memory]
     if let notes { process.passedDescriptors[SandboxNotes.descriptor] = notes.write }
     let started = WorkerSpawner.shared.spawn(process)
     close(ends[1])
@@ -91,10 +90,18 @@ struct WorkerProcess: @unchecked Sendable {
       close(notes)
       notes = -1
     }
-    let scratch = settings.sandbox.enabled ? WorkerScratch.make() : nil
+    let (scratch, seen) = privateFolder(settings, environment: environment)
     return WorkerProcess(
-      child: child, socket: early.socket, channel: early.channel, notes: notes, scratch: scratch,
-      environment: scratch?.environment(environment) ?? environment)
+      child: child, socket: early.socket, channel: early.channel, notes: notes, scratch: scratch, environment: seen)
+  }
+
+  /// A sandboxed worker's private folder (nil: none, or it could not be made), and `environment`
+  /// with its homes pointed there: what the plugin sees.
+  private static func privateFolder(_ settings: WorkerSettings, environment: [String: String])
+    -> (scratch: WorkerScratch?, environment: [String: String])
+  {
+    let scratch = settings.sandbox.enabled ? WorkerScratch.make() : nil
+    return (scratch, scratch?.environment(environment) ?? environment)
   }
 
   /// Ends a worker that never served: closing the channel tells it to leave; it is reaped (killed
