@@ -1,4 +1,5 @@
 import CIPCFloor
+import WorkerKit
 
 // What a round trip between two processes costs at the least on this machine, to hold the
 // worker's round trip against (issue 25: isolation at almost no cost).
@@ -9,16 +10,32 @@ import CIPCFloor
 /// costs a loaded machine that much more a round trip.
 let futexFloorSpin = 50_000.0
 
-/// Nanoseconds per round trip through a futex in shared memory (Benchmarks/CIPCFloor).
-func ipcFloorFutex(roundTrips: Int) -> Double {
-  let nanoseconds = fh_ipc_floor_futex(roundTrips, futexFloorSpin)
-  precondition(nanoseconds >= 0, "the futex floor's child could not be started")
-  return nanoseconds
-}
-
 /// Nanoseconds per round trip of one byte each way over a socketpair.
 func ipcFloorSocket(roundTrips: Int) -> Double {
   let nanoseconds = fh_ipc_floor_socket(roundTrips)
   precondition(nanoseconds >= 0, "the socket floor's child could not be started")
   return nanoseconds
+}
+
+/// The futex floor and the worker's round trip in short blocks, taking turns (each first in every
+/// other block), with one floor pair and one worker kept throughout, both warm: a freshly forked
+/// pair's first 2,000 round trips took 400-12,000 ns each on this machine (the child most likely
+/// on its parent's core until the scheduler moves it), the next 60-90 ns, so a whole 20,000-trip
+/// run of a fresh pair read 170-780 ns. Nanoseconds per round trip, a pair per block
+/// (BENCHMARK_BLOCKS=1 prints them).
+func ipcFloorBlocks(_ blocks: Int, roundTrips: Int) throws -> [(floor: Double, worker: Double)] {
+  guard let pair = fh_ipc_floor_futex_start(futexFloorSpin) else {
+    preconditionFailure("the futex floor's child could not be started")
+  }
+  defer { fh_ipc_floor_futex_stop(pair) }
+  let instance = try workerFactory.makeInstance(of: loadPlugin("Counter"), config: "{}", target: SilentTarget())
+  try instance.start()
+  defer { instance.destroy() }
+  // feature_abi.h: the lifecycle action comes first.
+  _ = try instance.dispatch(#"{"type":"created"}"#)
+  let increment = #"{"type":"increment"}"#
+  func worker() throws -> Double {
+    try seconds { for _ in 0..<roundTrips { _ = try instance.dispatch(increment) } } * 1e9 / Double(roundTrips)
+  }
+  return try alternating(blocks, { fh_ipc_floor_futex_run(pair, roundTrips) }, worker).map { ($0.0, $0.1) }
 }

@@ -4,6 +4,7 @@
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -83,32 +84,48 @@ static void futex_child(struct ring *ring, double spin_ns) {
     }
 }
 
-double fh_ipc_floor_futex(long round_trips, double spin_ns) {
+struct fh_ipc_floor_pair {
+    struct ring *ring;
+    pid_t child;
+    uint32_t turn;
+    double spin_ns;
+};
+
+fh_ipc_floor_pair *fh_ipc_floor_futex_start(double spin_ns) {
     struct ring *ring = mmap(NULL, sizeof *ring, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (ring == MAP_FAILED) return -1;
-    pid_t child = fork();
+    if (ring == MAP_FAILED) return NULL;
+    fh_ipc_floor_pair *pair = malloc(sizeof *pair);
+    pid_t child = pair ? fork() : -1;
     if (child < 0) {
+        free(pair);
         munmap(ring, sizeof *ring);
-        return -1;
+        return NULL;
     }
     if (child == 0) futex_child(ring, spin_ns);
-    uint32_t turn = 0;
+    *pair = (fh_ipc_floor_pair){ring, child, 0, spin_ns};
     // One untimed round: the child has started and reached its loop.
-    pass_turn(ring, 1, ++turn);
-    turn = await_change(ring, 0, turn, spin_ns);
+    pass_turn(ring, 1, ++pair->turn);
+    pair->turn = await_change(ring, 0, pair->turn, spin_ns);
+    return pair;
+}
+
+double fh_ipc_floor_futex_run(fh_ipc_floor_pair *pair, long round_trips) {
     double start = now_ns();
     for (long i = 0; i < round_trips; i++) {
-        pass_turn(ring, 1, ++turn);
-        turn = await_change(ring, 0, turn, spin_ns);
+        pass_turn(pair->ring, 1, ++pair->turn);
+        pair->turn = await_change(pair->ring, 0, pair->turn, pair->spin_ns);
     }
-    double elapsed = now_ns() - start;
-    pass_turn(ring, 1, UINT32_MAX);
+    return (now_ns() - start) / (double)round_trips;
+}
+
+void fh_ipc_floor_futex_stop(fh_ipc_floor_pair *pair) {
+    pass_turn(pair->ring, 1, UINT32_MAX);
     // The child may be asleep on the old value: wake it whatever its flag says.
-    futex_wake(&ring->turn);
+    futex_wake(&pair->ring->turn);
     int status;
-    waitpid(child, &status, 0);
-    munmap(ring, sizeof *ring);
-    return elapsed / (double)round_trips;
+    waitpid(pair->child, &status, 0);
+    munmap(pair->ring, sizeof *pair->ring);
+    free(pair);
 }
 
 double fh_ipc_floor_socket(long round_trips) {

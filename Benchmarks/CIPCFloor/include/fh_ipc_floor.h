@@ -7,10 +7,14 @@
 extern "C" {
 #endif
 
-/// Nanoseconds per round trip through a futex word in memory shared with a forked child; each
-/// side spins up to `spin_ns` nanoseconds, then sleeps in FUTEX_WAIT and is woken only when it
-/// said it sleeps. Returns a negative value when the child cannot be started.
-double fh_ipc_floor_futex(long round_trips, double spin_ns);
+/// A pair of processes ping-ponging through a futex word in memory shared with a forked child;
+/// each side spins up to `spin_ns` nanoseconds, then sleeps in FUTEX_WAIT and is woken only when
+/// it said it sleeps. Started (NULL when the child cannot be), run for `round_trips` (returns
+/// nanoseconds per round trip), and stopped (the child reaped, the pair freed).
+typedef struct fh_ipc_floor_pair fh_ipc_floor_pair;
+fh_ipc_floor_pair *fh_ipc_floor_futex_start(double spin_ns);
+double fh_ipc_floor_futex_run(fh_ipc_floor_pair *pair, long round_trips);
+void fh_ipc_floor_futex_stop(fh_ipc_floor_pair *pair);
 
 /// Nanoseconds per round trip of one byte each way over a socketpair with a forked child,
 /// blocking reads and writes. Returns a negative value when the child cannot be started.
