@@ -196,12 +196,10 @@ final class WorkerConnection: @unchecked Sendable {
     // storing nil into the optional Instant went through its generic value witness every answer).
     var deadline: ContinuousClock.Instant?
     var waited = false
-    // The worker is gone (reaped): what it answered, shown or held back, is read once more, then
-    // this loss is thrown.
-    var ending: InstanceLoss?
+    var readAfterGone = false
     while answered < replies || streaming {
       var progressed = false
-      if written == bytes.count, streaming, ending == nil {
+      if written == bytes.count, streaming {
         let added = more(&bytes)
         if added > 0 {
           written = 0
@@ -210,7 +208,7 @@ final class WorkerConnection: @unchecked Sendable {
           streaming = false
         }
       }
-      if written < bytes.count, ending == nil {
+      if written < bytes.count {
         let count = bytes.withUnsafeBytes {
           fh_channel_write(channel, $0.baseAddress! + written, bytes.count - written, 0)
         }
@@ -241,7 +239,6 @@ final class WorkerConnection: @unchecked Sendable {
         throw lost(
           call, broken("sent a frame longer than 1 GiB"), replies: replies, answered: answered, blamed: &blamed)
       }
-      if let ending { throw lost(call, ending, replies: replies, answered: answered, blamed: &blamed) }
       if answered == replies || progressed { continue }
       let room = written < bytes.count ? min(bytes.count - written, Int(Self.ringCapacity)) : 0
       // A worker just woken from its sleep answers after the kernel runs it: sleeping costs this
@@ -252,10 +249,13 @@ final class WorkerConnection: @unchecked Sendable {
       // Read before `gone`: the listener sets it, then wakes this side.
       let seen = fh_channel_caller_wake_count(channel)
       if gone.load(ordering: .acquiring) {
-        // What it wrote before it went is read first, once: answers left unread would blame a
-        // call it had answered.
-        ending = takingAnswers(reap())
-        continue
+        // What it wrote after this turn's read and before it went is read first, once: answers
+        // left unread would blame a call it had answered.
+        if !readAfterGone {
+          readAfterGone = true
+          continue
+        }
+        throw lost(call, reap(), replies: replies, answered: answered, blamed: &blamed)
       }
       if !waited {
         waited = true
@@ -265,8 +265,8 @@ final class WorkerConnection: @unchecked Sendable {
       if left == 0 {
         child.signalGroup(SIGKILL)
         _ = child.finish(until: nil)
-        ending = takingAnswers(.unresponsive(call: call, seconds: callTimeout))
-        continue
+        throw lost(
+          call, .unresponsive(call: call, seconds: callTimeout), replies: replies, answered: answered, blamed: &blamed)
       }
       _ = fh_channel_caller_sleep(channel, room, seen, left)
     }
@@ -405,14 +405,6 @@ final class WorkerConnection: @unchecked Sendable {
     }
     blamed = begun - base > UInt64(replies) ? replies - 1 : Int(begun - base) - 1
     return error
-  }
-
-  /// `loss`, once the worker is reaped, after making the answers it wrote and held back readable
-  /// (`fh_channel_write_held`): a call it answered is not blamed or sent again.
-  private func takingAnswers(_ loss: InstanceLoss) -> InstanceLoss {
-    if case .brokeChannel = loss { return loss }
-    _ = fh_channel_take_committed(channel)
-    return loss
   }
 
   /// Waits for a worker whose socket closed, killing it if it lingers; how it ended. A worker that
