@@ -40,6 +40,10 @@ struct fh_channel_shared {
     _Atomic uint32_t caller_wake;
     _Atomic uint32_t listener_sleeps;
     _Alignas(64) _Atomic uint64_t begun;
+    // The replies ring's tail as the worker wrote it, ahead of `to_host.tail` while it holds
+    // answers back (`fh_channel_write_held`); on the worker's line, which the host reads only once
+    // the worker is gone, to take what it answered.
+    _Atomic uint32_t committed;
     struct fh_ring to_worker;
     // Replies, with the callbacks made on the serving thread during the call.
     struct fh_ring to_host;
@@ -151,6 +155,7 @@ int fh_channel_attach(int descriptor, int doorbell, fh_channel *channel) {
     channel->doorbell = doorbell;
     channel->out_tail = atomic_load(&channel->shared->to_host.tail);
     channel->out_head_seen = atomic_load(&channel->shared->to_host.head);
+    channel->out_published = channel->out_tail;
     channel->in_head = atomic_load(&channel->shared->to_worker.head);
     channel->callbacks_tail = atomic_load(&channel->shared->callbacks.tail);
     channel->callbacks_head_seen = atomic_load(&channel->shared->callbacks.head);
@@ -245,6 +250,10 @@ long fh_channel_write(fh_channel *channel, const void *bytes, size_t count, int 
     if (n > first) memcpy(lane.data, (const unsigned char *)bytes + first, n - first);
     *lane.tail += (uint32_t)n;
     struct fh_ring *ring = lane.ring;
+    if (!channel->host && !listener) {
+        atomic_store_explicit(&channel->shared->committed, *lane.tail, memory_order_release);
+        channel->out_published = *lane.tail;
+    }
     // Sequentially consistent with the sleeper's flag: either it sees the new tail or this sees
     // its flag.
     atomic_store(&ring->tail, *lane.tail);
@@ -259,6 +268,49 @@ long fh_channel_write(fh_channel *channel, const void *bytes, size_t count, int 
         wake_caller(channel);
     }
     return (long)n;
+}
+
+long fh_channel_write_held(fh_channel *channel, const void *bytes, size_t count) {
+    if (channel->host) return -1;
+    // A shown position that is not the one this side showed (the plugin wrote over the shared
+    // memory) is put right at once, as a shown write would, not left for the host to find.
+    if (atomic_load_explicit(&channel->shared->to_host.tail, memory_order_relaxed) != channel->out_published)
+        return fh_channel_write(channel, bytes, count, 0);
+    struct lane_out lane = out_lane(channel, 0);
+    long room = room_for(channel, lane, count);
+    if (room < 0) return -1;
+    size_t n = count < (size_t)room ? count : (size_t)room;
+    if (n == 0) return 0;
+    uint32_t mask = channel->capacity - 1;
+    uint32_t at = *lane.tail & mask;
+    size_t first = channel->capacity - at < n ? channel->capacity - at : n;
+    memcpy(lane.data + at, bytes, first);
+    if (n > first) memcpy(lane.data, (const unsigned char *)bytes + first, n - first);
+    *lane.tail += (uint32_t)n;
+    // After the bytes: a host that takes `committed` once the worker is gone finds them whole.
+    atomic_store_explicit(&channel->shared->committed, *lane.tail, memory_order_release);
+    return (long)n;
+}
+
+// Worker: shows the host every reply written so far, waking a caller that sleeps.
+static void publish(fh_channel *channel) {
+    if (channel->host || channel->out_published == channel->out_tail) return;
+    channel->out_published = channel->out_tail;
+    atomic_store(&channel->shared->to_host.tail, channel->out_tail);
+    wake_caller(channel);
+}
+
+int fh_channel_take_committed(fh_channel *channel) {
+    if (!channel->host) return 0;
+    struct fh_ring *ring = &channel->shared->to_host;
+    uint32_t committed = atomic_load_explicit(&channel->shared->committed, memory_order_acquire);
+    uint32_t tail = atomic_load_explicit(&ring->tail, memory_order_acquire);
+    // Only forward of what was published and within a ring of what the host read: anything else
+    // is not believed.
+    if (committed == tail || committed - tail > channel->capacity || committed - channel->in_head > channel->capacity)
+        return 0;
+    atomic_store(&ring->tail, committed);
+    return 1;
 }
 
 static long read_from(fh_channel *channel, struct fh_ring *ring, const unsigned char *data, uint32_t *head,
@@ -421,6 +473,8 @@ static int room_in_callbacks(const fh_channel *channel, long wanted) { return ro
 int fh_channel_worker_wait_writable(fh_channel *channel, long room, long spin_nanoseconds, int listener) {
     struct fh_ring *ring = listener ? &channel->shared->callbacks : &channel->shared->to_host;
     int (*has_room)(const fh_channel *, long) = listener ? room_in_callbacks : room_in_replies;
+    // The host frees room only by reading what it can see.
+    if (!listener) publish(channel);
     long wanted = room < (long)channel->capacity ? room : (long)channel->capacity;
     for (;;) {
         if (closed(channel)) return 1;

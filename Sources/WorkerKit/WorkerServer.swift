@@ -13,8 +13,11 @@ import Synchronization
 /// makes them.
 ///
 /// Each reply is written as soon as its call returns (with the callbacks the call made before
-/// it), so the host reads answers while later requests of a batch are served. Before it serves a
-/// request the worker says so in the shared memory: a crash is blamed on that request.
+/// it), so the host reads answers while later requests of a batch are served. An action's answer
+/// is shown to the host with the next ones while more actions wait (up to `answersHeld`): one
+/// publication of the ring's position, which the host's core reads, instead of one each. Before it
+/// serves a request the worker says so in the shared memory: a crash is blamed on that request,
+/// and the answers it wrote before are taken from the ring, shown or not.
 public enum WorkerServer {
   /// The descriptors a worker process finds its socket to the host and the channel's memory on.
   public static let socketDescriptor = Int32(FH_WORKER_SOCKET_FD)
@@ -22,6 +25,9 @@ public enum WorkerServer {
 
   /// How long the worker spins for the next request before it sleeps on the futex.
   package static let requestSpin = 30_000
+
+  /// Actions' answers held back at most while more actions wait: a few microseconds of a batch.
+  package static let answersHeld = 32
 
   /// Serves the channel on `channelDescriptor` until the host closes it or destroys the
   /// instance, then leaves the process with `_exit` (the plugin's threads and destructors are not
@@ -40,6 +46,7 @@ public enum WorkerServer {
     var instance: InProcessInstance?
     var input = FrameReader()
     var begun: UInt64 = 0
+    var held = 0
     while true {
       if fh_channel_worker_wait_readable(&channel, requestSpin) != 0 {
         // The host closed the channel: nothing more to serve.
@@ -71,7 +78,10 @@ public enum WorkerServer {
         } else if request == .probe {
           output.reply(status: fh_status(FH_OK), text: probe())
         } else if let instance {
-          let flushed = serve(request, fields: &fields, instance: instance, channel: output)
+          // Held back only with a whole request waiting, which is served at once.
+          let holds = held < answersHeld && input.hasFrame
+          let flushed = serve(request, fields: &fields, instance: instance, channel: output, holding: holds)
+          held = flushed && holds ? held + 1 : 0
           if request == .destroy {
             output.flush()
             _exit(0)
@@ -81,8 +91,8 @@ public enum WorkerServer {
           output.reply(
             status: fh_status(FH_ERR_LIFECYCLE), text: "\(request.name) before the worker created an instance")
         }
-        // Every answer is out before the next request begins: a crash loses none, so the one
-        // that was begun is the next due and takes the blame.
+        // Every answer is in the ring before the next request begins: a crash loses none, so the
+        // one that was begun is the next due and takes the blame.
         output.flush()
       }
     }
@@ -137,10 +147,12 @@ public enum WorkerServer {
     }
   }
 
-  /// Serves one request and queues its reply; true when it also flushed it (an action's, the hot
-  /// path of a piped run: one trip to the replies' lock, not two).
+  /// Serves one request and queues its reply; true when it also wrote it (an action's, the hot
+  /// path of a piped run: one trip to the replies' lock, not two), shown to the host unless
+  /// `holding`.
   private static func serve(
-    _ request: WorkerFrame.Request, fields: inout FrameFields, instance: InProcessInstance, channel: WorkerOutput
+    _ request: WorkerFrame.Request, fields: inout FrameFields, instance: InProcessInstance, channel: WorkerOutput,
+    holding: Bool
   ) -> Bool {
     do throws(PluginCallError) {
       switch request {
@@ -159,7 +171,7 @@ public enum WorkerServer {
         } else {
           changed = try reduces ? instance.reduce(fields.string()) : instance.dispatch(fields.string())
         }
-        channel.doneFlushed(changed: changed)
+        channel.done(changed: changed, shown: !holding)
         return true
       case .snapshot:
         // From the plugin's own buffer into the frame: a state is copied once here, not twice.
@@ -258,13 +270,13 @@ package final class WorkerOutput: Sendable {
   }
 
   /// A reply with status OK and no text, written at once: one trip to the lock for an action's
-  /// answer (queue it, then flush).
-  package func doneFlushed(changed: Bool) {
+  /// answer (queue it, then flush). Not `shown`: in the ring, the host not yet told.
+  package func done(changed: Bool, shown: Bool) {
     replies.withLock { pending in
       let start = pending.writer.begin(WorkerFrame.Message.done.rawValue)
       pending.writer.byte(changed ? 1 : 0)
       pending.writer.end(at: start)
-      Self.write(&pending)
+      Self.write(&pending, shown: shown)
     }
   }
 
@@ -304,13 +316,17 @@ package final class WorkerOutput: Sendable {
 
   /// Writes everything queued into its ring, waiting for room as the host reads. A host that
   /// closed the channel ends this process.
-  private static func write(_ pending: inout Pending) {
+  private static func write(_ pending: inout Pending, shown: Bool = true) {
     var offset = 0
     let count = pending.writer.bytes.count
     let listener: Int32 = pending.listener ? 1 : 0
+    let held = !shown && !pending.listener
     while offset < count {
-      let written = pending.writer.bytes.withUnsafeBytes {
-        fh_channel_write(&pending.channel, $0.baseAddress.map { $0 + offset }, count - offset, listener)
+      let written = pending.writer.bytes.withUnsafeBytes { bytes in
+        let start = bytes.baseAddress.map { $0 + offset }
+        return held
+          ? fh_channel_write_held(&pending.channel, start, count - offset)
+          : fh_channel_write(&pending.channel, start, count - offset, listener)
       }
       if written < 0 { _exit(72) }
       offset += written

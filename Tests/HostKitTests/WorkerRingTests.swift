@@ -210,6 +210,47 @@ struct WorkerRingTests {
     #expect(fh_channel_readable(&ends.host) == 1)
   }
 
+  @Test func heldRepliesShowWithTheNextReplyOrAreTakenOnceTheWorkerIsGone() throws {
+    let ends = try Ends()
+    var answer: [UInt8] = [1, 2, 3]
+    var buffer = [UInt8](repeating: 0, count: 16)
+    // given two answers held back: the host sees neither, and has nothing to take while none is
+    #expect(fh_channel_take_committed(&ends.host) == 0)
+    #expect(fh_channel_write_held(&ends.worker, &answer, 3) == 3)
+    #expect(fh_channel_write_held(&ends.worker, &answer, 3) == 3)
+    #expect(fh_channel_readable(&ends.host) == 0)
+    // when the next answer is shown, all three are
+    #expect(fh_channel_write(&ends.worker, &answer, 3, 0) == 3)
+    #expect(fh_channel_readable(&ends.host) == 9)
+    #expect(fh_channel_read(&ends.host, &buffer, 16) == 9)
+    // and when the worker goes holding one back, the host takes it: the call was answered
+    answer = [7, 8]
+    #expect(fh_channel_write_held(&ends.worker, &answer, 2) == 2)
+    #expect(fh_channel_readable(&ends.host) == 0)
+    #expect(fh_channel_take_committed(&ends.host) == 1)
+    #expect(fh_channel_read(&ends.host, &buffer, 16) == 2)
+    #expect(buffer[0..<2] == [7, 8])
+    #expect(fh_channel_intact(&ends.host) == 1)
+  }
+
+  @Test func aHeldPositionTheWorkerCannotHaveReachedIsNotTaken() throws {
+    let ends = try Ends()
+    var answer = [UInt8](repeating: 4, count: 123)
+    #expect(fh_channel_write_held(&ends.worker, &answer, 123) == 123)
+    // given the word in the header that says how far the worker wrote (the only one at 123)
+    let header = UnsafeMutableRawPointer(try #require(ends.worker.shared)).bindMemory(to: UInt32.self, capacity: 1024)
+    let words = (0..<1024).filter { header[$0] == 123 }
+    try #require(words.count == 1)
+    // when a hostile worker claims more than a ring past what the host read, or less than it
+    // showed, the host takes nothing and reads nothing
+    for claim in [ends.capacity + 1, UInt32.max] {
+      header[words[0]] = claim
+      #expect(fh_channel_take_committed(&ends.host) == 0)
+      #expect(fh_channel_readable(&ends.host) == 0)
+      #expect(fh_channel_intact(&ends.host) == 1)
+    }
+  }
+
   @Test func positionsTheWorkerCannotHaveReachedAreRefusedByTheHost() throws {
     // given a channel in use
     let ends = try Ends()

@@ -20,7 +20,7 @@
 #define FH_WORKER_NOTES_FD 4
 #define FH_WORKER_CHANNEL_FD 5
 #define FH_WORKER_RING_CAPACITY (256u << 10)
-#define FH_WORKER_PROTOCOL 3
+#define FH_WORKER_PROTOCOL 4
 
 typedef struct fh_channel_shared fh_channel_shared;
 
@@ -48,6 +48,8 @@ typedef struct fh_channel {
     // The worker's end: how long it spins for the next request now (0: not yet set). It follows
     // the waits seen: a spin that a request would not have ended burns a CPU the host may need.
     long spin_budget;
+    // The worker's end: the replies ring's tail as last shown to the host.
+    uint32_t out_published;
 } fh_channel;
 
 // Host: a memfd of three rings of `capacity` bytes each (a power of two), mapped. Returns its
@@ -63,6 +65,16 @@ void fh_channel_unmap(fh_channel *channel);
 // callbacks ring (which rings the listener); otherwise to the replies ring (which wakes a caller
 // that sleeps). One thread at a time writes each ring.
 long fh_channel_write(fh_channel *channel, const void *bytes, size_t count, int listener);
+// Worker: copies up to `count` bytes into the replies ring without showing them to the host yet
+// (a batch's answers, shown together by the next `fh_channel_write` of a reply, or before the
+// worker waits for room); they count as written for blame (`fh_channel_take_committed`). The
+// count copied, 0 when full, -1 as for write. The worker shows them before it waits for a request.
+// Written and shown at once when the shown position is not the one the worker last showed (its
+// plugin wrote over the shared memory).
+long fh_channel_write_held(fh_channel *channel, const void *bytes, size_t count);
+// Host, once the worker is gone: makes what it wrote into the replies ring and held back readable,
+// when its position is believable; 1 when there was any.
+int fh_channel_take_committed(fh_channel *channel);
 // Copies up to `count` bytes out of the incoming ring (the host's: replies); the count copied
 // (0 when empty), or -1 as for write.
 long fh_channel_read(fh_channel *channel, void *buffer, size_t count);

@@ -69,6 +69,8 @@ final class WorkerConnection: @unchecked Sendable {
   @exclusivity(unchecked) private var answeredTotal: UInt64 = 0
   /// Exchanges made so far (tests: what went in one).
   @exclusivity(unchecked) private(set) var exchanges = 0
+  /// How the worker ended, once reaped (under `role`).
+  private var reaped: InstanceLoss?
 
   /// Each ring's size: frames larger than this stream through it.
   static let ringCapacity = UInt32(FH_WORKER_RING_CAPACITY)
@@ -197,9 +199,12 @@ final class WorkerConnection: @unchecked Sendable {
     var deadline: ContinuousClock.Instant?
     var waited = false
     var readAfterGone = false
+    // The worker is gone and reaped, its held answers made readable (`takingAnswers`): after one
+    // more read, a call still unanswered (or more to send) fails with this loss.
+    var ending: InstanceLoss?
     while answered < replies || streaming {
       var progressed = false
-      if written == bytes.count, streaming {
+      if written == bytes.count, streaming, ending == nil {
         let added = more(&bytes)
         if added > 0 {
           written = 0
@@ -208,7 +213,7 @@ final class WorkerConnection: @unchecked Sendable {
           streaming = false
         }
       }
-      if written < bytes.count {
+      if written < bytes.count, ending == nil {
         let count = bytes.withUnsafeBytes {
           fh_channel_write(channel, $0.baseAddress! + written, bytes.count - written, 0)
         }
@@ -239,6 +244,9 @@ final class WorkerConnection: @unchecked Sendable {
         throw lost(
           call, broken("sent a frame longer than 1 GiB"), replies: replies, answered: answered, blamed: &blamed)
       }
+      if let ending, answered < replies || streaming {
+        throw lost(call, ending, replies: replies, answered: answered, blamed: &blamed)
+      }
       if answered == replies || progressed { continue }
       let room = written < bytes.count ? min(bytes.count - written, Int(Self.ringCapacity)) : 0
       // A worker just woken from its sleep answers after the kernel runs it: sleeping costs this
@@ -255,7 +263,9 @@ final class WorkerConnection: @unchecked Sendable {
           readAfterGone = true
           continue
         }
-        throw lost(call, reap(), replies: replies, answered: answered, blamed: &blamed)
+        // Then what it wrote and held back (`fh_channel_write_held`), once reaped.
+        ending = takingAnswers(reap())
+        continue
       }
       if !waited {
         waited = true
@@ -265,8 +275,8 @@ final class WorkerConnection: @unchecked Sendable {
       if left == 0 {
         child.signalGroup(SIGKILL)
         _ = child.finish(until: nil)
-        throw lost(
-          call, .unresponsive(call: call, seconds: callTimeout), replies: replies, answered: answered, blamed: &blamed)
+        ending = takingAnswers(.unresponsive(call: call, seconds: callTimeout))
+        continue
       }
       _ = fh_channel_caller_sleep(channel, room, seen, left)
     }
@@ -407,9 +417,25 @@ final class WorkerConnection: @unchecked Sendable {
     return error
   }
 
-  /// Waits for a worker whose socket closed, killing it if it lingers; how it ended. A worker that
-  /// wrote over the channel's header or positions broke it, whatever it died of.
+  /// `loss`, once the worker is reaped, after making the answers it wrote and held back readable
+  /// (`fh_channel_write_held`): a call it answered is neither blamed nor sent again.
+  private func takingAnswers(_ loss: InstanceLoss) -> InstanceLoss {
+    if case .brokeChannel = loss { return loss }
+    _ = fh_channel_take_committed(channel)
+    return loss
+  }
+
+  /// Waits for a worker whose socket closed, killing it if it lingers; how it ended (the same
+  /// once known: a call and then the listener may both ask). A worker that wrote over the
+  /// channel's header or positions broke it, whatever it died of.
   func reap() -> InstanceLoss {
+    if let reaped { return reaped }
+    let loss = reapOnce()
+    reaped = loss
+    return loss
+  }
+
+  private func reapOnce() -> InstanceLoss {
     let termination = child.finish(until: ContinuousClock.now + .seconds(2)).termination
     // The listener found the callbacks ring broken and killed it.
     if let what = book.withLock({ $0.brokenBy }) { return .brokeChannel(what) }
