@@ -237,8 +237,9 @@ long fh_channel_callbacks_readable(const fh_channel *channel) {
     return readable_in(channel, &channel->shared->callbacks, channel->callbacks_head);
 }
 
-long fh_channel_write(fh_channel *channel, const void *bytes, size_t count, int listener) {
-    struct lane_out lane = out_lane(channel, listener);
+// Copies what fits of `count` bytes into `lane` after its tail and moves this side's own tail
+// (not the shared one); the count copied, or -1 when the peer's position is impossible.
+static long copy_in(const fh_channel *channel, struct lane_out lane, const void *bytes, size_t count) {
     long room = room_for(channel, lane, count);
     if (room < 0) return -1;
     size_t n = count < (size_t)room ? count : (size_t)room;
@@ -249,6 +250,13 @@ long fh_channel_write(fh_channel *channel, const void *bytes, size_t count, int 
     memcpy(lane.data + at, bytes, first);
     if (n > first) memcpy(lane.data, (const unsigned char *)bytes + first, n - first);
     *lane.tail += (uint32_t)n;
+    return (long)n;
+}
+
+long fh_channel_write(fh_channel *channel, const void *bytes, size_t count, int listener) {
+    struct lane_out lane = out_lane(channel, listener);
+    long n = copy_in(channel, lane, bytes, count);
+    if (n <= 0) return n;
     struct fh_ring *ring = lane.ring;
     if (!channel->host && !listener) {
         atomic_store_explicit(&channel->shared->committed, *lane.tail, memory_order_release);
@@ -267,7 +275,7 @@ long fh_channel_write(fh_channel *channel, const void *bytes, size_t count, int 
     } else {
         wake_caller(channel);
     }
-    return (long)n;
+    return n;
 }
 
 long fh_channel_write_held(fh_channel *channel, const void *bytes, size_t count) {
@@ -277,19 +285,10 @@ long fh_channel_write_held(fh_channel *channel, const void *bytes, size_t count)
     if (atomic_load_explicit(&channel->shared->to_host.tail, memory_order_relaxed) != channel->out_published)
         return fh_channel_write(channel, bytes, count, 0);
     struct lane_out lane = out_lane(channel, 0);
-    long room = room_for(channel, lane, count);
-    if (room < 0) return -1;
-    size_t n = count < (size_t)room ? count : (size_t)room;
-    if (n == 0) return 0;
-    uint32_t mask = channel->capacity - 1;
-    uint32_t at = *lane.tail & mask;
-    size_t first = channel->capacity - at < n ? channel->capacity - at : n;
-    memcpy(lane.data + at, bytes, first);
-    if (n > first) memcpy(lane.data, (const unsigned char *)bytes + first, n - first);
-    *lane.tail += (uint32_t)n;
+    long n = copy_in(channel, lane, bytes, count);
     // After the bytes: a host that takes `committed` once the worker is gone finds them whole.
-    atomic_store_explicit(&channel->shared->committed, *lane.tail, memory_order_release);
-    return (long)n;
+    if (n > 0) atomic_store_explicit(&channel->shared->committed, *lane.tail, memory_order_release);
+    return n;
 }
 
 // Worker: shows the host every reply written so far, waking a caller that sleeps.
