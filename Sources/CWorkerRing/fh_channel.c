@@ -40,9 +40,8 @@ struct fh_channel_shared {
     _Atomic uint32_t caller_wake;
     _Atomic uint32_t listener_sleeps;
     _Alignas(64) _Atomic uint64_t begun;
-    // The replies ring's tail as the worker wrote it, ahead of `to_host.tail` while it holds
-    // answers back (`fh_channel_write_held`); on the worker's line, which the host reads only once
-    // the worker is gone, to take what it answered.
+    // The replies' tail as written, ahead of `to_host.tail` while answers are held; read by the
+    // host only once the worker is gone (`fh_channel_take_committed`).
     _Atomic uint32_t committed;
     struct fh_ring to_worker;
     // Replies, with the callbacks made on the serving thread during the call.
@@ -237,8 +236,7 @@ long fh_channel_callbacks_readable(const fh_channel *channel) {
     return readable_in(channel, &channel->shared->callbacks, channel->callbacks_head);
 }
 
-// Copies what fits of `count` bytes into `lane` after its tail and moves this side's own tail
-// (not the shared one); the count copied, or -1 when the peer's position is impossible.
+// Copies what fits into `lane` and moves this side's own tail: the count, or -1 as for write.
 static long copy_in(const fh_channel *channel, struct lane_out lane, const void *bytes, size_t count) {
     long room = room_for(channel, lane, count);
     if (room < 0) return -1;
@@ -280,8 +278,8 @@ long fh_channel_write(fh_channel *channel, const void *bytes, size_t count, int 
 
 long fh_channel_write_held(fh_channel *channel, const void *bytes, size_t count) {
     if (channel->host) return -1;
-    // A shown position that is not the one this side showed (the plugin wrote over the shared
-    // memory) is put right at once, as a shown write would, not left for the host to find.
+    // A shown position this side did not show (the plugin wrote over the shared memory) is put
+    // right at once, as a shown write would, not left for the host to find.
     if (atomic_load_explicit(&channel->shared->to_host.tail, memory_order_relaxed) != channel->out_published)
         return fh_channel_write(channel, bytes, count, 0);
     struct lane_out lane = out_lane(channel, 0);
@@ -291,21 +289,12 @@ long fh_channel_write_held(fh_channel *channel, const void *bytes, size_t count)
     return n;
 }
 
-// Worker: shows the host every reply written so far, waking a caller that sleeps.
-static void publish(fh_channel *channel) {
-    if (channel->host || channel->out_published == channel->out_tail) return;
-    channel->out_published = channel->out_tail;
-    atomic_store(&channel->shared->to_host.tail, channel->out_tail);
-    wake_caller(channel);
-}
-
 int fh_channel_take_committed(fh_channel *channel) {
     if (!channel->host) return 0;
     struct fh_ring *ring = &channel->shared->to_host;
     uint32_t committed = atomic_load_explicit(&channel->shared->committed, memory_order_acquire);
     uint32_t tail = atomic_load_explicit(&ring->tail, memory_order_acquire);
-    // Only forward of what was published and within a ring of what the host read: anything else
-    // is not believed.
+    // Believed only ahead of what was shown and within a ring of what the host read.
     if (committed == tail || committed - tail > channel->capacity || committed - channel->in_head > channel->capacity)
         return 0;
     atomic_store(&ring->tail, committed);
@@ -472,8 +461,11 @@ static int room_in_callbacks(const fh_channel *channel, long wanted) { return ro
 int fh_channel_worker_wait_writable(fh_channel *channel, long room, long spin_nanoseconds, int listener) {
     struct fh_ring *ring = listener ? &channel->shared->callbacks : &channel->shared->to_host;
     int (*has_room)(const fh_channel *, long) = listener ? room_in_callbacks : room_in_replies;
-    // The host frees room only by reading what it can see.
-    if (!listener) publish(channel);
+    // The host frees room only by reading what it can see: every reply is shown first.
+    if (!listener && channel->out_published != channel->out_tail) {
+        atomic_store(&channel->shared->to_host.tail, channel->out_published = channel->out_tail);
+        wake_caller(channel);
+    }
     long wanted = room < (long)channel->capacity ? room : (long)channel->capacity;
     for (;;) {
         if (closed(channel)) return 1;
