@@ -23,11 +23,7 @@ public enum PluginDiscovery {
 
   /// The folder holding the running executable, where SwiftPM puts the plugin libraries it builds.
   public static var buildFolder: String? {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard count > 0 else { return nil }
-    let path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    guard let slash = path.lastIndex(of: "/") else { return nil }
+    guard let path = ProcessExecutable.path(), let slash = path.lastIndex(of: "/") else { return nil }
     return String(path[..<slash])
   }
 
