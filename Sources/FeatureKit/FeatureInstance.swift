@@ -57,13 +57,15 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   @exclusivity(unchecked) @usableFromInline var state: F.State
   @exclusivity(unchecked) @usableFromInline var phase = Phase.created
   @usableFromInline let effects: EffectRunner<F.Action>
-  private var output = OwnedCString()
+  @exclusivity(unchecked) private var output = OwnedCString()
   @usableFromInline let decoder = JSONValueDecoder()
   /// The action decoder generated for `F.Action` (`FlatActionDecodable`), when it has one.
   @usableFromInline let generatedDecode: ((String, ActionPayload) -> F.Action?)?
   private let encoder = JSONValueEncoder()
+  /// The writer generated for `F.State` (`JSONObjectWritable`), when it has one.
+  private let generatedWrite: ((F.State, Int) -> [UInt8])?
   /// The length of the state JSON last restored or snapshot, to reserve for the next snapshot.
-  private var stateSize = 0
+  @exclusivity(unchecked) private var stateSize = 0
   /// The encoding of the current state with its NUL, when known: made by restore or by the last
   /// snapshot (of a state up to `restoreEncodesUpTo`), so a snapshot of a state already encoded
   /// costs no encoding (a probe's snapshot -> restore -> snapshot, a travel after a probe). Any
@@ -80,6 +82,13 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
     self.state = feature.initialState()
     self.effects = EffectRunner(host: host)
     self.generatedDecode = generatedDecoder(for: F.Action.self)
+    self.generatedWrite = JSONBytesEncoder.objectWriter(for: F.State.self)
+  }
+
+  /// `state`'s JSON, by its generated writer when it has one.
+  private func encoded(_ state: F.State, capacity: Int) throws -> [UInt8] {
+    if let generatedWrite { return generatedWrite(state, capacity) }
+    return try JSONBytesEncoder().encode(state, capacity: capacity)
   }
 
   override func start() -> fh_status {
@@ -300,7 +309,7 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
     }
     do {
       // Straight from the state to bytes, with room for the size last seen: no tree, no `String`.
-      var bytes = try JSONBytesEncoder().encode(state, capacity: stateSize + stateSize / 8 + 1)
+      var bytes = try encoded(state, capacity: stateSize + stateSize / 8 + 1)
       stateSize = bytes.count
       bytes.append(0)
       // Kept for the next snapshot only when small: a large state is not held twice.
@@ -326,7 +335,7 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
       // are not built at all. A small state is encoded in full, kept for the next snapshot.
       var encoded =
         length <= Self.restoreEncodesUpTo
-        ? try JSONBytesEncoder().encode(restored, capacity: length + length / 8 + 1)
+        ? try encoded(restored, capacity: length + length / 8 + 1)
         : try JSONBytesEncoder().encodeStructure(restored)
       // A state given back byte for byte as it was encoded (a snapshot restored, as a probe or a
       // travel does) has exactly the members the state encodes: none was left unread.
