@@ -1,4 +1,7 @@
+import Dispatch
+import FeatureJSON
 import FeatureTesting
+import Foundation
 import HostKit
 import Testing
 
@@ -137,6 +140,39 @@ struct StoreTests {
     #expect(store.stop() == StopReport(unapplied: 0, late: 2))
     #expect(try store.state() == #"{"clicks":1,"count":1}"#)
     #expect(events.applied.count == 2)
+  }
+
+  @Test func aCallerWaitingForAJobWorksMeanwhileUntilItHasNothingLeft() throws {
+    let store = try Store(plugin: try PluginLoader.load(CounterLibrary.path), observer: { _ in })
+    try store.start()
+    defer { store.stop() }
+    // given a store thread held in a job until the waiting caller has worked five times
+    let gate = DispatchSemaphore(value: 0)
+    let held = DispatchSemaphore(value: 0)
+    Thread {
+      store.perform { _ in
+        held.signal()
+        gate.wait()
+      }
+    }.start()
+    held.wait()
+    // when a second job is waited for with work to do meanwhile (eight pieces)
+    let calls = Locked(0)
+    let work = {
+      let done = calls.withLock { calls -> Int in
+        calls += 1
+        return calls
+      }
+      if done == 5 { gate.signal() }
+      return done < 8
+    }
+    let state = store.perform(spinning: .milliseconds(2), meanwhile: work) { instance in
+      (try? instance.snapshot()) ?? ""
+    }
+    // then the work was done while the job waited, and stopped when there was none left
+    #expect(state == #"{"clicks":0,"count":0}"#)
+    #expect(calls.withLock { $0 } >= 5)
+    #expect(calls.withLock { $0 } <= 8)
   }
 
   @Test func aConfigTheFeatureRefusesIsReported() throws {

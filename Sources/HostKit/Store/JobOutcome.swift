@@ -24,12 +24,20 @@ final class JobOutcome<T>: @unchecked Sendable {
     done.signal()
   }
 
-  /// The result, once the job finished; spinning up to `spin` before it sleeps.
-  func wait(spinning spin: Duration) -> T {
+  /// The result, once the job finished; spinning up to `spin` before it sleeps. Meanwhile,
+  /// `meanwhile` is called at each turn while it says it did some work: the spin starts again
+  /// after it.
+  func wait(spinning spin: Duration, meanwhile: (() -> Bool)? = nil) -> T {
     let clock = ContinuousClock()
-    let deadline = clock.now + spin
+    var deadline = clock.now + spin
     var turns = 0
+    var working = meanwhile != nil
     while !finished.load(ordering: .acquiring) {
+      if working {
+        working = meanwhile?() ?? false
+        if working { continue }
+        deadline = clock.now + spin
+      }
       turns += 1
       // Past the first turns the store thread may be waiting for this CPU (two cores, a busy
       // machine): each turn then yields it.

@@ -136,9 +136,13 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   }
 
   /// `perform`, the caller spinning up to `spin` for the result before it sleeps (`perform`: 50
-  /// µs): for a caller with nothing else to do whose job waits behind many queued items (an
-  /// explorer's travel after the actions it streamed), so that the store thread need not wake it.
-  public func perform<T>(spinning spin: Duration, _ body: @escaping (any PluginInstance) -> T) -> T {
+  /// µs): for a caller whose job waits behind many queued items (an explorer's travel after the
+  /// actions it streamed), so that the store thread need not wake it. Until the job is done the
+  /// caller does `meanwhile` while it says it did some work (the explorer's checks), and spins
+  /// after that.
+  public func perform<T>(
+    spinning spin: Duration, meanwhile: (() -> Bool)? = nil, _ body: @escaping (any PluginInstance) -> T
+  ) -> T {
     if external.isOnStoreThread { return body(loop.instance) }
     let outcome = JobOutcome<T>()
     let retired = external.enqueueJob { instance in outcome.finish(body(instance)) }
@@ -147,7 +151,7 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
       defer { afterStop.unlock() }
       return body(retired)
     }
-    return outcome.wait(spinning: spin)
+    return outcome.wait(spinning: spin, meanwhile: meanwhile)
   }
 
   /// Waits until nothing is queued, nothing is being applied and no effect is in flight, or until
