@@ -71,6 +71,32 @@ struct ExploreCLITests {
     #expect(checked.stdout.contains("0 passed, 1 failed"), "\(checked.stdout)")
   }
 
+  @Test("in process, a state its restore refuses is found beside the store, at the action that reached it")
+  func inProcessARefusedStateIsFoundAtItsAction() async throws {
+    // given a tally whose restore refuses a total over 20, run in process: the store streams on
+    // while the states it reached are round-tripped in an instance beside it
+    let setup = try Setup(tally: ["EXPLORE_RESTORE_CAP"])
+    // when it is explored
+    let explored = try await setup.host([
+      "explore", "tally", "--runs", "100", "--steps", "100", "--seed", "26", "--out", setup.out, "--isolation", "none",
+    ])
+    // then the refusal is found and the run cut at the action that reached the state, whatever
+    // was streamed after it: shrunk to at most one action more than the three adds it takes
+    #expect(explored.status == 1, "\(explored.stdout)\(explored.stderr)")
+    let line = try #require(explored.stdout.split(separator: "\n").first { $0.hasPrefix("explore: tally: ") })
+    #expect(line.contains("restore refused the state after"), "\(line)")
+    #expect(line.contains("(invariant)"), "\(line)")
+    let file = "\(setup.out)/tally-explore-1.transcript"
+    let transcript = try String(contentsOfFile: file, encoding: .utf8)
+    let actions = transcript.split(separator: "\n").filter { $0.hasPrefix("> ") && !$0.hasPrefix("> :") }.count
+    #expect(actions >= 3 && actions <= 4, "\(transcript)")
+    #expect(line.contains("after \(actions) actions"), "\(line)")
+    // and host check fails on its transcript, in process too
+    let checked = try await setup.host(["check", file, "--isolation", "none"])
+    #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
+    #expect(checked.stdout.contains("0 passed, 1 failed"), "\(checked.stdout)")
+  }
+
   @Test(
     "a call that never returns is a hang: found, shrunk and replayable, in process (the watch) and in a worker",
     arguments: ["none", "process"])

@@ -53,8 +53,9 @@ extension SessionRuntime {
   }
 
   /// The checks of a state not seen before: restore takes `first`, the snapshot after it is
-  /// `first` again, and the view is clean.
-  private static func roundTrip(_ instance: any PluginInstance, id: String, first: String)
+  /// `first` again, and the view is clean. On the store's own instance, or on one beside it
+  /// (`instanceForChecks`): restore replaces the whole state, so either instance gives the same.
+  public static func roundTrip(_ instance: any PluginInstance, id: String, first: String)
     -> Result<String, ContractViolation>
   {
     do throws(PluginCallError) {
@@ -71,6 +72,13 @@ extension SessionRuntime {
     } catch {
       return .failure(error.loss != nil ? .crashed("\(id) \(error)") : .failed("\(id): \(error)"))
     }
+  }
+
+  /// An instance of `feature`'s current build with its config, never started and reporting
+  /// nowhere: for checks made beside its store (restore, snapshot, render), off the store thread.
+  /// The caller owns it (one thread at a time) and destroys it.
+  public func instanceForChecks(of feature: PresentedFeature) throws(HostError) -> any PluginInstance {
+    try reloadingInstances.makeInstance(of: feature.plugin, config: feature.store.config, target: SilentTarget())
   }
 
   /// Replays the actions that made `feature`'s current state (its journal's effective history)

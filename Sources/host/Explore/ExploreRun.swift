@@ -31,8 +31,8 @@ struct ExploreRun {
   /// feature's journal must replay to its state.
   func run(_ next: (Position) -> ExploreStep?) throws(HostError) -> Outcome {
     let reporter = ExploreReporter()
-    // In process the stores probe each action themselves and actions stream; in a worker each
-    // step waits and is probed from here.
+    // In process the stores probe each action themselves and actions stream, the new states
+    // round-tripped here as they come; in a worker each step waits and is probed from here.
     let streams = settings.instances.runsPluginsHere
     let probes = ProbeListener(probes: streams)
     let config = self.config
@@ -48,6 +48,8 @@ struct ExploreRun {
       return number == 1 ? config : "{}"
     }
     defer { runtime.close() }
+    probes.attach(runtime)
+    defer { probes.endChecks() }
     let watch = streams ? hangWatch(probes) : nil
     watch?.start()
     // Ended before the runtime closes (defers run last first).
@@ -72,8 +74,11 @@ struct ExploreRun {
         watch?.sending(step, to: feature)
         defer { watch?.moved() }
         if step.isAction && streams {
-          // Streamed as a pipe streams it: the listener checks each action on the store thread.
+          // Streamed as a pipe streams it: the listener snapshots each action's state on the
+          // store thread; the states are checked here while a travel waits for the store, or
+          // now and then (a bound on those waiting).
           try send(step, to: feature, in: runtime, parsed: &parsed)
+          if steps.count % Self.checksEvery == 0 { probes.checkPending() }
           // A paced feature's timers fire only as the clock moves: settle it as a person waits.
           // Once it has shown a timer, after every action: the clock then moves at the same
           // steps whatever the store's pace, so a seed reaches the same states.
@@ -99,7 +104,10 @@ struct ExploreRun {
           try travelled.get()
         } else {
           ticks += try settle(runtime, watch: watch)
+          // The states reached so far, checked before a command changes what is on show.
+          if streams { probes.checkPending() }
           try perform(step, on: feature, in: runtime)
+          if case .command(let text) = step, text.hasPrefix(":reload") { probes.rebuilt(feature) }
           ticks += try settle(runtime, watch: watch)
           if let now = runtime.focused { probes.saw(try runtime.probe(now, cache: probes.cache(for: now)), of: now) }
         }
@@ -110,13 +118,16 @@ struct ExploreRun {
         feature = now
       }
       ticks += try settle(runtime, watch: watch)
+      if streams { probes.checkPending() }
       if let violation = probes.violation { throw violation }
       try reporter.check()
       try runtime.checkReplay(feature, state: try runtime.probe(feature))
     } catch {
       // What the listener saw first comes first: a crash, then the closed feature it left. The
       // steps end with the action it broke on, not with what was streamed after it: the same seed
-      // gives the same failing sequence however fast the store kept up.
+      // gives the same failing sequence however fast the store kept up. The states reached
+      // before it are checked first: one of them may have broken a rule before.
+      if streams { probes.checkPending() }
       guard let seen = probes.violation else { return Outcome(steps: steps, violation: error, ticks: ticks) }
       return Outcome(steps: Self.cut(steps, afterActions: probes.actionsAtViolation), violation: seen, ticks: ticks)
     }
@@ -163,14 +174,16 @@ struct ExploreRun {
   private func hangWatch(_ probes: ProbeListener) -> HangWatch? {
     guard let limit = hangLimit, limit > .zero, let onHang else { return nil }
     let report: @Sendable ([ExploreStep], String) -> Never = { steps, feature in
-      // The call that hung is the action after those the stores took (or the probe after it).
+      // The call that hung is a check's of the state those actions reached, or else the action
+      // after those the stores took (or the probe after it).
       onHang(
-        Self.cut(steps, afterActions: probes.actions + 1),
+        Self.cut(steps, afterActions: probes.actionsInCheck ?? probes.actions + 1),
         .hung(
           "\(feature) did not return from a call within \(limit.seconds.formatted()) s "
             + "(in process, where its thread cannot be stopped)"))
     }
-    return HangWatch(limit: limit, heard: { probes.heard }, report: report)
+    return HangWatch(
+      limit: limit, heard: { probes.heard }, checking: { probes.actionsInCheck != nil }, report: report)
   }
 
   /// The ticks of the manual clock between two steps, at most: a person types the next line
@@ -240,21 +253,25 @@ struct ExploreRun {
   ) -> Result<Void, ContractViolation>? {
     guard case .command(let text) = step, Self.travels.contains(where: { text.hasPrefix($0) }) else { return nil }
     let store = feature.store
-    let cache = probes.cache(for: feature)
     // Behind the actions streamed before it: spun for, not slept on (a wake-up is the store's).
-    return store.perform(spinning: .milliseconds(2)) { _ -> Result<Void, ContractViolation>? in
+    // Waiting, the run checks the states the store reaches meanwhile.
+    let checks = { probes.checkNext() }
+    return store.perform(spinning: .milliseconds(2), meanwhile: checks) { _ -> Result<Void, ContractViolation>? in
       guard store.effectsRunning == 0, store.pendingTimers == 0, !store.isPaused else { return nil }
       do throws(ContractViolation) {
         try perform(step, on: feature, in: runtime)
-        probes.saw(try runtime.probe(feature, cache: cache), of: feature)
-        return .success(())
       } catch {
         return .failure(error)
       }
+      // The state it reached is checked with the others.
+      return probes.travelled(feature).map { .failure($0) } ?? .success(())
     }
   }
 
   private static let travels = [":undo", ":redo", ":goto "]
+
+  /// Streaming, the states reached are checked at least every so many steps.
+  private static let checksEvery = 256
 
   /// In a worker: the probe after an action sent, made by a job on the store thread once the
   /// action is applied, when the store is quiet there (nothing queued after it, no effect in

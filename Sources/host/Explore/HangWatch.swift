@@ -4,8 +4,9 @@ import HostKit
 /// Watches an exploration in process for a call that does not return: in process there is no
 /// call timeout (nothing can stop the plugin's thread), and the run's own thread may be the one
 /// waiting for it, so a thread of its own notices. A hang is the store being busy (applying an
-/// action or a job) while nothing moves (no event from the stores, no step of the run's) for
-/// `limit`; then `report` gets the steps sent so far and never returns.
+/// action or a job) or the run's thread in a check, while nothing moves (no event from the
+/// stores, no check done, no step of the run's) for `limit`; then `report` gets the steps sent
+/// so far and never returns.
 ///
 /// Whoever calls `start` calls `end`, which ends the thread and waits for it.
 // @unchecked: every stored var is guarded by `condition`.
@@ -18,17 +19,21 @@ final class HangWatch: @unchecked Sendable {
   private var threadEnded = false
 
   let limit: Duration
-  /// The stores' progress (the events they reported), read each turn.
+  /// The stores' progress (the events they reported, the checks made), read each turn.
   private let heard: @Sendable () -> Int
+  /// Whether the run's thread is in a call of a check (`ProbeListener.checkPending`).
+  private let checking: @Sendable () -> Bool
   private let report: @Sendable (_ steps: [ExploreStep], _ feature: String) -> Never
   /// How often it looks: a hang is reported at most this late.
   private static let turn = 0.05
 
   init(
-    limit: Duration, heard: @escaping @Sendable () -> Int, report: @escaping @Sendable ([ExploreStep], String) -> Never
+    limit: Duration, heard: @escaping @Sendable () -> Int, checking: @escaping @Sendable () -> Bool,
+    report: @escaping @Sendable ([ExploreStep], String) -> Never
   ) {
     self.limit = limit
     self.heard = heard
+    self.checking = checking
     self.report = report
   }
 
@@ -82,7 +87,7 @@ final class HangWatch: @unchecked Sendable {
       condition.unlock()
       let progress = moves + heard()
       // Idle means no call is running: waiting for effects is the settle timeout's business.
-      let busy = feature.map { !$0.store.waitUntilIdle(timeout: .zero) } ?? false
+      let busy = checking() || feature.map { !$0.store.waitUntilIdle(timeout: .zero) } ?? false
       if progress != last || !busy {
         last = progress
         since = clock.now

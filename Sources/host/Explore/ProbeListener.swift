@@ -1,73 +1,134 @@
 import HostKit
 import Synchronization
 
-/// Checks the contract on each store's own thread, right after each action it applies, so
-/// exploring streams actions as a pipe does instead of waiting for each: the probe after every
-/// applied action; a refused action compared with the state just before it; a lost instance; a
-/// feature on show answering "stopped". The first violation is kept for the run to find.
+/// Checks the contract as the stores run, so exploring streams actions as a pipe does instead of
+/// waiting for each. On each store's own thread, right after each action it applies: the state's
+/// snapshot; a refused action compared with the state just before it; a lost instance; a feature
+/// on show answering "stopped". Beside the stores, on the run's thread (`checkNext`, while it
+/// waits for a travel, and `checkPending`): each new state's round trip (restore, snapshot,
+/// render) in an instance of its own, so no action waits for it. Of the violations found, the
+/// one the stores reached first is kept for the run to find, as if every check had been made
+/// at once.
 final class ProbeListener: StoreListener {
-  /// What the probe of one store keeps: the states already probed (each distinct state is
-  /// round-tripped once), the journal it notes states in, and the last state it saw.
+  /// What the probe of one store keeps: the states already round-tripped, the journal it notes
+  /// states in, the last state it saw, and the instance the round trips are made in.
+  ///
+  /// It holds its feature (and so the store) for the run: a state reached before the feature
+  /// closed is still checked, and no later store can take its store's address (the key).
   private final class StoreProbe: @unchecked Sendable {
-    // @unchecked: `cache` is its own lock's; `journal` is set once; `state` is read and written
-    // under the listener's `watch` lock only.
+    // @unchecked: `cache` is its own lock's; `feature` and `journal` are set once; `state` is
+    // read and written under the listener's `watch` lock only; `aside` under its `checker` lock
+    // only (so the instance's calls never overlap, as feature_abi.h asks).
+    let feature: PresentedFeature
     let cache = ProbeCache()
     let journal: SessionJournal?
     var state: String?
-    init(journal: SessionJournal?) { self.journal = journal }
+    var aside: (any PluginInstance)?
+    init(_ feature: PresentedFeature) {
+      self.feature = feature
+      journal = SessionRuntime.journal(of: feature)
+    }
+  }
+
+  /// A state a store reached, to be round-tripped beside it.
+  private struct Pending {
+    let probe: StoreProbe
+    let state: String
+    /// The event that reached it (see `Watch.heard`), and the user actions taken by then.
+    let order: Int
+    let actions: Int
   }
 
   private struct Watch {
     /// Each store's probe, by store.
     var probes: [ObjectIdentifier: StoreProbe] = [:]
     var violation: ContractViolation?
-    /// The user actions the stores had taken (applied, refused or lost) when it was found.
+    /// The event it was found at: a violation found later but reached earlier replaces it.
+    var violationOrder = Int.max
+    /// The user actions the stores had taken (applied, refused or lost) when it was reached.
     var actionsAtViolation = 0
     /// The user actions the stores have taken so far, and refused so far.
     var actions = 0
     var refusals = 0
     /// The actions the stores applied so far, from any source.
     var applied = 0
-    /// The events heard so far: the stores' progress, for the hang watch.
+    /// The events heard so far: the stores' progress, for the hang watch, and each event's order.
     var heard = 0
+    /// The states reached and not yet round-tripped, in the order reached.
+    var pending: [Pending] = []
   }
   private let watch = Mutex(Watch())
   /// Whether to probe on the store thread at each applied action. Only in process: a worker's
   /// instance may be in the middle of a batch when the store reports, and takes no call then.
   private let probes: Bool
+  /// The round trips made so far, and the user actions (plus one) behind the state in one now
+  /// (0: none): the checking thread's progress and where it stands, for the hang watch.
+  private let checks = Atomic<Int>(0)
+  private let inCheck = Atomic<Int>(0)
+  private let checker = Mutex(Checker())
+
+  /// The states taken from `Watch.pending` and not yet checked, and what checks them. Whoever
+  /// checks holds the lock for the whole round trip.
+  private struct Checker {
+    var items: [Pending] = []
+    var next = 0
+    /// The order of the violation kept when the items were taken: none after it is checked.
+    var before = Int.max
+    /// What makes the instances for checks (`attach`); once the checks ended, nothing more.
+    weak var runtime: SessionRuntime?
+    var ended = false
+  }
 
   init(probes: Bool) { self.probes = probes }
 
-  /// The first rule broken so far, if any.
+  /// The rule broken first so far, if any.
   var violation: ContractViolation? { watch.withLock { $0.violation } }
 
   /// How many user actions the stores refused, and how many actions they applied, so far.
   var refusals: Int { watch.withLock { $0.refusals } }
   var applied: Int { watch.withLock { $0.applied } }
 
-  /// How many events the stores reported so far: while it moves, they are not stuck.
-  var heard: Int { watch.withLock { $0.heard } }
+  /// How many events the stores reported and round trips were made so far: while it moves, they
+  /// are not stuck.
+  var heard: Int { watch.withLock { $0.heard } + checks.load(ordering: .relaxed) }
 
   /// How many user actions the stores have taken so far (applied, refused or lost).
   var actions: Int { watch.withLock { $0.actions } }
 
-  /// How many user actions had been taken when the violation was found, counting the one that
+  /// How many user actions had been taken when the violation was reached, counting the one that
   /// broke the rule: the run is cut there, whatever was sent after it meanwhile.
   var actionsAtViolation: Int { watch.withLock { $0.actionsAtViolation } }
 
-  /// The probe of `feature`'s store (made at its first use).
+  /// While a round trip is being made: the user actions behind the state in it.
+  var actionsInCheck: Int? {
+    let now = inCheck.load(ordering: .relaxed)
+    return now == 0 ? nil : now - 1
+  }
+
+  /// The probe of `feature`'s store (made at its first use, with its instance for checks: a
+  /// point the run's steps fix, not whenever its first check comes, for making an instance is a
+  /// call of the plugin's, which a plugin with state shared by its instances notices).
   private func probe(of feature: PresentedFeature) -> StoreProbe {
     let key = ObjectIdentifier(feature.store)
     if let probe = watch.withLock({ $0.probes[key] }) { return probe }
-    let made = StoreProbe(journal: SessionRuntime.journal(of: feature))
-    return watch.withLock { watch in
+    let made = StoreProbe(feature)
+    let probe = watch.withLock { watch in
       if let probe = watch.probes[key] { return probe }
       watch.probes[key] = made
       return made
     }
+    // Only where the stores probe: in a worker each step is probed on the store's own instance.
+    if probe === made && probes {
+      checker.withLock { checker in
+        guard !checker.ended, made.aside == nil, let runtime = checker.runtime else { return }
+        // A failure is reported by the first check, which tries again.
+        made.aside = try? runtime.instanceForChecks(of: feature)
+      }
+    }
+    return probe
   }
 
-  /// The states of `feature`'s store already probed.
+  /// The states of `feature`'s store already round-tripped.
   func cache(for feature: PresentedFeature) -> ProbeCache { probe(of: feature).cache }
 
   /// Records `state` as `feature`'s last (after a travel, which applies no action).
@@ -78,62 +139,228 @@ final class ProbeListener: StoreListener {
 
   func hear(_ event: StoreEvent, from origin: StoreOrigin) {
     guard let feature = origin.feature else { return }
-    // The counts and the store's probe in one trip to the lock: the path of every action.
+    // What the event counts for, worked out before the lock (the event is not copied there).
+    var (applied, user, refused) = (0, 0, 0)
+    switch event {
+    case .applied(_, _, let source, _):
+      applied = 1
+      if source == .user { user = 1 }
+    case .rejected(_, .user, _, _): (user, refused) = (1, 1)
+    case .instanceLost(_, _, _?): user = 1
+    default: break
+    }
+    // An applied action's state: on the store thread (a listener hears it there), before the
+    // next action. Its round trip is `checkNext`'s.
+    var failure: PluginCallError?
+    let state = applied == 1 && probes ? Self.snapshot(of: feature.store, failure: &failure) : nil
+    // The counts, the store's probe and the state queued in one trip to the lock: the path of
+    // every action.
     let key = ObjectIdentifier(feature.store)
-    let seen = watch.withLock { watch -> StoreProbe? in
+    let (seen, order, actions) = watch.withLock { watch -> (StoreProbe?, Int, Int) in
       watch.heard += 1
-      switch event {
-      case .applied(_, _, let source, _):
-        watch.applied += 1
-        if source == .user { watch.actions += 1 }
-      case .rejected(_, .user, _, _):
-        watch.actions += 1
-        watch.refusals += 1
-      case .instanceLost(_, _, _?): watch.actions += 1
-      default: break
+      watch.applied += applied
+      watch.actions += user
+      watch.refusals += refused
+      let seen = watch.probes[key]
+      if let state, let seen {
+        seen.state = state
+        watch.pending.append(Pending(probe: seen, state: state, order: watch.heard, actions: watch.actions))
       }
-      return watch.probes[key]
+      return (seen, watch.heard, watch.actions)
     }
     switch event {
     case .applied where probes:
-      let probe = seen ?? self.probe(of: feature)
-      // On the store thread (a listener hears it there): the probe runs at once, before the next
-      // action, with nothing kept of it.
-      let probing: (any PluginInstance) -> Result<String, ContractViolation> = {
-        SessionRuntime.probeNoting($0, id: feature.id, journal: probe.journal, cache: probe.cache)
-      }
-      switch feature.store.performHere(probing) ?? feature.store.perform(probing) {
-      case .success(let state): watch.withLock { _ in probe.state = state }
-      case .failure(let violation): found(violation)
+      if let state {
+        // Noted for travels to start from.
+        let probe = seen ?? queue(state, of: feature, order: order, actions: actions)
+        probe.journal?.noteState(state)
+      } else if let failure {
+        found(Self.violation(failure, of: feature.id), order: order, actions: actions)
       }
     case .rejected(let action, let source, let error, _):
       if error.isLifecycle && !feature.store.isClosed {
-        found(.stopped(feature: feature.id, reason: error.description))
+        found(.stopped(feature: feature.id, reason: error.description), order: order, actions: actions)
         return
       }
+      guard probes, source == .user else { return }
       let probe = seen ?? self.probe(of: feature)
-      let cache = probe.cache
-      guard probes, source == .user,
-        case .success(let state) = feature.store.perform({ SessionRuntime.probe($0, id: feature.id, cache: cache) })
-      else { return }
-      let before = watch.withLock { _ in probe.state }
-      if let before, before != state { found(.refusalChangedState(action: action, before: before, after: state)) }
+      var failure: PluginCallError?
+      guard let state = Self.snapshot(of: feature.store, failure: &failure) else { return }
+      let before = watch.withLock { watch -> String? in
+        let before = probe.state
+        if before == nil {
+          probe.state = state
+          watch.pending.append(Pending(probe: probe, state: state, order: order, actions: actions))
+        }
+        return before
+      }
+      if let before, before != state {
+        found(.refusalChangedState(action: action, before: before, after: state), order: order, actions: actions)
+      }
     case .instanceLost(let loss, let call, let action):
       let what =
         "\(feature.id) \(loss)"
         + (action.map { " while applying \($0)" } ?? (call.isEmpty ? " between calls" : " during \(call)"))
       // A call past the call timeout is a hang, whose worker was ended: no crash of the plugin's.
-      if case .unresponsive = loss { found(.hung(what)) } else { found(.crashed(what)) }
+      if case .unresponsive = loss {
+        found(.hung(what), order: order, actions: actions)
+      } else {
+        found(.crashed(what), order: order, actions: actions)
+      }
     default:
       break
     }
   }
 
-  private func found(_ violation: ContractViolation) {
+  /// On `feature`'s store thread, after a travel (which applies no action): the state it reached,
+  /// kept as the last seen and queued for its check, or the rule its snapshot broke.
+  func travelled(_ feature: PresentedFeature) -> ContractViolation? {
+    var failure: PluginCallError?
+    guard let state = Self.snapshot(of: feature.store, failure: &failure) else {
+      return failure.map { Self.violation($0, of: feature.id) }
+    }
+    let (order, actions) = watch.withLock { ($0.heard, $0.actions) }
+    _ = queue(state, of: feature, order: order, actions: actions)
+    return nil
+  }
+
+  /// Names the runtime whose features the stores present: it makes the instances for checks.
+  func attach(_ runtime: SessionRuntime) { checker.withLock { $0.runtime = runtime } }
+
+  /// Round-trips every state the stores reached so far, waiting for a check made elsewhere.
+  func checkPending() {
+    while checker.withLock({ checkNext(&$0) }) {}
+  }
+
+  /// Round-trips the next state a store reached, if there is one and no one else is checking:
+  /// whether it did. For a thread with a moment to spare (the run's, waiting for a travel).
+  func checkNext() -> Bool {
+    checker.withLockIfAvailable { checkNext(&$0) } ?? false
+  }
+
+  /// Round-trips the next state, in its store's instance for checks (made at the first):
+  /// restore, snapshot, render, as the probe does on the store's own. None is checked past the
+  /// first that fails.
+  private func checkNext(_ checker: inout Checker) -> Bool {
+    guard !checker.ended, let runtime = checker.runtime else { return false }
+    if checker.next == checker.items.count {
+      checker.items.removeAll(keepingCapacity: true)
+      checker.next = 0
+      // Swapped, not copied: each side keeps its buffer's capacity.
+      checker.before = watch.withLock { watch in
+        swap(&watch.pending, &checker.items)
+        return watch.violationOrder
+      }
+      if checker.items.isEmpty { return false }
+    }
+    let item = checker.items[checker.next]
+    checker.next += 1
+    guard item.order < checker.before, item.probe.cache.insertIfNew(item.state) else { return true }
+    guard let instance = aside(of: item.probe, in: runtime, order: item.order, actions: item.actions) else {
+      checker.before = item.order
+      return true
+    }
+    inCheck.store(item.actions + 1, ordering: .relaxed)
+    let checked = SessionRuntime.roundTrip(instance, id: item.probe.feature.id, first: item.state)
+    inCheck.store(0, ordering: .relaxed)
+    checks.add(1, ordering: .relaxed)
+    if case .failure(let violation) = checked {
+      item.probe.cache.remove(item.state)
+      found(violation, order: item.order, actions: item.actions)
+      checker.before = item.order
+    }
+    return true
+  }
+
+  /// Replaces the instance for checks of `feature` (its build changed) with one of the new build.
+  func rebuilt(_ feature: PresentedFeature) {
+    let probe = probe(of: feature)
+    checker.withLock { checker in
+      probe.aside?.destroy()
+      probe.aside = checker.ended || !probes ? nil : try? checker.runtime?.instanceForChecks(of: feature)
+    }
+  }
+
+  /// Ends the checks (after the last `checkPending`): destroys the instances for checks, once a
+  /// check under way is done.
+  func endChecks() {
+    let probes = watch.withLock { Array($0.probes.values) }
+    checker.withLock { checker in
+      checker.ended = true
+      for probe in probes {
+        probe.aside?.destroy()
+        probe.aside = nil
+      }
+    }
+  }
+
+  /// `probe`'s instance for checks, made now if need be (under the `checker` lock); nil (the
+  /// violation found) when none can be.
+  private func aside(of probe: StoreProbe, in runtime: SessionRuntime, order: Int, actions: Int)
+    -> (any PluginInstance)?
+  {
+    if let instance = probe.aside { return instance }
+    let feature = probe.feature
+    do throws(HostError) {
+      probe.aside = try runtime.instanceForChecks(of: feature)
+      return probe.aside
+    } catch {
+      let failure = ContractViolation.failed("\(feature.id): no instance to check its states in: \(error.message)")
+      found(failure, order: order, actions: actions)
+      return nil
+    }
+  }
+
+  private static func snapshot(_ instance: any PluginInstance) -> Result<String, PluginCallError> {
+    Result { () throws(PluginCallError) in try instance.snapshot() }
+  }
+
+  /// The state of `store`'s instance, taken on its thread when called there; nil with `failure`
+  /// set when the snapshot failed. No `Result` on the path of every action: copying one out
+  /// costs more than the snapshot's own bookkeeping.
+  private static func snapshot(of store: Store, failure: inout PluginCallError?) -> String? {
+    var error: PluginCallError?
+    let here = store.performHere { instance -> String? in
+      do throws(PluginCallError) {
+        return try instance.snapshot()
+      } catch let thrown {
+        error = thrown
+        return nil
+      }
+    }
+    switch here {
+    case .some(let state?): return state
+    case .some(nil): failure = error
+    case nil:
+      switch store.perform(Self.snapshot) {
+      case .success(let state): return state
+      case .failure(let thrown): failure = thrown
+      }
+    }
+    return nil
+  }
+
+  /// Makes `feature`'s probe (the first event of its store) and queues `state` for its check.
+  private func queue(_ state: String, of feature: PresentedFeature, order: Int, actions: Int) -> StoreProbe {
+    let probe = probe(of: feature)
     watch.withLock { watch in
-      guard watch.violation == nil else { return }
+      probe.state = state
+      watch.pending.append(Pending(probe: probe, state: state, order: order, actions: actions))
+    }
+    return probe
+  }
+
+  private static func violation(_ error: PluginCallError, of id: String) -> ContractViolation {
+    error.loss != nil ? .crashed("\(id) \(error)") : .failed("\(id): \(error)")
+  }
+
+  /// Keeps `violation` unless one reached at an earlier event is kept already.
+  private func found(_ violation: ContractViolation, order: Int, actions: Int) {
+    watch.withLock { watch in
+      guard order < watch.violationOrder else { return }
       watch.violation = violation
-      watch.actionsAtViolation = watch.actions
+      watch.violationOrder = order
+      watch.actionsAtViolation = actions
     }
   }
 }
