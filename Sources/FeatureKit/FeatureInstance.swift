@@ -86,7 +86,7 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   }
 
   /// `state`'s JSON, by its generated writer when it has one.
-  private func encoded(_ state: F.State, capacity: Int) throws -> [UInt8] {
+  private func encoding(of state: F.State, capacity: Int) throws -> [UInt8] {
     if let generatedWrite { return generatedWrite(state, capacity) }
     return try JSONBytesEncoder().encode(state, capacity: capacity)
   }
@@ -309,7 +309,7 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
     }
     do {
       // Straight from the state to bytes, with room for the size last seen: no tree, no `String`.
-      var bytes = try encoded(state, capacity: stateSize + stateSize / 8 + 1)
+      var bytes = try encoding(of: state, capacity: stateSize + stateSize / 8 + 1)
       stateSize = bytes.count
       bytes.append(0)
       // Kept for the next snapshot only when small: a large state is not held twice.
@@ -335,7 +335,7 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
       // are not built at all. A small state is encoded in full, kept for the next snapshot.
       var encoded =
         length <= Self.restoreEncodesUpTo
-        ? try encoded(restored, capacity: length + length / 8 + 1)
+        ? try encoding(of: restored, capacity: length + length / 8 + 1)
         : try JSONBytesEncoder().encodeStructure(restored)
       // A state given back byte for byte as it was encoded (a snapshot restored, as a probe or a
       // travel does) has exactly the members the state encodes: none was left unread.
