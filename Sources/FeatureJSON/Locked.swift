@@ -33,4 +33,11 @@ public final class Locked<Value>: @unchecked Sendable {
     defer { pthread_mutex_unlock(mutex) }
     return try body(&value.pointee)
   }
+
+  /// `withLock`, unless another thread holds the lock: then nil at once, `body` not called.
+  public func withLockIfAvailable<Result>(_ body: (inout Value) -> Result) -> Result? {
+    guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+    defer { pthread_mutex_unlock(mutex) }
+    return body(&value.pointee)
+  }
 }

@@ -1,3 +1,4 @@
+import FeatureJSON
 import HostKit
 import Synchronization
 
@@ -57,7 +58,9 @@ final class ProbeListener: StoreListener {
     /// The states reached and not yet round-tripped, in the order reached.
     var pending: [Pending] = []
   }
-  private let watch = Mutex(Watch())
+  // Locked, not Mutex: the store threads and the run's thread contend for both, and
+  // ThreadSanitizer sees a pthread mutex change hands (see Locked).
+  private let watch = Locked(Watch())
   /// Whether to probe on the store thread at each applied action. Only in process: a worker's
   /// instance may be in the middle of a batch when the store reports, and takes no call then.
   private let probes: Bool
@@ -65,7 +68,7 @@ final class ProbeListener: StoreListener {
   /// (0: none): the checking thread's progress and where it stands, for the hang watch.
   private let checks = Atomic<Int>(0)
   private let inCheck = Atomic<Int>(0)
-  private let checker = Mutex(Checker())
+  private let checker = Locked(Checker())
 
   /// The states taken from `Watch.pending` and not yet checked, and what checks them. Whoever
   /// checks holds the lock for the whole round trip.
