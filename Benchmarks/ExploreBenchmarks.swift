@@ -43,9 +43,10 @@ func exploreShrink() throws -> Double {
   return elapsed
 }
 
-/// The probe exploring makes after each action, on a counter in process, each after an
-/// `increment` (as exploring probes: an action has just changed the state, so nothing of the
-/// state is encoded yet): `new`, a state not yet checked (snapshot, restore, snapshot, render,
+/// The probe exploring makes after each action (in process the store thread takes the first
+/// snapshot and the rest is made beside it, in an instance of its own; in a worker all of it on
+/// the store's instance), on a counter in process, each after an `increment` (an action has just
+/// changed the state, so nothing of the state is encoded yet): `new`, a state not yet checked (snapshot, restore, snapshot, render,
 /// then noted in the cache); `seen`, one the cache holds (one snapshot and a lookup). Side by
 /// side, so the cache's hit never hides its miss. `action` is the increment alone, which both
 /// runs pay and which is taken off them. Nanoseconds per probe (per action for `action`).
