@@ -78,7 +78,7 @@ struct ExploreRun {
           // store thread; the states are checked here while a travel waits for the store, or
           // now and then (a bound on those waiting).
           try send(step, to: feature, in: runtime, parsed: &parsed)
-          if steps.count % Self.checksEvery == 0 { probes.checkPending() }
+          if steps.count % Self.checksEvery == 0 || probes.isBacklogged { probes.checkPending() }
           // A paced feature's timers fire only as the clock moves: settle it as a person waits.
           // Once it has shown a timer, after every action: the clock then moves at the same
           // steps whatever the store's pace, so a seed reaches the same states.
@@ -270,7 +270,8 @@ struct ExploreRun {
 
   private static let travels = [":undo", ":redo", ":goto "]
 
-  /// Streaming, the states reached are checked at least every so many steps.
+  /// Streaming, the states reached are checked at least every so many steps (and sooner when
+  /// they hold many bytes: `ProbeListener.isBacklogged`).
   private static let checksEvery = 256
 
   /// In a worker: the probe after an action sent, made by a job on the store thread once the

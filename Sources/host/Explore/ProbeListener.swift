@@ -55,8 +55,9 @@ final class ProbeListener: StoreListener {
     var applied = 0
     /// The events heard so far: the stores' progress, for the hang watch, and each event's order.
     var heard = 0
-    /// The states reached and not yet round-tripped, in the order reached.
+    /// The states reached and not yet round-tripped, in the order reached, and their bytes.
     var pending: [Pending] = []
+    var pendingBytes = 0
   }
   // Locked, not Mutex: the store threads and the run's thread contend for both, and
   // ThreadSanitizer sees a pthread mutex change hands (see Locked).
@@ -68,6 +69,9 @@ final class ProbeListener: StoreListener {
   /// (0: none): the checking thread's progress and where it stands, for the hang watch.
   private let checks = Atomic<Int>(0)
   private let inCheck = Atomic<Int>(0)
+  /// Whether the states waiting for their round trip hold more than `backlogLimit` bytes.
+  private let backlogged = Atomic<Bool>(false)
+  private static let backlogLimit = 16 << 20
   private let checker = Locked(Checker())
 
   /// The states taken from `Watch.pending` and not yet checked, and what checks them. Whoever
@@ -83,6 +87,10 @@ final class ProbeListener: StoreListener {
   }
 
   init(probes: Bool) { self.probes = probes }
+
+  /// Whether the run should round-trip the states waiting now (`checkPending`) before it sends
+  /// more: they hold more than `backlogLimit` bytes (large states, each new).
+  var isBacklogged: Bool { backlogged.load(ordering: .relaxed) }
 
   /// The rule broken first so far, if any.
   var violation: ContractViolation? { watch.withLock { $0.violation } }
@@ -167,7 +175,7 @@ final class ProbeListener: StoreListener {
       let seen = watch.probes[key]
       if let state, let seen {
         seen.state = state
-        watch.pending.append(Pending(probe: seen, state: state, order: watch.heard, actions: watch.actions))
+        hold(Pending(probe: seen, state: state, order: watch.heard, actions: watch.actions), in: &watch)
       }
       return (seen, watch.heard, watch.actions)
     }
@@ -193,7 +201,7 @@ final class ProbeListener: StoreListener {
         let before = probe.state
         if before == nil {
           probe.state = state
-          watch.pending.append(Pending(probe: probe, state: state, order: order, actions: actions))
+          hold(Pending(probe: probe, state: state, order: order, actions: actions), in: &watch)
         }
         return before
       }
@@ -252,6 +260,8 @@ final class ProbeListener: StoreListener {
       // Swapped, not copied: each side keeps its buffer's capacity.
       checker.before = watch.withLock { watch in
         swap(&watch.pending, &checker.items)
+        watch.pendingBytes = 0
+        backlogged.store(false, ordering: .relaxed)
         return watch.violationOrder
       }
       if checker.items.isEmpty { return false }
@@ -343,12 +353,19 @@ final class ProbeListener: StoreListener {
     return nil
   }
 
+  /// Queues `pending` for its round trip, under the `watch` lock.
+  private func hold(_ pending: Pending, in watch: inout Watch) {
+    watch.pending.append(pending)
+    watch.pendingBytes += pending.state.utf8.count
+    if watch.pendingBytes > Self.backlogLimit { backlogged.store(true, ordering: .relaxed) }
+  }
+
   /// Makes `feature`'s probe (the first event of its store) and queues `state` for its check.
   private func queue(_ state: String, of feature: PresentedFeature, order: Int, actions: Int) -> StoreProbe {
     let probe = probe(of: feature)
     watch.withLock { watch in
       probe.state = state
-      watch.pending.append(Pending(probe: probe, state: state, order: order, actions: actions))
+      hold(Pending(probe: probe, state: state, order: order, actions: actions), in: &watch)
     }
     return probe
   }
