@@ -67,3 +67,10 @@ public enum ContractViolation: Error, Equatable, Sendable, CustomStringConvertib
     }
   }
 }
+
+extension ContractViolation {
+  /// A call of feature `id`'s that failed: a crash when it lost the instance, else a failure.
+  public init(_ error: PluginCallError, of id: String) {
+    self = error.loss != nil ? .crashed("\(id) \(error)") : .failed("\(id): \(error)")
+  }
+}

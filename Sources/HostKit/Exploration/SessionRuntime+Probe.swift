@@ -17,15 +17,8 @@ extension SessionRuntime {
   public static func probeNoting(
     _ instance: any PluginInstance, feature: PresentedFeature, cache: ProbeCache? = nil
   ) -> Result<String, ContractViolation> {
-    probeNoting(instance, id: feature.id, journal: journal(of: feature), cache: cache)
-  }
-
-  /// `probeNoting(_:feature:cache:)` with `feature`'s id and journal (`journal(of:)`) given.
-  public static func probeNoting(
-    _ instance: any PluginInstance, id: String, journal: SessionJournal?, cache: ProbeCache? = nil
-  ) -> Result<String, ContractViolation> {
-    let result = probe(instance, id: id, cache: cache)
-    if case .success(let state) = result, let journal { journal.noteState(state) }
+    let result = probe(instance, id: feature.id, cache: cache)
+    if case .success(let state) = result, let journal = journal(of: feature) { journal.noteState(state) }
     return result
   }
 
@@ -48,7 +41,7 @@ extension SessionRuntime {
       if case .failure = checked { cache?.remove(first) }
       return checked
     } catch {
-      return .failure(error.loss != nil ? .crashed("\(id) \(error)") : .failed("\(id): \(error)"))
+      return .failure(ContractViolation(error, of: id))
     }
   }
 
@@ -70,7 +63,7 @@ extension SessionRuntime {
       if let why = uncleanness(of: try instance.render()) { return .failure(.viewUnclean(why)) }
       return .success(first)
     } catch {
-      return .failure(error.loss != nil ? .crashed("\(id) \(error)") : .failed("\(id): \(error)"))
+      return .failure(ContractViolation(error, of: id))
     }
   }
 

@@ -186,7 +186,7 @@ final class ProbeListener: StoreListener {
         let probe = seen ?? queue(state, of: feature, order: order, actions: actions)
         probe.journal?.noteState(state)
       } else if let failure {
-        found(Self.violation(failure, of: feature.id), order: order, actions: actions)
+        found(ContractViolation(failure, of: feature.id), order: order, actions: actions)
       }
     case .rejected(let action, let source, let error, _):
       if error.isLifecycle && !feature.store.isClosed {
@@ -228,7 +228,7 @@ final class ProbeListener: StoreListener {
   func travelled(_ feature: PresentedFeature) -> ContractViolation? {
     var failure: PluginCallError?
     guard let state = Self.snapshot(of: feature.store, failure: &failure) else {
-      return failure.map { Self.violation($0, of: feature.id) }
+      return failure.map { ContractViolation($0, of: feature.id) }
     }
     let (order, actions) = watch.withLock { ($0.heard, $0.actions) }
     _ = queue(state, of: feature, order: order, actions: actions)
@@ -368,10 +368,6 @@ final class ProbeListener: StoreListener {
       hold(Pending(probe: probe, state: state, order: order, actions: actions), in: &watch)
     }
     return probe
-  }
-
-  private static func violation(_ error: PluginCallError, of id: String) -> ContractViolation {
-    error.loss != nil ? .crashed("\(id) \(error)") : .failed("\(id): \(error)")
   }
 
   /// Keeps `violation` unless one reached at an earlier event is kept already.
