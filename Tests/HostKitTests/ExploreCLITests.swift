@@ -41,9 +41,29 @@ struct ExploreCLITests {
       environment = ["XDG_STATE_HOME": "\(folder)/state", "XDG_CACHE_HOME": "\(folder)/cache"]
     }
 
+    /// The first transcript exploring the tally wrote to `out`: its path and its text.
+    func firstTranscript() throws -> (file: String, text: String) {
+      let file = "\(out)/tally-explore-1.transcript"
+      return (file, try String(contentsOfFile: file, encoding: .utf8))
+    }
+
     func host(_ arguments: [String]) async throws -> HostProcess.Output {
       try await HostProcess.run(["--plugins", plugins] + arguments, environment: environment)
     }
+  }
+
+  /// The line `host explore` printed about the tally.
+  static func summary(
+    of explored: HostProcess.Output, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> Substring {
+    try #require(
+      explored.stdout.split(separator: "\n").first { $0.hasPrefix("explore: tally: ") },
+      "\(explored.stdout)\(explored.stderr)", sourceLocation: sourceLocation)
+  }
+
+  /// How many actions (not host commands) `transcript` types.
+  static func actions(typedIn transcript: String) -> Int {
+    transcript.split(separator: "\n").filter { $0.hasPrefix("> ") && !$0.hasPrefix("> :") }.count
   }
 
   @Test("a hidden bug is found within 10,000 steps, shrunk, and its transcript fails under host check", arguments: bugs)
@@ -55,13 +75,12 @@ struct ExploreCLITests {
       ["explore", "tally", "--runs", "100", "--steps", "100", "--seed", "26", "--out", setup.out])
     // then it is found, named with its kind and seed
     #expect(explored.status == 1, "\(explored.stdout)\(explored.stderr)")
-    let line = try #require(explored.stdout.split(separator: "\n").first { $0.hasPrefix("explore: tally: ") })
+    let line = try Self.summary(of: explored)
     #expect(line.contains(bug.kind), "\(line)")
     #expect(line.hasSuffix("seed 26 (--seed 26 runs it again)"), "\(line)")
     // and shrunk to at most one action more than the shortest failing sequence
-    let file = "\(setup.out)/tally-explore-1.transcript"
-    let transcript = try String(contentsOfFile: file, encoding: .utf8)
-    let actions = transcript.split(separator: "\n").filter { $0.hasPrefix("> ") && !$0.hasPrefix("> :") }.count
+    let (file, transcript) = try setup.firstTranscript()
+    let actions = Self.actions(typedIn: transcript)
     #expect(actions >= bug.shortest && actions <= bug.shortest + 1, "\(transcript)")
     #expect(line.contains("written to \(file)"), "\(line)")
     // and host check runs the transcript and fails on it
@@ -83,12 +102,11 @@ struct ExploreCLITests {
     // then the refusal is found and the run cut at the action that reached the state, whatever
     // was streamed after it: shrunk to at most one action more than the three adds it takes
     #expect(explored.status == 1, "\(explored.stdout)\(explored.stderr)")
-    let line = try #require(explored.stdout.split(separator: "\n").first { $0.hasPrefix("explore: tally: ") })
+    let line = try Self.summary(of: explored)
     #expect(line.contains("restore refused the state after"), "\(line)")
     #expect(line.contains("(invariant)"), "\(line)")
-    let file = "\(setup.out)/tally-explore-1.transcript"
-    let transcript = try String(contentsOfFile: file, encoding: .utf8)
-    let actions = transcript.split(separator: "\n").filter { $0.hasPrefix("> ") && !$0.hasPrefix("> :") }.count
+    let (file, transcript) = try setup.firstTranscript()
+    let actions = Self.actions(typedIn: transcript)
     #expect(actions >= 3 && actions <= 4, "\(transcript)")
     #expect(line.contains("after \(actions) actions"), "\(line)")
     // and host check fails on its transcript, in process too
@@ -111,7 +129,7 @@ struct ExploreCLITests {
       ])
     // then the hang is reported as the failure it is, shrunk to the two adds
     #expect(explored.status == 1, "\(explored.stdout)\(explored.stderr)")
-    let line = try #require(explored.stdout.split(separator: "\n").first { $0.hasPrefix("explore: tally: ") })
+    let line = try Self.summary(of: explored)
     #expect(line.contains("did not answer dispatch within 0.3 s"), "\(line)")
     #expect(line.contains("after 2 actions (hang): add amount=1, add amount=9;"), "\(line)")
     if isolation == "none" {
@@ -120,8 +138,7 @@ struct ExploreCLITests {
       #expect(explored.stderr.contains("(shrunk in workers, where the call timeout ends it)"))
     }
     // and its transcript runs in a worker with the call timeout, where host check fails on it
-    let file = "\(setup.out)/tally-explore-1.transcript"
-    let transcript = try String(contentsOfFile: file, encoding: .utf8)
+    let (file, transcript) = try setup.firstTranscript()
     #expect(transcript.contains("$ host run tally --isolation process --call-timeout 0.3\n"), "\(transcript)")
     let checked = try await setup.host(["check", file])
     #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
@@ -140,12 +157,11 @@ struct ExploreCLITests {
       ])
     // then the settle that never ends is reported as a hang, shrunk to the add and the ping
     #expect(explored.status == 1, "\(explored.stdout)\(explored.stderr)")
-    let line = try #require(explored.stdout.split(separator: "\n").first { $0.hasPrefix("explore: tally: ") })
+    let line = try Self.summary(of: explored)
     #expect(line.contains("tally did not settle within 0.3 s (1 effect in flight) after 2 actions (hang): "), "\(line)")
     #expect(line.contains(": add amount=1, ping;"), "\(line)")
     // and its transcript, run with the same settle timeout, fails under host check
-    let file = "\(setup.out)/tally-explore-1.transcript"
-    let transcript = try String(contentsOfFile: file, encoding: .utf8)
+    let (file, transcript) = try setup.firstTranscript()
     #expect(transcript.contains("$ host run tally --isolation none --settle-timeout 0.3\n"), "\(transcript)")
     let checked = try await setup.host(["check", file])
     #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
