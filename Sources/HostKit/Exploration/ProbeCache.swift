@@ -9,7 +9,7 @@ import Synchronization
 /// probe, so forgetting only costs time). Any thread.
 public final class ProbeCache: Sendable {
   private struct Seen {
-    var states = Set<String>()
+    var states = StateTable()
     var bytes = 0
   }
   private let seen = Mutex(Seen())
@@ -26,10 +26,10 @@ public final class ProbeCache: Sendable {
     seen.withLock { seen in
       let size = state.utf8.count
       if seen.bytes + size > limit {
-        seen.states.removeAll(keepingCapacity: true)
+        seen.states.removeAll()
         seen.bytes = 0
       }
-      guard seen.states.insert(state).inserted else { return false }
+      guard seen.states.insert(state) else { return false }
       seen.bytes += size
       return true
     }
@@ -38,7 +38,7 @@ public final class ProbeCache: Sendable {
   /// Takes `state` out: it was noted by `insertIfNew` but failed its checks.
   public func remove(_ state: String) {
     seen.withLock { seen in
-      if seen.states.remove(state) != nil { seen.bytes -= state.utf8.count }
+      if seen.states.remove(state) { seen.bytes -= state.utf8.count }
     }
   }
 
@@ -47,10 +47,10 @@ public final class ProbeCache: Sendable {
     seen.withLock { seen in
       let size = state.utf8.count
       if seen.bytes + size > limit {
-        seen.states.removeAll(keepingCapacity: true)
+        seen.states.removeAll()
         seen.bytes = 0
       }
-      if seen.states.insert(state).inserted { seen.bytes += size }
+      if seen.states.insert(state) { seen.bytes += size }
     }
   }
 
