@@ -22,6 +22,8 @@ public enum ExploreStep: Hashable, Sendable, CustomStringConvertible {
     switch self {
     case .command(let text): return text
     case .action(let type, let arguments):
+      // Drawn at every step: most actions have no arguments.
+      if arguments.isEmpty { return type }
       if arguments.contains(where: { !Self.isBare($0.value) }) { return json }
       return ([type] + arguments.map { "\($0.name)=\(Self.bare($0.value))" }).joined(separator: " ")
     }

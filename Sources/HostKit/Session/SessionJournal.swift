@@ -157,7 +157,8 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
   /// travels to start from: a caller that has the state anyway (exploration's probe) saves the
   /// replay a travel would make. Reads the history from the file the first time.
   public func noteState(_ state: String) {
-    guard (try? loadedHistory()) != nil else { return }
+    // Loaded once; not copied out on every note (each action's, exploring).
+    if history == nil, (try? loadedHistory()) == nil { return }
     history?.note(state, at: writer.lastSeq)
   }
 

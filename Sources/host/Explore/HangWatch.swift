@@ -49,7 +49,8 @@ final class HangWatch: @unchecked Sendable {
   func sending(_ step: ExploreStep, to feature: PresentedFeature) {
     condition.lock()
     steps.append(step)
-    self.feature = feature
+    // Compared first: a store is held weakly elsewhere, so each retain of its feature is slow.
+    if self.feature !== feature { self.feature = feature }
     moves += 1
     condition.unlock()
   }
@@ -83,7 +84,8 @@ final class HangWatch: @unchecked Sendable {
         condition.unlock()
         return
       }
-      let (feature, moves, steps) = (self.feature, self.moves, self.steps)
+      // Not the steps: a copy held here would make the run's next step copy them all.
+      let (feature, moves) = (self.feature, self.moves)
       condition.unlock()
       let progress = moves + heard()
       // Idle means no call is running: waiting for effects is the settle timeout's business.
@@ -92,6 +94,9 @@ final class HangWatch: @unchecked Sendable {
         last = progress
         since = clock.now
       } else if clock.now - since >= limit {
+        condition.lock()
+        let steps = self.steps
+        condition.unlock()
         report(steps, feature?.id ?? "the feature")
       }
     }
