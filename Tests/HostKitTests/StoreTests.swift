@@ -175,6 +175,35 @@ struct StoreTests {
     #expect(calls.withLock { $0 } <= 8)
   }
 
+  @Test func aJobForLaterRunsBehindTheActionsBeforeItWhileItsCallerGoesOn() throws {
+    let store = try Store(plugin: try PluginLoader.load(CounterLibrary.path), observer: { _ in })
+    try store.start()
+    defer { store.stop() }
+    // given a store thread held in a job, and two increments queued behind it
+    let gate = DispatchSemaphore(value: 0)
+    let held = DispatchSemaphore(value: 0)
+    Thread {
+      store.perform { _ in
+        held.signal()
+        gate.wait()
+      }
+    }.start()
+    held.wait()
+    store.send(#"{"type":"increment"}"#, source: .user)
+    store.send(#"{"type":"increment"}"#, source: .user)
+    // when a job for later is queued (the caller is not held by the store) and one more increment
+    let seen = Locked<String?>(nil)
+    store.performLater { instance in seen.withLock { $0 = try? instance.snapshot() } }
+    store.send(#"{"type":"increment"}"#, source: .user)
+    #expect(seen.withLock { $0 } == nil, "the job waits for the store; its caller did not")
+    gate.signal()
+    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
+    // then the job saw the two increments before it, not the one after
+    #expect(seen.withLock { $0 } == #"{"clicks":2,"count":2}"#)
+    #expect(try store.state() == #"{"clicks":3,"count":3}"#)
+    #expect(!store.hasBeenBusy, "the counter runs no effect")
+  }
+
   @Test func aConfigTheFeatureRefusesIsReported() throws {
     let plugin = try PluginLoader.load(try FixturePlugin.path())
     let error = #expect(throws: HostError.self) {

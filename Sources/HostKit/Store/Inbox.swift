@@ -6,7 +6,9 @@ enum InboxItem {
   case step(String)
   /// An emit that is not an action, reported in order with the actions around it.
   case refusedEmit(HostError)
-  case job((any PluginInstance) -> Void)
+  /// A job for the store thread; `commitsFirst`: the journal is committed before it, as what it
+  /// shows (`:state`) must be on disk.
+  case job((any PluginInstance) -> Void, commitsFirst: Bool)
 
   var isAction: Bool {
     if case .action = self { return true }
@@ -81,8 +83,8 @@ struct Inbox {
   }
 
   /// Queues a job: jobs are taken even while the store closes (they get the retired instance).
-  mutating func append(job body: @escaping (any PluginInstance) -> Void) {
-    items.append(.job(body))
+  mutating func append(job body: @escaping (any PluginInstance) -> Void, commitsFirst: Bool) {
+    items.append(.job(body, commitsFirst: commitsFirst))
   }
 
   /// Queues a timer's actions as emitted.

@@ -154,6 +154,18 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
     return outcome.wait(spinning: spin, meanwhile: meanwhile)
   }
 
+  /// Queues `body` for the store thread, after everything queued before it, and returns at once.
+  /// Unlike `perform`'s, the journal is not committed before it: what it does shows nothing by
+  /// itself (the next view commits first). Once the store has stopped, runs it at once on the
+  /// caller's thread with the retired instance, as `perform` does.
+  public func performLater(_ body: @escaping (any PluginInstance) -> Void) {
+    if external.isOnStoreThread { return body(loop.instance) }
+    guard let retired = external.enqueueJob(commitsFirst: false, body) else { return }
+    afterStop.lock()
+    defer { afterStop.unlock() }
+    body(retired)
+  }
+
   /// Waits until nothing is queued, nothing is being applied and no effect is in flight, or until
   /// `timeout` passes, or the store pauses or stops.
   public func waitUntilSettled(timeout: Duration) -> SettleResult {
@@ -190,6 +202,11 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// Whether nothing is queued, in flight (effects) or pending (timers) and the store is not
   /// paused: read from a job on the store thread, the store is then as settling would leave it.
   public var isQuiet: Bool { external.isQuiet }
+
+  /// Whether an effect or a timer has begun, or the runaway guard paused the store, since it
+  /// started. Until then a job queued behind actions finds it as settling would leave it (see
+  /// `isQuiet`), unless one of those actions begins the first.
+  public var hasBeenBusy: Bool { external.hasBeenBusy }
 
   /// Whether `holdFeedback` holds the feedback loop.
   public var isFeedbackHeld: Bool { external.isFeedbackHeld }

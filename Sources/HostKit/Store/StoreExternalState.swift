@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// Every method takes the lock itself; the waits (backpressure, settling, stop) wait on it.
 // @unchecked: every stored property is guarded by `condition`, but the atomics (`storeThreadID`,
-// `arrivals`) and `clock` (a constant).
+// `arrivals`, `everBusy`) and `clock` (a constant).
 final class StoreExternalState: @unchecked Sendable {
   private let condition = NSCondition()
   private var life: StoreLife = .starting
@@ -22,6 +22,9 @@ final class StoreExternalState: @unchecked Sendable {
   @exclusivity(unchecked) private var inbox: Inbox
   private var timers: StoreTimers
   private var effectsInFlight = 0
+  /// Whether an effect or a timer has begun, or the store paused, since it started: set under
+  /// the lock, read without it (an explorer asks at every action).
+  private let everBusy = Atomic<Bool>(false)
   /// Set while the journal cannot commit: what the user sees is not on disk.
   private var unsaved: HostError?
   /// The instance, when its calls can be interrupted; replaced with it.
@@ -117,10 +120,10 @@ final class StoreExternalState: @unchecked Sendable {
 
   /// Queues a job for the store thread; once the store has closed, returns what answers for the
   /// instance instead, queuing nothing.
-  func enqueueJob(_ body: @escaping (any PluginInstance) -> Void) -> RetiredInstance? {
+  func enqueueJob(commitsFirst: Bool = true, _ body: @escaping (any PluginInstance) -> Void) -> RetiredInstance? {
     locked {
       if let retired = life.retired { return retired }
-      inbox.append(job: body)
+      inbox.append(job: body, commitsFirst: commitsFirst)
       itemsQueued()
       return nil
     }
@@ -177,6 +180,7 @@ final class StoreExternalState: @unchecked Sendable {
   var pendingTimers: Int { locked { timers.count } }
   /// Nothing queued, no effect in flight, no timer pending, not paused.
   var isQuiet: Bool { locked { inbox.isEmpty && effectsInFlight == 0 && timers.count == 0 && gate != .paused } }
+  var hasBeenBusy: Bool { everBusy.load(ordering: .acquiring) }
   var unsavedError: HostError? { locked { unsaved } }
 
   /// Holds a running feedback loop (see `Store.holdFeedback`). False when none runs, or the store
@@ -222,6 +226,7 @@ final class StoreExternalState: @unchecked Sendable {
     locked {
       guard !life.isEnding else { return nil }
       effectsInFlight += 1
+      everBusy.store(true, ordering: .releasing)
       return timers.schedule(after: nanoseconds, actions: actions, source: source)
     }
   }
@@ -262,7 +267,12 @@ final class StoreExternalState: @unchecked Sendable {
     }
   }
 
-  func effectBegan() { locked { effectsInFlight += 1 } }
+  func effectBegan() {
+    locked {
+      effectsInFlight += 1
+      everBusy.store(true, ordering: .releasing)
+    }
+  }
 
   func effectEnded() {
     locked {
@@ -334,7 +344,12 @@ final class StoreExternalState: @unchecked Sendable {
   var isRunning: Bool { locked { life.isRunning } }
 
   /// The runaway guard pauses the store.
-  func pause() { locked { gate = .paused } }
+  func pause() {
+    locked {
+      gate = .paused
+      everBusy.store(true, ordering: .releasing)
+    }
+  }
 
   /// The instance was lost and not replaced: the store closes.
   func lost() {

@@ -105,9 +105,9 @@ final class StoreLoop: @unchecked Sendable {
     case .refusedEmit(let error):
       observer(.emitRefused(error))
       return .next
-    case .job(let body):
+    case .job(let body, let commitsFirst):
       // A job may show the state (`:state`): what it shows must be on disk.
-      commitJournal()
+      if commitsFirst { commitJournal() }
       return runJob(body)
     case .action(let json, let source, let inputLine):
       let outcome = dispatchOne(json, source: source, inputLine: inputLine)
@@ -362,7 +362,7 @@ final class StoreLoop: @unchecked Sendable {
     instance.destroy()
     // Jobs already waiting still get their answer (snapshot and render work after stop).
     while let left = external.drainOrClose(retired: retired) {
-      for case .job(let body) in left { body(retired) }
+      for case .job(let body, _) in left { body(retired) }
     }
   }
 }

@@ -58,7 +58,7 @@ struct ExploreRun {
     guard var feature = runtime.focused else { throw HostError("the flow '\(flow.name)' presented nothing") }
     var steps: [ExploreStep] = []
     var ticks = 0
-    var parsed: [String: String] = [:]
+    var parsed: [ParsedKey: String] = [:]
     var seen: Seen?
     /// The stores that have had a timer pending (paced features).
     var paced = Set<ObjectIdentifier>()
@@ -82,8 +82,10 @@ struct ExploreRun {
           // A paced feature's timers fire only as the clock moves: settle it as a person waits.
           // Once it has shown a timer, after every action: the clock then moves at the same
           // steps whatever the store's pace, so a seed reaches the same states.
-          if paced.contains(ObjectIdentifier(feature.store)) || feature.store.pendingTimers > 0 {
-            paced.insert(ObjectIdentifier(feature.store))
+          // (A store never busy has no timer: one atomic load, not the store's lock.)
+          let store = feature.store
+          if paced.contains(ObjectIdentifier(store)) || (store.hasBeenBusy && store.pendingTimers > 0) {
+            paced.insert(ObjectIdentifier(store))
             ticks += try settle(runtime, watch: watch)
           }
         } else if step.isAction {
@@ -99,14 +101,14 @@ struct ExploreRun {
             if let violation = probes.violation { throw violation }
             _ = try runtime.probe(feature, cache: probes.cache(for: feature))
           }
-        } else if streams, let travelled = travelAtOnce(step, on: feature, in: runtime, probes: probes) {
-          // Travelled and probed in one trip to the store thread, nothing being in flight.
-          try travelled.get()
+        } else if streams, travelAtOnce(step, on: feature, in: runtime, probes: probes) {
+          // Travelled and probed on the store thread, nothing being in flight there.
         } else {
           ticks += try settle(runtime, watch: watch)
           // The states reached so far, checked before a command changes what is on show.
           if streams { probes.checkPending() }
           try perform(step, on: feature, in: runtime)
+          if Self.isTravel(step) { probes.tookStep() }
           if case .command(let text) = step, text.hasPrefix(":reload") { probes.rebuilt(feature) }
           ticks += try settle(runtime, watch: watch)
           if let now = runtime.focused { probes.saw(try runtime.probe(now, cache: probes.cache(for: now)), of: now) }
@@ -129,16 +131,17 @@ struct ExploreRun {
       // before it are checked first: one of them may have broken a rule before.
       if streams { probes.checkPending() }
       guard let seen = probes.violation else { return Outcome(steps: steps, violation: error, ticks: ticks) }
-      return Outcome(steps: Self.cut(steps, afterActions: probes.actionsAtViolation), violation: seen, ticks: ticks)
+      return Outcome(steps: Self.cut(steps, afterSteps: probes.stepsAtViolation), violation: seen, ticks: ticks)
     }
     return Outcome(steps: steps, violation: nil, ticks: ticks)
   }
 
-  /// `steps` up to and including the `count`-th action (all of them when there are fewer).
-  static func cut(_ steps: [ExploreStep], afterActions count: Int) -> [ExploreStep] {
+  /// `steps` up to and including the `count`-th action or travel, the steps the stores count
+  /// (`ProbeListener.steps`); all of them when there are fewer.
+  static func cut(_ steps: [ExploreStep], afterSteps count: Int) -> [ExploreStep] {
     guard count > 0 else { return steps }
     var seen = 0
-    for (index, step) in steps.enumerated() where step.isAction {
+    for (index, step) in steps.enumerated() where step.isAction || isTravel(step) {
       seen += 1
       if seen == count { return Array(steps[...index]) }
     }
@@ -177,13 +180,13 @@ struct ExploreRun {
       // The call that hung is a check's of the state those actions reached, or else the action
       // after those the stores took (or the probe after it).
       onHang(
-        Self.cut(steps, afterActions: probes.actionsInCheck ?? probes.actions + 1),
+        Self.cut(steps, afterSteps: probes.stepsInCheck ?? probes.steps + 1),
         .hung(
           "\(feature) did not return from a call within \(limit.seconds.formatted()) s "
             + "(in process, where its thread cannot be stopped)"))
     }
     return HangWatch(
-      limit: limit, heard: { probes.heard }, checking: { probes.actionsInCheck != nil }, report: report)
+      limit: limit, heard: { probes.heard }, checking: { probes.stepsInCheck != nil }, report: report)
   }
 
   /// The ticks of the manual clock between two steps, at most: a person types the next line
@@ -197,10 +200,10 @@ struct ExploreRun {
   private static let parsesKept = 4_096
 
   private func send(
-    _ step: ExploreStep, to feature: PresentedFeature, in runtime: SessionRuntime, parsed: inout [String: String]
+    _ step: ExploreStep, to feature: PresentedFeature, in runtime: SessionRuntime, parsed: inout [ParsedKey: String]
   ) throws(ContractViolation) {
     let line = feature.id == HomeMenu.id ? HomeMenu.action(for: step.line) : step.line
-    let key = feature.id + "\u{0}" + line
+    let key = ParsedKey(feature: feature.id, line: line)
     let action: String
     if let known = parsed[key] {
       action = known
@@ -215,6 +218,12 @@ struct ExploreRun {
     }
     // As a pipe sends a parsed line: a feature with steps waits for the navigation it causes.
     runtime.sendParsed(action, to: feature)
+  }
+
+  /// A line typed to a feature (not joined into one string: that would allocate at every step).
+  private struct ParsedKey: Hashable {
+    let feature: String
+    let line: String
   }
 
   /// Runs `steps` as they are (a candidate while shrinking).
@@ -246,29 +255,44 @@ struct ExploreRun {
 
   /// A travel (`:undo`, `:redo`, `:goto`) made on the store thread in one job, after the actions
   /// streamed before it, and probed there: no wait for the store to settle, no trip for the
-  /// probe. Only when nothing is in flight there (no effect, no timer: what settling would wait
-  /// for); nil, having done nothing, otherwise or for another command.
+  /// probe. False, having done nothing, for another command, or when something may be in flight
+  /// there (an effect, a timer: what settling would wait for).
+  ///
+  /// A store that has never been busy (no effect, timer or pause so far) takes the travel in a
+  /// job the run does not wait for: the actions after it stream on behind it, and what it
+  /// reached is checked with the rest. One the actions before it make busy for the first time
+  /// travels then as a person's `:undo` would, with its first effect in flight.
   private func travelAtOnce(
     _ step: ExploreStep, on feature: PresentedFeature, in runtime: SessionRuntime, probes: ProbeListener
-  ) -> Result<Void, ContractViolation>? {
-    guard case .command(let text) = step, Self.travels.contains(where: { text.hasPrefix($0) }) else { return nil }
+  ) -> Bool {
+    guard Self.isTravel(step) else { return false }
     let store = feature.store
+    if !store.hasBeenBusy {
+      store.performLater { _ in
+        travel(step, on: feature, in: runtime)
+        probes.travelled(feature)
+      }
+      return true
+    }
     // Behind the actions streamed before it: spun for, not slept on (a wake-up is the store's).
     // Waiting, the run checks the states the store reaches meanwhile.
     let checks = { probes.checkNext() }
-    return store.perform(spinning: .milliseconds(2), meanwhile: checks) { _ -> Result<Void, ContractViolation>? in
-      guard store.effectsRunning == 0, store.pendingTimers == 0, !store.isPaused else { return nil }
-      do throws(ContractViolation) {
-        try perform(step, on: feature, in: runtime)
-      } catch {
-        return .failure(error)
-      }
+    return store.perform(spinning: .milliseconds(2), meanwhile: checks) { _ -> Bool in
+      guard store.effectsRunning == 0, store.pendingTimers == 0, !store.isPaused else { return false }
+      travel(step, on: feature, in: runtime)
       // The state it reached is checked with the others.
-      return probes.travelled(feature).map { .failure($0) } ?? .success(())
+      probes.travelled(feature)
+      return true
     }
   }
 
   private static let travels = [":undo", ":redo", ":goto "]
+
+  /// Whether `step` is a travel: it applies no action, and the stores count it as a step.
+  static func isTravel(_ step: ExploreStep) -> Bool {
+    guard case .command(let text) = step else { return false }
+    return travels.contains { text.hasPrefix($0) }
+  }
 
   /// Streaming, the states reached are checked at least every so many steps (and sooner when
   /// they hold many bytes: `ProbeListener.isBacklogged`).
@@ -294,9 +318,7 @@ struct ExploreRun {
     guard case .command(let text) = step else { return }
     let words = text.split(separator: " ").map(String.init)
     switch words.first {
-    case ":undo": _ = try? runtime.undo(feature)
-    case ":redo": _ = try? runtime.redo(feature)
-    case ":goto": if let seq = words.last.flatMap({ Int($0) }) { try? runtime.goto(seq, in: feature) }
+    case ":undo", ":redo", ":goto": travel(step, on: feature, in: runtime)
     case ":open": if let id = words.last { try? runtime.open(id) }
     case ":back": try? runtime.back()
     case ":focus": if let id = words.last { try? runtime.focus(id) }
@@ -306,6 +328,18 @@ struct ExploreRun {
       } catch {
         throw .failed("\(feature.id) could not be reloaded: \(error.message)")
       }
+    default: break
+    }
+  }
+
+  /// A travel; one the history cannot make (nothing to undo) is no failure of a feature.
+  private func travel(_ step: ExploreStep, on feature: PresentedFeature, in runtime: SessionRuntime) {
+    guard case .command(let text) = step else { return }
+    let words = text.split(separator: " ")
+    switch words.first {
+    case ":undo": _ = try? runtime.undo(feature)
+    case ":redo": _ = try? runtime.redo(feature)
+    case ":goto": if let seq = words.last.flatMap({ Int($0) }) { try? runtime.goto(seq, in: feature) }
     default: break
     }
   }

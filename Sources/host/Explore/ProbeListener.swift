@@ -35,9 +35,9 @@ final class ProbeListener: StoreListener {
   private struct Pending {
     let probe: StoreProbe
     let state: String
-    /// The event that reached it (see `Watch.heard`), and the user actions taken by then.
+    /// The event that reached it (see `Watch.heard`), and the steps taken by then.
     let order: Int
-    let actions: Int
+    let steps: Int
   }
 
   private struct Watch {
@@ -46,10 +46,12 @@ final class ProbeListener: StoreListener {
     var violation: ContractViolation?
     /// The event it was found at: a violation found later but reached earlier replaces it.
     var violationOrder = Int.max
-    /// The user actions the stores had taken (applied, refused or lost) when it was reached.
-    var actionsAtViolation = 0
-    /// The user actions the stores have taken so far, and refused so far.
-    var actions = 0
+    /// The steps the stores had taken when it was reached.
+    var stepsAtViolation = 0
+    /// The steps the stores have taken so far: user actions (applied, refused or lost) and
+    /// travels, as `ExploreRun.cut` counts them.
+    var steps = 0
+    /// The user actions they refused so far.
     var refusals = 0
     /// The actions the stores applied so far, from any source.
     var applied = 0
@@ -65,7 +67,7 @@ final class ProbeListener: StoreListener {
   /// Whether to probe on the store thread at each applied action. Only in process: a worker's
   /// instance may be in the middle of a batch when the store reports, and takes no call then.
   private let probes: Bool
-  /// The round trips made so far, and the user actions (plus one) behind the state in one now
+  /// The round trips made so far, and the steps (plus one) behind the state in one now
   /// (0: none): the checking thread's progress and where it stands, for the hang watch.
   private let checks = Atomic<Int>(0)
   private let inCheck = Atomic<Int>(0)
@@ -103,15 +105,16 @@ final class ProbeListener: StoreListener {
   /// are not stuck.
   var heard: Int { watch.withLock { $0.heard } + checks.load(ordering: .relaxed) }
 
-  /// How many user actions the stores have taken so far (applied, refused or lost).
-  var actions: Int { watch.withLock { $0.actions } }
+  /// How many steps the stores have taken so far (user actions applied, refused or lost, and
+  /// travels).
+  var steps: Int { watch.withLock { $0.steps } }
 
-  /// How many user actions had been taken when the violation was reached, counting the one that
+  /// How many steps had been taken when the violation was reached, counting the one that
   /// broke the rule: the run is cut there, whatever was sent after it meanwhile.
-  var actionsAtViolation: Int { watch.withLock { $0.actionsAtViolation } }
+  var stepsAtViolation: Int { watch.withLock { $0.stepsAtViolation } }
 
-  /// While a round trip is being made: the user actions behind the state in it.
-  var actionsInCheck: Int? {
+  /// While a round trip is being made: the steps behind the state in it.
+  var stepsInCheck: Int? {
     let now = inCheck.load(ordering: .relaxed)
     return now == 0 ? nil : now - 1
   }
@@ -167,30 +170,30 @@ final class ProbeListener: StoreListener {
     // The counts, the store's probe and the state queued in one trip to the lock: the path of
     // every action.
     let key = ObjectIdentifier(feature.store)
-    let (seen, order, actions) = watch.withLock { watch -> (StoreProbe?, Int, Int) in
+    let (seen, order, steps) = watch.withLock { watch -> (StoreProbe?, Int, Int) in
       watch.heard += 1
       watch.applied += applied
-      watch.actions += user
+      watch.steps += user
       watch.refusals += refused
       let seen = watch.probes[key]
       if let state, let seen {
         seen.state = state
-        hold(Pending(probe: seen, state: state, order: watch.heard, actions: watch.actions), in: &watch)
+        hold(Pending(probe: seen, state: state, order: watch.heard, steps: watch.steps), in: &watch)
       }
-      return (seen, watch.heard, watch.actions)
+      return (seen, watch.heard, watch.steps)
     }
     switch event {
     case .applied where probes:
       if let state {
         // Noted for travels to start from.
-        let probe = seen ?? queue(state, of: feature, order: order, actions: actions)
+        let probe = seen ?? queue(state, of: feature, order: order, steps: steps)
         probe.journal?.noteState(state)
       } else if let failure {
-        found(ContractViolation(failure, of: feature.id), order: order, actions: actions)
+        found(ContractViolation(failure, of: feature.id), order: order, steps: steps)
       }
     case .rejected(let action, let source, let error, _):
       if error.isLifecycle && !feature.store.isClosed {
-        found(.stopped(feature: feature.id, reason: error.description), order: order, actions: actions)
+        found(.stopped(feature: feature.id, reason: error.description), order: order, steps: steps)
         return
       }
       guard probes, source == .user else { return }
@@ -201,12 +204,12 @@ final class ProbeListener: StoreListener {
         let before = probe.state
         if before == nil {
           probe.state = state
-          hold(Pending(probe: probe, state: state, order: order, actions: actions), in: &watch)
+          hold(Pending(probe: probe, state: state, order: order, steps: steps), in: &watch)
         }
         return before
       }
       if let before, before != state {
-        found(.refusalChangedState(action: action, before: before, after: state), order: order, actions: actions)
+        found(.refusalChangedState(action: action, before: before, after: state), order: order, steps: steps)
       }
     case .instanceLost(let loss, let call, let action):
       let what =
@@ -214,25 +217,38 @@ final class ProbeListener: StoreListener {
         + (action.map { " while applying \($0)" } ?? (call.isEmpty ? " between calls" : " during \(call)"))
       // A call past the call timeout is a hang, whose worker was ended: no crash of the plugin's.
       if case .unresponsive = loss {
-        found(.hung(what), order: order, actions: actions)
+        found(.hung(what), order: order, steps: steps)
       } else {
-        found(.crashed(what), order: order, actions: actions)
+        found(.crashed(what), order: order, steps: steps)
       }
     default:
       break
     }
   }
 
-  /// On `feature`'s store thread, after a travel (which applies no action): the state it reached,
-  /// kept as the last seen and queued for its check, or the rule its snapshot broke.
-  func travelled(_ feature: PresentedFeature) -> ContractViolation? {
+  /// On `feature`'s store thread, after a travel (which applies no action): the travel counted as
+  /// a step, and the state it reached kept as the last seen and queued for its check, or the rule
+  /// its snapshot broke kept.
+  func travelled(_ feature: PresentedFeature) {
     var failure: PluginCallError?
-    guard let state = Self.snapshot(of: feature.store, failure: &failure) else {
-      return failure.map { ContractViolation($0, of: feature.id) }
+    let state = Self.snapshot(of: feature.store, failure: &failure)
+    let (order, steps) = tookStep()
+    if let state {
+      _ = queue(state, of: feature, order: order, steps: steps)
+    } else if let failure {
+      found(ContractViolation(failure, of: feature.id), order: order, steps: steps)
     }
-    let (order, actions) = watch.withLock { ($0.heard, $0.actions) }
-    _ = queue(state, of: feature, order: order, actions: actions)
-    return nil
+  }
+
+  /// Counts a step that applies no action (a travel), once the steps before it were heard:
+  /// its place in the stores' event order, and the steps taken with it.
+  @discardableResult
+  func tookStep() -> (order: Int, steps: Int) {
+    watch.withLock { watch in
+      watch.heard += 1
+      watch.steps += 1
+      return (watch.heard, watch.steps)
+    }
   }
 
   /// Names the runtime whose features the stores present: it makes the instances for checks.
@@ -269,17 +285,17 @@ final class ProbeListener: StoreListener {
     let item = checker.items[checker.next]
     checker.next += 1
     guard item.order < checker.before, item.probe.cache.insertIfNew(item.state) else { return true }
-    guard let instance = aside(of: item.probe, in: runtime, order: item.order, actions: item.actions) else {
+    guard let instance = aside(of: item.probe, in: runtime, order: item.order, steps: item.steps) else {
       checker.before = item.order
       return true
     }
-    inCheck.store(item.actions + 1, ordering: .relaxed)
+    inCheck.store(item.steps + 1, ordering: .relaxed)
     let checked = SessionRuntime.roundTrip(instance, id: item.probe.feature.id, first: item.state)
     inCheck.store(0, ordering: .relaxed)
     checks.add(1, ordering: .relaxed)
     if case .failure(let violation) = checked {
       item.probe.cache.remove(item.state)
-      found(violation, order: item.order, actions: item.actions)
+      found(violation, order: item.order, steps: item.steps)
       checker.before = item.order
     }
     return true
@@ -309,7 +325,7 @@ final class ProbeListener: StoreListener {
 
   /// `probe`'s instance for checks, made now if need be (under the `checker` lock); nil (the
   /// violation found) when none can be.
-  private func aside(of probe: StoreProbe, in runtime: SessionRuntime, order: Int, actions: Int)
+  private func aside(of probe: StoreProbe, in runtime: SessionRuntime, order: Int, steps: Int)
     -> (any PluginInstance)?
   {
     if let instance = probe.aside { return instance }
@@ -319,7 +335,7 @@ final class ProbeListener: StoreListener {
       return probe.aside
     } catch {
       let failure = ContractViolation.failed("\(feature.id): no instance to check its states in: \(error.message)")
-      found(failure, order: order, actions: actions)
+      found(failure, order: order, steps: steps)
       return nil
     }
   }
@@ -361,22 +377,22 @@ final class ProbeListener: StoreListener {
   }
 
   /// Makes `feature`'s probe (the first event of its store) and queues `state` for its check.
-  private func queue(_ state: String, of feature: PresentedFeature, order: Int, actions: Int) -> StoreProbe {
+  private func queue(_ state: String, of feature: PresentedFeature, order: Int, steps: Int) -> StoreProbe {
     let probe = probe(of: feature)
     watch.withLock { watch in
       probe.state = state
-      hold(Pending(probe: probe, state: state, order: order, actions: actions), in: &watch)
+      hold(Pending(probe: probe, state: state, order: order, steps: steps), in: &watch)
     }
     return probe
   }
 
   /// Keeps `violation` unless one reached at an earlier event is kept already.
-  private func found(_ violation: ContractViolation, order: Int, actions: Int) {
+  private func found(_ violation: ContractViolation, order: Int, steps: Int) {
     watch.withLock { watch in
       guard order < watch.violationOrder else { return }
       watch.violation = violation
       watch.violationOrder = order
-      watch.actionsAtViolation = actions
+      watch.stepsAtViolation = steps
     }
   }
 }

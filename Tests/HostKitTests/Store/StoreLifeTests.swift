@@ -73,7 +73,7 @@ struct StoreLifeTests {
   func aGateAdmitsWhatItShould(gate: StoreGate, admitted: [Bool]) {
     // user action, feedback action, step, job
     let items: [InboxItem] = [
-      .action("{}", .user), .action("{}", .feedback), .step("{}"), .job { _ in },
+      .action("{}", .user), .action("{}", .feedback), .step("{}"), .job({ _ in }, commitsFirst: true),
     ]
     #expect(items.map(gate.admits) == admitted)
   }
@@ -114,7 +114,7 @@ struct StoreLifeTests {
     // and the actions left at the end count as unapplied, but a feedback's; the jobs are handed back
     _ = inbox.accept(.action("d", .user), life: .running)
     _ = inbox.accept(.action("f", .feedback), life: .running)
-    inbox.append(job: { _ in })
+    inbox.append(job: { _ in }, commitsFirst: true)
     let left = inbox.drain()
     #expect(left.count == 3)
     #expect(inbox.report.unapplied == 2)

@@ -40,4 +40,22 @@ import Testing
     external.pause()
     #expect(!external.isQuiet)
   }
+
+  @Test func aStoreHasBeenBusyOnceAnEffectATimerOrAPauseCameEvenAfterItEnded() throws {
+    let idle = StoreExternalState.started()
+    idle.enqueue(.tick)
+    var batch: [InboxItem] = []
+    #expect(idle.takeBatch(into: &batch))
+    #expect(!idle.hasBeenBusy, "actions alone never make it busy")
+    let effect = StoreExternalState.started()
+    effect.effectBegan()
+    effect.effectEnded()
+    #expect(effect.isQuiet && effect.hasBeenBusy)
+    let timer = StoreExternalState.started()
+    timer.cancelTimer(try #require(timer.schedule(after: 1_000, actions: ["{}"], source: .effect)))
+    #expect(timer.isQuiet && timer.hasBeenBusy)
+    let paused = StoreExternalState.started()
+    paused.pause()
+    #expect(paused.hasBeenBusy)
+  }
 }
