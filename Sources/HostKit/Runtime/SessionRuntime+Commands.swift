@@ -94,18 +94,27 @@ extension SessionRuntime {
   }
 
   /// Goes back to before the last action the user typed; returns the seq it is at.
-  public func undo(_ feature: PresentedFeature) throws(HostError) -> Int {
-    try travel(feature) { journal, instance throws(HostError) in try journal.undo(on: instance) }
+  /// `committing: false` leaves the travel's journal line to the store's next commit (before its
+  /// next view or job, at its stop), as an action's is: for a caller that shows nothing of it
+  /// meanwhile (exploring). Otherwise it is on disk when this returns.
+  public func undo(_ feature: PresentedFeature, committing: Bool = true) throws(HostError) -> Int {
+    try travel(feature) { journal, instance throws(HostError) in
+      try journal.undo(on: instance, committing: committing)
+    }
   }
 
-  /// Goes forward to where the last `undo` left; returns the seq it is at.
-  public func redo(_ feature: PresentedFeature) throws(HostError) -> Int {
-    try travel(feature) { journal, instance throws(HostError) in try journal.redo(on: instance) }
+  /// Goes forward to where the last `undo` left; returns the seq it is at. (`committing`: see `undo`.)
+  public func redo(_ feature: PresentedFeature, committing: Bool = true) throws(HostError) -> Int {
+    try travel(feature) { journal, instance throws(HostError) in
+      try journal.redo(on: instance, committing: committing)
+    }
   }
 
-  /// Goes to the state after action `seq`.
-  public func goto(_ seq: Int, in feature: PresentedFeature) throws(HostError) {
-    try travel(feature) { journal, instance throws(HostError) in try journal.goto(seq, on: instance) }
+  /// Goes to the state after action `seq`. (`committing`: see `undo`.)
+  public func goto(_ seq: Int, in feature: PresentedFeature, committing: Bool = true) throws(HostError) {
+    try travel(feature) { journal, instance throws(HostError) in
+      try journal.goto(seq, on: instance, committing: committing)
+    }
   }
 
   /// Replaces `feature`'s state with the JSON in the file at `path` (as `save` writes it).

@@ -175,33 +175,35 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
   /// Goes back to the state before the last action the user typed, with everything that followed
   /// it (its effects, feedbacks, lifecycle actions). Returns that seq.
   @discardableResult
-  public func undo(on instance: PluginInstance) throws(HostError) -> Int {
+  public func undo(on instance: PluginInstance, committing: Bool = true) throws(HostError) -> Int {
     let history = try loadedHistory()
     guard let last = history.lastUserAction else {
       throw HostError(JournalFailure.nothingToUndo)
     }
     let target = last.seq - 1
     let left = history.currentSeq
-    try travel(.undo, to: target, on: instance)
+    try travel(.undo, to: target, on: instance, committing: committing)
     redoStack.append(left)
     return target
   }
 
   /// Goes forward again to the state the last `undo` left. Returns that seq.
   @discardableResult
-  public func redo(on instance: PluginInstance) throws(HostError) -> Int {
+  public func redo(on instance: PluginInstance, committing: Bool = true) throws(HostError) -> Int {
     guard let target = redoStack.last else {
       throw HostError(JournalFailure.nothingToRedo)
     }
     let stack = redoStack
-    try travel(.redo, to: target, on: instance)
+    try travel(.redo, to: target, on: instance, committing: committing)
     redoStack = stack.dropLast()
     return target
   }
 
-  /// Goes to the state after `seq` (reached through the nearest recorded state).
-  public func goto(_ seq: Int, on instance: PluginInstance) throws(HostError) {
-    try travel(.goto, to: seq, on: instance)
+  /// Goes to the state after `seq` (reached through the nearest recorded state). `committing`
+  /// (here and in `undo` and `redo`): whether the travel's line is on disk when this returns;
+  /// else the next commit writes it.
+  public func goto(_ seq: Int, on instance: PluginInstance, committing: Bool = true) throws(HostError) {
+    try travel(.goto, to: seq, on: instance, committing: committing)
     redoStack.removeAll()
   }
 
@@ -217,7 +219,9 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     redoStack.removeAll()
   }
 
-  private func travel(_ kind: TravelKind, to seq: Int, on instance: PluginInstance) throws(HostError) {
+  private func travel(
+    _ kind: TravelKind, to seq: Int, on instance: PluginInstance, committing: Bool
+  ) throws(HostError) {
     let point = try loadedHistory().restorePoint(to: seq)
     guard point.state != nil else {
       throw HostError(JournalFailure.noStateBefore(path: path, seq: seq))
@@ -230,7 +234,7 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
       try? instance.restore(before)
       throw error
     }
-    try record(kind, to: seq, on: instance)
+    try record(kind, to: seq, on: instance, committing: committing)
   }
 
   /// The live state of `instance`, for a travel; a failed snapshot is worded as the journal's.
@@ -243,11 +247,13 @@ public final class SessionJournal: StoreJournal, @unchecked Sendable {
     }
   }
 
-  private func record(_ kind: TravelKind, to seq: Int?, on instance: PluginInstance) throws(HostError) {
+  private func record(
+    _ kind: TravelKind, to seq: Int?, on instance: PluginInstance, committing: Bool = true
+  ) throws(HostError) {
     let state = try Self.state(of: instance)
     let travelSeq = try writer.append(travel: kind, to: seq, state: state)
     history?.append(.travel(JournalTravel(seq: travelSeq, kind: kind, to: seq, state: state)))
-    try writer.commit()
+    if committing { try writer.commit() }
   }
 
   /// Runs `body` on the history (read from the file the first time), on the store thread: a

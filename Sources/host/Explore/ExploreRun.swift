@@ -62,6 +62,8 @@ struct ExploreRun {
     var seen: Seen?
     /// The stores that have had a timer pending (paced features).
     var paced = Set<ObjectIdentifier>()
+    /// The navigation's version when `feature` was read as the focus (nil: read it again).
+    var focusVersion: UInt64?
     do throws(ContractViolation) {
       // The start settles first: a feedback loop (levels) moves the state on its own.
       ticks += try settle(runtime, watch: watch)
@@ -115,9 +117,18 @@ struct ExploreRun {
         }
         if let violation = probes.violation { throw violation }
         try reporter.check()
-        // After a streamed action, where navigation last left it (sendParsed waited for any).
-        guard let now = step.isAction && streams ? runtime.focusedNow : runtime.focused else { break }
-        feature = now
+        if step.isAction && streams {
+          // Where navigation last left it (sendParsed waited for any), read again only once it
+          // published a change: the read retains what is shown, which the stores retain too.
+          let version = runtime.focusedNowVersion
+          if version != focusVersion {
+            guard let now = runtime.focusedNow else { break }
+            (feature, focusVersion) = (now, version)
+          }
+        } else {
+          guard let now = runtime.focused else { break }
+          (feature, focusVersion) = (now, nil)
+        }
       }
       ticks += try settle(runtime, watch: watch)
       if streams { probes.checkPending() }
@@ -332,14 +343,16 @@ struct ExploreRun {
     }
   }
 
-  /// A travel; one the history cannot make (nothing to undo) is no failure of a feature.
+  /// A travel; one the history cannot make (nothing to undo) is no failure of a feature. Its
+  /// journal line is written with the actions after it (nothing of it is shown before).
   private func travel(_ step: ExploreStep, on feature: PresentedFeature, in runtime: SessionRuntime) {
     guard case .command(let text) = step else { return }
     let words = text.split(separator: " ")
     switch words.first {
-    case ":undo": _ = try? runtime.undo(feature)
-    case ":redo": _ = try? runtime.redo(feature)
-    case ":goto": if let seq = words.last.flatMap({ Int($0) }) { try? runtime.goto(seq, in: feature) }
+    case ":undo": _ = try? runtime.undo(feature, committing: false)
+    case ":redo": _ = try? runtime.redo(feature, committing: false)
+    case ":goto":
+      if let seq = words.last.flatMap({ Int($0) }) { try? runtime.goto(seq, in: feature, committing: false) }
     default: break
     }
   }
