@@ -215,11 +215,6 @@ public final class Coordinator: FeatureStage, @unchecked Sendable {
     visible.withLock { $0.contains(ObjectIdentifier(feature)) }
   }
 
-  /// `isVisible` and `visibleCount` under one lock. Any thread.
-  public func visibility(of feature: PresentedFeature) -> (isVisible: Bool, count: Int) {
-    visible.withLock { ($0.contains(ObjectIdentifier(feature)), $0.count) }
-  }
-
   /// Stops every feature, top first.
   public func stopAll() {
     queue.sync {

@@ -15,7 +15,7 @@ extension StoreListener {
   public var hearsApplied: Bool { true }
 }
 
-/// Which feature a store event comes from, and whether it is on screen as the event arrives.
+/// Which feature a store event comes from, and whether it is on screen as the listener asks.
 public struct StoreOrigin: Sendable {
   /// The feature's plugin.
   public var plugin: LoadedPlugin { box.plugin }
@@ -24,20 +24,41 @@ public struct StoreOrigin: Sendable {
   private let box: PluginBox
   /// The presented feature; nil only for what a plugin logs while its instance is being created.
   public let feature: PresentedFeature?
-  /// Whether the feature is on the top frame of the navigation.
-  public let isVisible: Bool
-  /// How many features the top frame shows (a heading tells them apart when several are).
-  public let visibleCount: Int
+  /// Where visibility is asked, when asked: only the renderer asks, of a view, and the stage's
+  /// lock would cost every action's event (exploring hears them all).
+  private let visibility: Visibility
 
-  public init(plugin: LoadedPlugin, feature: PresentedFeature?, isVisible: Bool, visibleCount: Int) {
-    self.init(box: PluginBox(plugin), feature: feature, isVisible: isVisible, visibleCount: visibleCount)
+  private enum Visibility {
+    case known(isVisible: Bool, count: Int)
+    case stage((any FeatureStage)?)
   }
 
-  init(box: PluginBox, feature: PresentedFeature?, isVisible: Bool, visibleCount: Int) {
+  /// Whether the feature is on the top frame of the navigation.
+  public var isVisible: Bool {
+    switch visibility {
+    case .known(let isVisible, _): return isVisible
+    case .stage(let stage): return feature.map { stage?.isVisible($0) ?? false } ?? false
+    }
+  }
+
+  /// How many features the top frame shows (a heading tells them apart when several are).
+  public var visibleCount: Int {
+    switch visibility {
+    case .known(_, let count): return count
+    case .stage(let stage): return stage?.visibleCount ?? 0
+    }
+  }
+
+  public init(plugin: LoadedPlugin, feature: PresentedFeature?, isVisible: Bool, visibleCount: Int) {
+    box = PluginBox(plugin)
+    self.feature = feature
+    visibility = .known(isVisible: isVisible, count: visibleCount)
+  }
+
+  init(box: PluginBox, feature: PresentedFeature?, stage: (any FeatureStage)?) {
     self.box = box
     self.feature = feature
-    self.isVisible = isVisible
-    self.visibleCount = visibleCount
+    visibility = .stage(stage)
   }
 }
 
@@ -53,12 +74,4 @@ public protocol FeatureStage: AnyObject, Sendable {
   func isVisible(_ feature: PresentedFeature) -> Bool
   /// How many features the top frame shows.
   var visibleCount: Int { get }
-  /// Both at once (one look, where they share a lock): asked for every store event.
-  func visibility(of feature: PresentedFeature) -> (isVisible: Bool, count: Int)
-}
-
-extension FeatureStage {
-  public func visibility(of feature: PresentedFeature) -> (isVisible: Bool, count: Int) {
-    (isVisible(feature), visibleCount)
-  }
 }

@@ -10,6 +10,8 @@ public final class StoreListeners: Sendable {
 
   private struct Attached: Sendable {
     var listeners: [any StoreListener]
+    /// Those that hear `.applied`: the event of every action goes to them without asking each.
+    var hearingApplied: [any StoreListener]
     weak var feature: PresentedFeature?
     weak var stage: (any FeatureStage)?
   }
@@ -21,7 +23,8 @@ public final class StoreListeners: Sendable {
   /// Listeners of the store of `plugin`; `stage` answers whether its feature is on screen.
   public init(plugin: LoadedPlugin, stage: (any FeatureStage)?, listeners: [any StoreListener]) {
     self.plugin = PluginBox(plugin)
-    state = Mutex(Attached(listeners: listeners, feature: nil, stage: stage))
+    state = Mutex(
+      Attached(listeners: listeners, hearingApplied: listeners.filter(\.hearsApplied), feature: nil, stage: stage))
     appliedHeard = Atomic(listeners.contains { $0.hearsApplied })
   }
 
@@ -30,7 +33,10 @@ public final class StoreListeners: Sendable {
     state.withLock { state in
       state.listeners.append(listener)
       // Under the lock: an event forwarded after it sees the listener and the flag together.
-      if listener.hearsApplied { appliedHeard.store(true, ordering: .releasing) }
+      if listener.hearsApplied {
+        state.hearingApplied.append(listener)
+        appliedHeard.store(true, ordering: .releasing)
+      }
     }
   }
 
@@ -47,11 +53,10 @@ public final class StoreListeners: Sendable {
   private func forward(_ event: StoreEvent) {
     let applied = if case .applied = event { true } else { false }
     if applied, !appliedHeard.load(ordering: .acquiring) { return }
-    let (listeners, feature, stage) = state.withLock { ($0.listeners, $0.feature, $0.stage) }
-    let shown = feature.flatMap { feature in stage?.visibility(of: feature) }
-    let origin = StoreOrigin(
-      box: plugin, feature: feature, isVisible: shown?.isVisible ?? false,
-      visibleCount: shown?.count ?? stage?.visibleCount ?? 0)
-    for listener in listeners where !applied || listener.hearsApplied { listener.hear(event, from: origin) }
+    let (listeners, feature, stage) = state.withLock {
+      ((applied ? $0.hearingApplied : $0.listeners), $0.feature, $0.stage)
+    }
+    let origin = StoreOrigin(box: plugin, feature: feature, stage: stage)
+    for listener in listeners { listener.hear(event, from: origin) }
   }
 }
