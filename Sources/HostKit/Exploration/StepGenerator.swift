@@ -13,6 +13,8 @@ public struct StepGenerator: Sendable {
   private let values: [String: [String: [JSONValue]]]
   /// The events drawn, and how often one is drawn instead of an action (per thousand).
   private let events: [Event]
+  /// The events but reloads (drawn at every step: not filtered out each time).
+  private let travels: [Event]
   private let eventsPerThousand: Int
   static let reloadsPerThousand = 3
 
@@ -24,6 +26,7 @@ public struct StepGenerator: Sendable {
     }
     self.values = values
     self.events = events
+    travels = events.filter { $0 != .reload }
     self.eventsPerThousand = events.isEmpty ? 0 : eventsPerThousand
   }
 
@@ -35,7 +38,6 @@ public struct StepGenerator: Sendable {
     let roll = Int.random(in: 0..<1000, using: &random)
     // A reload starts a worker (milliseconds): rarer than the travels, which cost a few calls.
     if events.contains(.reload) && roll < Self.reloadsPerThousand { return .command(":reload") }
-    let travels = events.filter { $0 != .reload }
     if !travels.isEmpty, roll < Self.reloadsPerThousand + eventsPerThousand {
       switch travels[Int.random(in: 0..<travels.count, using: &random)] {
       case .undo: return .command(":undo")

@@ -94,8 +94,13 @@ final class ProbeListener: StoreListener {
   /// more: they hold more than `backlogLimit` bytes (large states, each new).
   var isBacklogged: Bool { backlogged.load(ordering: .relaxed) }
 
-  /// The rule broken first so far, if any.
-  var violation: ContractViolation? { watch.withLock { $0.violation } }
+  /// The rule broken first so far, if any. Asked after every step: the lock only once one was.
+  var violation: ContractViolation? {
+    guard foundAny.load(ordering: .acquiring) else { return nil }
+    return watch.withLock { $0.violation }
+  }
+  /// Whether a violation was found (set under the `watch` lock, read without it).
+  private let foundAny = Atomic<Bool>(false)
 
   /// How many user actions the stores refused, and how many actions they applied, so far.
   var refusals: Int { watch.withLock { $0.refusals } }
@@ -152,7 +157,10 @@ final class ProbeListener: StoreListener {
   }
 
   func hear(_ event: StoreEvent, from origin: StoreOrigin) {
-    guard let feature = origin.feature else { return }
+    // Not retained here: `origin` holds the feature while it is heard, and the feature's count
+    // is kept in a side table (it is held weakly elsewhere), each retain a slow path.
+    guard origin.feature != nil else { return }
+    unowned(unsafe) let feature = origin.feature.unsafelyUnwrapped
     // What the event counts for, worked out before the lock (the event is not copied there).
     var (applied, user, refused) = (0, 0, 0)
     switch event {
@@ -166,10 +174,11 @@ final class ProbeListener: StoreListener {
     // An applied action's state: on the store thread (a listener hears it there), before the
     // next action. Its round trip is `checkNext`'s.
     var failure: PluginCallError?
-    let state = applied == 1 && probes ? Self.snapshot(of: feature.store, failure: &failure) : nil
+    let store = feature.store
+    let state = applied == 1 && probes ? Self.snapshot(of: store, failure: &failure) : nil
     // The counts, the store's probe and the state queued in one trip to the lock: the path of
     // every action.
-    let key = ObjectIdentifier(feature.store)
+    let key = ObjectIdentifier(store)
     let (seen, order, steps) = watch.withLock { watch -> (StoreProbe?, Int, Int) in
       watch.heard += 1
       watch.applied += applied
@@ -192,14 +201,14 @@ final class ProbeListener: StoreListener {
         found(ContractViolation(failure, of: feature.id), order: order, steps: steps)
       }
     case .rejected(let action, let source, let error, _):
-      if error.isLifecycle && !feature.store.isClosed {
+      if error.isLifecycle && !store.isClosed {
         found(.stopped(feature: feature.id, reason: error.description), order: order, steps: steps)
         return
       }
       guard probes, source == .user else { return }
       let probe = seen ?? self.probe(of: feature)
       var failure: PluginCallError?
-      guard let state = Self.snapshot(of: feature.store, failure: &failure) else { return }
+      guard let state = Self.snapshot(of: store, failure: &failure) else { return }
       let before = watch.withLock { watch -> String? in
         let before = probe.state
         if before == nil {
@@ -269,7 +278,7 @@ final class ProbeListener: StoreListener {
   /// restore, snapshot, render, as the probe does on the store's own. None is checked past the
   /// first that fails.
   private func checkNext(_ checker: inout Checker) -> Bool {
-    guard !checker.ended, let runtime = checker.runtime else { return false }
+    guard !checker.ended else { return false }
     if checker.next == checker.items.count {
       checker.items.removeAll(keepingCapacity: true)
       checker.next = 0
@@ -285,7 +294,7 @@ final class ProbeListener: StoreListener {
     let item = checker.items[checker.next]
     checker.next += 1
     guard item.order < checker.before, item.probe.cache.insertIfNew(item.state) else { return true }
-    guard let instance = aside(of: item.probe, in: runtime, order: item.order, steps: item.steps) else {
+    guard let instance = aside(of: item.probe, in: &checker, order: item.order, steps: item.steps) else {
       checker.before = item.order
       return true
     }
@@ -324,12 +333,15 @@ final class ProbeListener: StoreListener {
   }
 
   /// `probe`'s instance for checks, made now if need be (under the `checker` lock); nil (the
-  /// violation found) when none can be.
-  private func aside(of probe: StoreProbe, in runtime: SessionRuntime, order: Int, steps: Int)
+  /// violation found, unless the run ended) when none can be. (The runtime is read only then: a
+  /// weak load at every check costs more than the check's bookkeeping.)
+  private func aside(of probe: StoreProbe, in checker: inout Checker, order: Int, steps: Int)
     -> (any PluginInstance)?
   {
     if let instance = probe.aside { return instance }
     let feature = probe.feature
+    // Gone only once the run ended (no check is made then).
+    guard let runtime = checker.runtime else { return nil }
     do throws(HostError) {
       probe.aside = try runtime.instanceForChecks(of: feature)
       return probe.aside
@@ -393,6 +405,7 @@ final class ProbeListener: StoreListener {
       watch.violation = violation
       watch.violationOrder = order
       watch.stepsAtViolation = steps
+      foundAny.store(true, ordering: .releasing)
     }
   }
 }
