@@ -204,6 +204,22 @@ struct StoreTests {
     #expect(!store.hasBeenBusy, "the counter runs no effect")
   }
 
+  @Test func aJobForLaterOnAStoppedStoreRunsAtOnceAndMayAskTheStoreItself() throws {
+    let store = try Store(plugin: try PluginLoader.load(CounterLibrary.path), observer: { _ in })
+    try store.start()
+    store.send(#"{"type":"increment"}"#, source: .user)
+    #expect(store.waitUntilSettled(timeout: .seconds(10)) == .settled)
+    store.stop()
+    // A job for later on a stopped store runs on the caller's thread, before performLater
+    // returns, and may call perform itself (which takes the lock for the retired instance).
+    let seen = Locked<String?>(nil)
+    store.performLater { _ in
+      let state = store.perform { instance in try? instance.snapshot() }
+      seen.withLock { $0 = state }
+    }
+    #expect(seen.withLock { $0 } == #"{"clicks":1,"count":1}"#)
+  }
+
   @Test func aConfigTheFeatureRefusesIsReported() throws {
     let plugin = try PluginLoader.load(try FixturePlugin.path())
     let error = #expect(throws: HostError.self) {

@@ -157,12 +157,10 @@ public final class Store: InstanceCallbackTarget, @unchecked Sendable {
   /// Queues `body` for the store thread, after everything queued before it, and returns at once.
   /// Unlike `perform`'s, the journal is not committed before it: what it does shows nothing by
   /// itself (the next view commits first). Once the store has stopped, runs it at once on the
-  /// caller's thread with the retired instance, as `perform` does.
+  /// caller's thread with the retired instance, outside `perform`'s lock: it may call `perform`.
   public func performLater(_ body: @escaping (any PluginInstance) -> Void) {
     if external.isOnStoreThread { return body(loop.instance) }
     guard let retired = external.enqueueJob(commitsFirst: false, body) else { return }
-    afterStop.lock()
-    defer { afterStop.unlock() }
     body(retired)
   }
 

@@ -289,7 +289,11 @@ struct ExploreRun {
     // Waiting, the run checks the states the store reaches meanwhile.
     let checks = { probes.checkNext() }
     return store.perform(spinning: .milliseconds(2), meanwhile: checks) { _ -> Bool in
-      guard store.effectsRunning == 0, store.pendingTimers == 0, !store.isPaused else { return false }
+      // A store stopped meanwhile runs this on the run's thread, under the lock the travel's own
+      // `perform` takes: travelled (or not) as any other command, after this.
+      guard store.isOnStoreThread, store.effectsRunning == 0, store.pendingTimers == 0, !store.isPaused else {
+        return false
+      }
       travel(step, on: feature, in: runtime)
       // The state it reached is checked with the others.
       probes.travelled(feature)
