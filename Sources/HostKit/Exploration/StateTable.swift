@@ -17,18 +17,16 @@ struct StateTable {
     var count: UInt32 = 0
   }
 
-  private var slots: [Slot]
+  /// Empty until the first insert (a cache made and never used costs nothing), then a power of two.
+  private var slots: [Slot] = []
   /// The states' UTF-8 bytes; a removed state's stay until `removeAll`.
   private var bytes: [UInt8] = []
   private(set) var count = 0
 
-  init() {
-    slots = Array(repeating: Slot(), count: Self.firstCapacity)
-  }
-
-  private static let firstCapacity = 1024
+  private static let firstCapacity = 64
 
   func contains(_ state: String) -> Bool {
+    guard count > 0 else { return false }
     var state = state
     return state.withUTF8 { utf8 in find(utf8, hash: Self.hash(utf8)).found }
   }
@@ -53,6 +51,7 @@ struct StateTable {
   /// Takes `state` out; false when it was not there. The slots after it in its run move back
   /// (no tombstones: a lookup still stops at the first empty slot).
   mutating func remove(_ state: String) -> Bool {
+    guard count > 0 else { return false }
     var state = state
     let (start, found) = state.withUTF8 { utf8 in find(utf8, hash: Self.hash(utf8)) }
     guard found else { return false }
@@ -100,7 +99,7 @@ struct StateTable {
   }
 
   private mutating func grow() {
-    let capacity = slots.count * 2
+    let capacity = max(Self.firstCapacity, slots.count * 2)
     var moved = [Slot](repeating: Slot(), count: capacity)
     for slot in slots where slot.hash != 0 {
       var index = Int(truncatingIfNeeded: slot.hash) & (capacity - 1)
