@@ -147,15 +147,7 @@ struct StoreTests {
     try store.start()
     defer { store.stop() }
     // given a store thread held in a job until the waiting caller has worked five times
-    let gate = DispatchSemaphore(value: 0)
-    let held = DispatchSemaphore(value: 0)
-    Thread {
-      store.perform { _ in
-        held.signal()
-        gate.wait()
-      }
-    }.start()
-    held.wait()
+    let gate = Self.holdStoreThread(of: store)
     // when a second job is waited for with work to do meanwhile (eight pieces)
     let calls = Locked(0)
     let work = {
@@ -180,15 +172,7 @@ struct StoreTests {
     try store.start()
     defer { store.stop() }
     // given a store thread held in a job, and two increments queued behind it
-    let gate = DispatchSemaphore(value: 0)
-    let held = DispatchSemaphore(value: 0)
-    Thread {
-      store.perform { _ in
-        held.signal()
-        gate.wait()
-      }
-    }.start()
-    held.wait()
+    let gate = Self.holdStoreThread(of: store)
     store.send(#"{"type":"increment"}"#, source: .user)
     store.send(#"{"type":"increment"}"#, source: .user)
     // when a job for later is queued (the caller is not held by the store) and one more increment
@@ -218,6 +202,21 @@ struct StoreTests {
       seen.withLock { $0 = state }
     }
     #expect(seen.withLock { $0 } == #"{"clicks":1,"count":1}"#)
+  }
+
+  /// Holds `store`'s thread in a job (queued from a thread of its own) until the semaphore
+  /// returned is signalled; returns once the job runs.
+  static func holdStoreThread(of store: Store) -> DispatchSemaphore {
+    let gate = DispatchSemaphore(value: 0)
+    let held = DispatchSemaphore(value: 0)
+    Thread {
+      store.perform { _ in
+        held.signal()
+        gate.wait()
+      }
+    }.start()
+    held.wait()
+    return gate
   }
 
   @Test func aConfigTheFeatureRefusesIsReported() throws {
