@@ -276,11 +276,12 @@ struct ExploreRun {
   private func travelAtOnce(
     _ step: ExploreStep, on feature: PresentedFeature, in runtime: SessionRuntime, probes: ProbeListener
   ) -> Bool {
-    guard Self.isTravel(step) else { return false }
+    // Read here: the store thread has more to do than the run.
+    guard let travel = Self.travel(of: step) else { return false }
     let store = feature.store
     if !store.hasBeenBusy {
       store.performLater { _ in
-        travel(step, on: feature, in: runtime)
+        self.travel(travel, on: feature, in: runtime)
         probes.travelled(feature)
       }
       return true
@@ -294,20 +295,30 @@ struct ExploreRun {
       guard store.isOnStoreThread, store.effectsRunning == 0, store.pendingTimers == 0, !store.isPaused else {
         return false
       }
-      travel(step, on: feature, in: runtime)
+      self.travel(travel, on: feature, in: runtime)
       // The state it reached is checked with the others.
       probes.travelled(feature)
       return true
     }
   }
 
-  private static let travels = [":undo", ":redo", ":goto "]
+  /// A travel step, as typed: `:undo`, `:redo`, `:goto SEQ` (nil: a seq that is no number).
+  enum Travel {
+    case undo, redo
+    case goto(Int?)
+  }
+
+  /// The travel `step` is, if it is one.
+  static func travel(of step: ExploreStep) -> Travel? {
+    guard case .command(let text) = step else { return nil }
+    if text == ":undo" { return .undo }
+    if text == ":redo" { return .redo }
+    guard text.hasPrefix(":goto ") else { return nil }
+    return .goto(Int(text.dropFirst(":goto ".count)))
+  }
 
   /// Whether `step` is a travel: it applies no action, and the stores count it as a step.
-  static func isTravel(_ step: ExploreStep) -> Bool {
-    guard case .command(let text) = step else { return false }
-    return travels.contains { text.hasPrefix($0) }
-  }
+  static func isTravel(_ step: ExploreStep) -> Bool { travel(of: step) != nil }
 
   /// Streaming, the states reached are checked at least every so many steps (and sooner when
   /// they hold many bytes: `ProbeListener.isBacklogged`).
@@ -333,7 +344,8 @@ struct ExploreRun {
     guard case .command(let text) = step else { return }
     let words = text.split(separator: " ").map(String.init)
     switch words.first {
-    case ":undo", ":redo", ":goto": travel(step, on: feature, in: runtime)
+    case ":undo", ":redo", ":goto":
+      if let travel = Self.travel(of: step) { self.travel(travel, on: feature, in: runtime) }
     case ":open": if let id = words.last { try? runtime.open(id) }
     case ":back": try? runtime.back()
     case ":focus": if let id = words.last { try? runtime.focus(id) }
@@ -349,15 +361,12 @@ struct ExploreRun {
 
   /// A travel; one the history cannot make (nothing to undo) is no failure of a feature. Its
   /// journal line is written with the actions after it (nothing of it is shown before).
-  private func travel(_ step: ExploreStep, on feature: PresentedFeature, in runtime: SessionRuntime) {
-    guard case .command(let text) = step else { return }
-    let words = text.split(separator: " ")
-    switch words.first {
-    case ":undo": _ = try? runtime.undo(feature, committing: false)
-    case ":redo": _ = try? runtime.redo(feature, committing: false)
-    case ":goto":
-      if let seq = words.last.flatMap({ Int($0) }) { try? runtime.goto(seq, in: feature, committing: false) }
-    default: break
+  private func travel(_ travel: Travel, on feature: PresentedFeature, in runtime: SessionRuntime) {
+    switch travel {
+    case .undo: _ = try? runtime.undo(feature, committing: false)
+    case .redo: _ = try? runtime.redo(feature, committing: false)
+    case .goto(let seq?): try? runtime.goto(seq, in: feature, committing: false)
+    case .goto(nil): break
     }
   }
 }
