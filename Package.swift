@@ -141,7 +141,7 @@ let package = Package(
     .testTarget(name: "ActionCodegenTests", dependencies: ["ActionCodegen"], path: "Tests/ActionCodegenTests"),
     .testTarget(
       name: "KittensTests",
-      dependencies: ["KittensFeature", "FeatureKit", "FeatureJSON", "HostKit", "FeatureTesting", "host"],
+      dependencies: ["KittensFeature", "KittensHTTP", "FeatureKit", "FeatureJSON", "HostKit", "FeatureTesting", "host"],
       path: "Tests/KittensTests"
     ),
     .testTarget(

@@ -12,39 +12,57 @@ import Foundation
 /// cancel under the task's status lock, where it waits for URLSession's queue, whose work may need
 /// that lock (exploring the main flow deadlocked so). URLSession's own timeouts are cut to whole
 /// seconds, so the deadline is a timer of its own; URLSession's is a backstop only.
-// @unchecked: `task`, `stopped` and `finished` are touched under `lock` only.
+///
+/// A stop (a cancel, the deadline) finishes the request at once, not when URLSession's
+/// completion comes: libcurl's cancel waits for a name lookup in progress, up to the resolver's
+/// own timeout (5 s with no network), and the feature's load would wait as long. The completion
+/// that comes later is dropped.
+// @unchecked: `task`, `finished` and `deadline` are touched under `lock` only.
 final class KittenRequest: @unchecked Sendable {
   private let url: URL
   private let timeout: Double
   private let finish: @Sendable (Result<Data, HTTPFailure>) -> Void
+  private let makeTask: MakeTask
   private let lock = NSLock()
-  private var task: URLSessionDataTask?
-  /// Why the request was stopped (cancelled, or out of time) before it answered.
-  private var stopped: HTTPFailure?
+  private var task: (any KittenTask)?
   private var finished = false
   private var deadline: DispatchWorkItem?
 
-  /// Where a cancel is carried out: never on the canceller's thread, which may hold a lock.
+  /// What starts the GET of a request: URLSession's data task (tests give a task of their own).
+  typealias MakeTask = @Sendable (URLRequest, _ timeout: Double, _ completion: @escaping Completion) -> any KittenTask
+  typealias Completion = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+
+  /// Where a cancel is carried out: never on the canceller's thread, which may hold a lock (as
+  /// may the thread of a stop, so its `finish` is sent elsewhere too).
   private static let cancels = DispatchQueue(label: "kittens.http.cancel")
 
-  init(url: URL, timeout: Double, finish: @escaping @Sendable (Result<Data, HTTPFailure>) -> Void) {
+  init(
+    url: URL, timeout: Double, makeTask: @escaping MakeTask = KittenRequest.dataTask,
+    finish: @escaping @Sendable (Result<Data, HTTPFailure>) -> Void
+  ) {
     self.url = url
     self.timeout = timeout
+    self.makeTask = makeTask
     self.finish = finish
   }
 
-  func start() {
+  /// A URLSession data task of its own session, invalidated once it completes.
+  static func dataTask(_ request: URLRequest, timeout: Double, completion: @escaping Completion) -> any KittenTask {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.timeoutIntervalForRequest = timeout.rounded(.up) + 1
     configuration.timeoutIntervalForResource = timeout.rounded(.up) + 1
     configuration.urlCache = nil
     let session = URLSession(configuration: configuration)
+    return session.dataTask(with: request) { body, response, error in
+      session.finishTasksAndInvalidate()
+      completion(body, response, error)
+    }
+  }
+
+  func start() {
     var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
     request.setValue("application/json", forHTTPHeaderField: "Accept")
-    let task = session.dataTask(with: request) { body, response, error in
-      session.finishTasksAndInvalidate()
-      self.complete(body, response, error)
-    }
+    let task = makeTask(request, timeout) { body, response, error in self.complete(body, response, error) }
     let deadline = DispatchWorkItem { [weak self] in
       guard let self else { return }
       self.stop(HTTPFailure("no answer from \(self.url.absoluteString) within \(Self.seconds(self.timeout)) s"))
@@ -57,27 +75,34 @@ final class KittenRequest: @unchecked Sendable {
     task.resume()
   }
 
-  /// Stops the request; its completion still comes, saying it was cancelled.
+  /// Stops the request: it finishes soon after, saying it was cancelled.
   func cancel() {
     stop(HTTPFailure("the request to \(url.absoluteString) was cancelled"))
   }
 
   private func stop(_ why: HTTPFailure) {
-    let task: URLSessionDataTask? = lock.withLock {
-      guard !finished, stopped == nil else { return nil }
-      stopped = why
-      return self.task
+    let stopped: (task: (any KittenTask)?, deadline: DispatchWorkItem?)? = lock.withLock {
+      guard !finished else { return nil }
+      finished = true
+      return (self.task, self.deadline)
     }
-    if let task { Self.cancels.async { task.cancel() } }
+    guard let stopped else { return }
+    stopped.deadline?.cancel()
+    // Apart: a cancel may wait seconds in libcurl, and the next stop's finish must not.
+    if let task = stopped.task { Self.cancels.async { task.cancel() } }
+    let finish = self.finish
+    DispatchQueue.global().async { finish(.failure(why)) }
   }
 
   private func complete(_ body: Data?, _ response: URLResponse?, _ error: Error?) {
-    let (stopped, deadline): (HTTPFailure?, DispatchWorkItem?) = lock.withLock {
+    let deadline: DispatchWorkItem?? = lock.withLock {
+      guard !finished else { return nil }
       finished = true
-      return (self.stopped, self.deadline)
+      return .some(self.deadline)
     }
+    // Stopped before: finished then.
+    guard let deadline else { return }
     deadline?.cancel()
-    if let stopped { return finish(.failure(stopped)) }
     if let error = error as? URLError { return finish(.failure(describe(error))) }
     if let error { return finish(.failure(HTTPFailure("the request to \(url.absoluteString) failed: \(error)"))) }
     guard let http = response as? HTTPURLResponse else {
@@ -116,6 +141,14 @@ final class KittenRequest: @unchecked Sendable {
     value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
   }
 }
+
+/// What `KittenRequest` starts and may cancel.
+protocol KittenTask: Sendable {
+  func resume()
+  func cancel()
+}
+
+extension URLSessionDataTask: KittenTask {}
 
 /// Why a request failed: one line naming the address, shown in the kittens view.
 struct HTTPFailure: Error {
