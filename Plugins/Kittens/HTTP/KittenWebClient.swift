@@ -80,29 +80,29 @@ final class KittenRequest: @unchecked Sendable {
     stop(HTTPFailure("the request to \(url.absoluteString) was cancelled"))
   }
 
-  private func stop(_ why: HTTPFailure) {
-    let stopped: (task: (any KittenTask)?, deadline: DispatchWorkItem?)? = lock.withLock {
+  /// Marks the request finished, the first time only, and ends its deadline: what it ran, or
+  /// nil when it had finished already (a stop and the task's answer race for it).
+  private func finishing() -> (any KittenTask)?? {
+    let running: (task: (any KittenTask)?, deadline: DispatchWorkItem?)? = lock.withLock {
       guard !finished else { return nil }
       finished = true
-      return (self.task, self.deadline)
+      return (task, deadline)
     }
-    guard let stopped else { return }
-    stopped.deadline?.cancel()
+    running?.deadline?.cancel()
+    return running.map(\.task)
+  }
+
+  private func stop(_ why: HTTPFailure) {
+    guard let task = finishing() else { return }
     // Apart: a cancel may wait seconds in libcurl, and the next stop's finish must not.
-    if let task = stopped.task { Self.cancels.async { task.cancel() } }
+    if let task { Self.cancels.async { task.cancel() } }
     let finish = self.finish
     DispatchQueue.global().async { finish(.failure(why)) }
   }
 
   private func complete(_ body: Data?, _ response: URLResponse?, _ error: Error?) {
-    let deadline: DispatchWorkItem?? = lock.withLock {
-      guard !finished else { return nil }
-      finished = true
-      return .some(self.deadline)
-    }
     // Stopped before: finished then.
-    guard let deadline else { return }
-    deadline?.cancel()
+    guard finishing() != nil else { return }
     if let error = error as? URLError { return finish(.failure(describe(error))) }
     if let error { return finish(.failure(HTTPFailure("the request to \(url.absoluteString) failed: \(error)"))) }
     guard let http = response as? HTTPURLResponse else {
