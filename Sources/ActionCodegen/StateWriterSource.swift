@@ -1,9 +1,11 @@
 /// The `JSONObjectWritable` conformance of a feature's `State`, written when every stored member
 /// is a plain `Int`, `Bool` or `String` (or an optional of one): a snapshot then skips
-/// `Encodable`'s containers (`JSONBytesEncoder` gives the same bytes either way). Whatever it
-/// does not follow for certain (a custom encoding, a member it cannot type, a wrapper, an
-/// observer, a string literal in the state's body, conditional compilation) leaves the state to
-/// `Codable`, as before.
+/// `Encodable`'s containers (`JSONBytesEncoder` gives the same bytes either way). With it, when
+/// an initializer of the generated file may set every member (none `private(set)`, no `let` with
+/// a value) and the author wrote no decoding, the `FlatStateDecodable` one: a restore then reads
+/// the state in place. Whatever it does not follow for certain (a custom encoding, a member it
+/// cannot type, a wrapper, an observer, a string literal in the state's body, conditional
+/// compilation) leaves the state to `Codable`, as before.
 struct StateWriterSource {
   /// The module's sources, comments stripped.
   let code: String
@@ -19,14 +21,40 @@ struct StateWriterSource {
     let name: String
     let kind: Kind
     let optional: Bool
+    /// Whether an initializer in another file of the module may set it.
+    var settable = true
   }
 
-  /// The conformance as lines of Swift, or nil when the state is left to `Codable`.
+  /// The conformances as lines of Swift, or nil when the state is left to `Codable`.
   var lines: [String]? {
     guard let members = members() else { return nil }
     var lines = ["extension \(feature).State: JSONObjectWritable {"]
     lines.append("  public func writeJSONObject(into writer: inout JSONObjectWriter) {")
     for member in members { lines.append("    writer.member(\"\(member.name)\", \(member.name))") }
+    lines += ["  }", "}"]
+    if let reader = readerLines(members) { lines += [""] + reader }
+    return lines
+  }
+
+  /// The `FlatStateDecodable` conformance, or nil when a member cannot be set from here, the
+  /// author decodes the state, or it has more members than a flat scan reads.
+  func readerLines(_ members: [Member]) -> [String]? {
+    let ownDecoding = ["init(from", "FlatStateDecodable"].contains(where: code.contains)
+    guard !ownDecoding, members.allSatisfy(\.settable), members.count <= 8 else { return nil }
+    let keys = members.map { "\"\($0.name)\"" }.joined(separator: ", ")
+    var lines = [
+      "extension \(feature).State: FlatStateDecodable {",
+      "  public init?(flatState members: StateMembers) {",
+      "    guard members.hasOnly(\(keys)) else { return nil }",
+    ]
+    // Read into locals of their own (a member may be called `members`), then set.
+    for (index, member) in members.enumerated() {
+      let read = member.optional ? "optional" : "value"
+      lines.append(
+        "    guard let m\(index) = members.\(read)(\"\(member.name)\", as: \(member.kind.rawValue).self) else { return nil }"
+      )
+    }
+    for (index, member) in members.enumerated() { lines.append("    self.\(member.name) = m\(index)") }
     lines += ["  }", "}"]
     return lines
   }
@@ -84,6 +112,7 @@ struct StateWriterSource {
       return words.contains("var") || words.contains("let") ? .some(nil) : .none
     }
     var rest = statement
+    var settable = true
     while let word = rest.firstWord {
       let modifiers: Set<Substring> = [
         "public", "internal", "package", "open", "final", "nonisolated", "private", "fileprivate",
@@ -93,6 +122,7 @@ struct StateWriterSource {
       rest = rest.dropFirst(word.count).trimmingWhitespace
       if rest.hasPrefix("(") {
         guard let close = rest.firstIndex(of: ")") else { return .some(nil) }
+        if word == "private" || word == "fileprivate" { settable = false }
         rest = rest[rest.index(after: close)...].trimmingWhitespace
       } else if word == "private" || word == "fileprivate" {
         if rest.firstWord == "var" || rest.firstWord == "let" { return .some(nil) }
@@ -121,7 +151,9 @@ struct StateWriterSource {
     }
     var members: [Member] = []
     for binding in bindings {
-      guard let member = member(binding) else { return .some(nil) }
+      guard var member = member(binding) else { return .some(nil) }
+      // A `let` with a value is set once, where it is declared.
+      member.settable = settable && !(keyword == "let" && binding.contains("="))
       members.append(member)
     }
     return .some(members)

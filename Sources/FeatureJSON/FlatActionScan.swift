@@ -1,5 +1,6 @@
 /// A flat action object read in place: where each member's key and value lie in the document,
-/// with no `String`, no `JSONValue` and no heap allocation. Only the plain, common shape is
+/// with no `String`, no `JSONValue` and no heap allocation. A flat state object too
+/// (`init(objectAt:)`: no `type` member required). Only the plain, common shape is
 /// accepted (see `init`); for anything else `init` answers nil and the caller parses the document
 /// in full (`FlatObject`, `JSONValue`), which also reports every error. Whatever it accepts is
 /// valid JSON that those parsers read to the same values.
@@ -27,6 +28,16 @@ public struct FlatActionScan {
   /// escapes, every number an integer of at most 18 digits, no nested object or array, no key
   /// twice.
   public init?(utf8CString cString: UnsafePointer<CChar>) {
+    self.init(cString, requiringType: true)
+  }
+
+  /// Scans a NUL-terminated object as `init(utf8CString:)` does, with no member singled out: a
+  /// `type` member is optional and may hold any plain value. `tag` stays empty.
+  public init?(objectAt cString: UnsafePointer<CChar>) {
+    self.init(cString, requiringType: false)
+  }
+
+  private init?(_ cString: UnsafePointer<CChar>, requiringType: Bool) {
     bytes = UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self)
     var index = 0
     guard skipSpace(&index), bytes[index] == UInt8(ascii: "{") else { return nil }
@@ -50,7 +61,7 @@ public struct FlatActionScan {
         for lane in 0..<count where keyLength == length(of: lane) && same(keyStart, start(of: lane), keyLength) {
           return nil
         }
-        if keyLength == 4 && same(keyStart, "type") {
+        if requiringType && keyLength == 4 && same(keyStart, "type") {
           guard kind == .string else { return nil }
           typeLane = count
         }
@@ -74,6 +85,7 @@ public struct FlatActionScan {
       guard isSpace(bytes[index]), index < Self.maximumLength else { return nil }
       index += 1
     }
+    guard requiringType else { return }
     guard typeLane >= 0 else { return nil }
     tag = text(ofValue: typeLane)
   }

@@ -64,6 +64,8 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   private let encoder = JSONValueEncoder()
   /// The writer generated for `F.State` (`JSONObjectWritable`), when it has one.
   private let generatedWrite: ((F.State, Int) -> [UInt8])?
+  /// The reader generated for `F.State` (`FlatStateDecodable`), when it has one.
+  let generatedRead: ((UnsafePointer<CChar>) -> F.State?)?
   /// The length of the state JSON last restored or snapshot, to reserve for the next snapshot.
   @exclusivity(unchecked) private var stateSize = 0
   /// The encoding of the current state with its NUL, when known: made by restore or by the last
@@ -83,6 +85,7 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
     self.effects = EffectRunner(host: host)
     self.generatedDecode = generatedDecoder(for: F.Action.self)
     self.generatedWrite = JSONBytesEncoder.objectWriter(for: F.State.self)
+    self.generatedRead = generatedStateReader(for: F.State.self)
   }
 
   /// `state`'s JSON, by its generated writer when it has one.
@@ -329,6 +332,15 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
     guard phase != .stopped else { return lifecycleError("restore") }
     do {
       let length = strlen(json)
+      // A flat state of plain members is read in place; its reader answers only when every
+      // member is one the state has, so none is left unread.
+      if let generatedRead, let restored = generatedRead(json) {
+        try feature.validate(restored)
+        var encoded = try encoding(of: restored, capacity: length + 1)
+        encoded.append(0)
+        (state, stateSize, stateEncoding) = (restored, length, encoded)
+        return succeed()
+      }
       let value = try JSONValue.parse(bytes: UnsafeRawBufferPointer(start: json, count: length))
       let restored = try decoder.decode(F.State.self, from: value)
       // Compared with the state's structure only: its arrays of scalars (which hold no members)

@@ -204,6 +204,49 @@ struct StateWriterSourceTests {
       }
       """
     #expect(text.contains(expected), "\(text)")
+    // `name` is set only in the state's own file: no reader.
+    #expect(!text.contains("FlatStateDecodable"), "\(text)")
+  }
+
+  @Test func aStateOfSettableMembersIsReadToo() throws {
+    let text = try Self.generate(
+      state: """
+            var count = 0, members: Int
+            let name: String
+            var note: String?
+            var on = true
+            init(name: String) { (count, members, self.name, note) = (0, 0, name, nil) }
+        """)
+    let expected = """
+      extension DemoFeature.State: FlatStateDecodable {
+        public init?(flatState members: StateMembers) {
+          guard members.hasOnly("count", "members", "name", "note", "on") else { return nil }
+          guard let m0 = members.value("count", as: Int.self) else { return nil }
+          guard let m1 = members.value("members", as: Int.self) else { return nil }
+          guard let m2 = members.value("name", as: String.self) else { return nil }
+          guard let m3 = members.optional("note", as: String.self) else { return nil }
+          guard let m4 = members.value("on", as: Bool.self) else { return nil }
+          self.count = m0
+          self.members = m1
+          self.name = m2
+          self.note = m3
+          self.on = m4
+        }
+      }
+      """
+    #expect(text.contains(expected), "\(text)")
+  }
+
+  @Test(
+    "a state written but not read: a member set elsewhere, a decoding of the author's own, nine members",
+    arguments: [
+      "let level = 0", "private(set) var level: Int", "fileprivate(set) var level: Int",
+      "var level: Int\ninit(from decoder: Decoder) throws { level = 0 }",
+      "var a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0, i = 0",
+    ])
+  func writtenButNotRead(_ state: String) throws {
+    let text = try Self.generate(state: state)
+    #expect(text.contains("JSONObjectWritable") && !text.contains("FlatStateDecodable"), "\(text)")
   }
 
   @Test(
@@ -229,7 +272,8 @@ struct StateWriterSourceTests {
       "var level: Int!",
     ])
   func leftToCodable(_ state: String) throws {
-    #expect(!(try Self.generate(state: state)).contains("JSONObjectWritable"))
+    let text = try Self.generate(state: state)
+    #expect(!text.contains("JSONObjectWritable") && !text.contains("FlatStateDecodable"))
   }
 
   @Test func aWriterOfTheAuthorsOwnIsNotWrittenAgain() throws {

@@ -51,6 +51,25 @@ struct FlatActionScanTests {
     #expect(scan.contains("b") && !scan.contains("c"))
   }
 
+  /// A state's object: any flat object, `type` or not; the rest of the shape rules hold.
+  @Test(arguments: accepted + [#"{"left":3}"#, #"{"type":3,"n":-1}"#, "{}", #" {"n":null,"s":"a"} "#])
+  func anObjectScanReadsWhatTheParserReads(_ document: String) throws {
+    let parsed = try #require(try JSONValue.parse(document).objectValue)
+    // The scan points into the document: read it while the C string lives.
+    try document.withCString { cString in
+      let scan = try #require(FlatActionScan(objectAt: cString))
+      #expect(scan.count == parsed.count && scan.tag.isEmpty)
+      for key in ["type", "left", "n", "s", "big"] {
+        #expect(scanValue(scan, key) == parsed[key], "member \(key) of \(document)")
+      }
+    }
+  }
+
+  @Test(arguments: declined.filter { ![#"{"left":3}"#, #"{"type":3}"#].contains($0) })
+  func anObjectScanLeavesTheOtherShapesToTheParser(_ document: String) {
+    #expect(document.withCString { FlatActionScan(objectAt: $0) } == nil, "\(document)")
+  }
+
   @Test(arguments: accepted + declined)
   func flatObjectAgreesWithTheParser(_ document: String) {
     let flat = Result { try document.withCString { try FlatObject.parse(utf8CString: $0) } }
@@ -85,6 +104,7 @@ private func scanValue(_ scan: FlatActionScan, _ key: String) -> JSONValue? {
   case "n": return scan.value("n")
   case "big": return scan.value("big")
   case "a": return scan.value("a")
+  case "s": return scan.value("s")
   default: return nil
   }
 }
