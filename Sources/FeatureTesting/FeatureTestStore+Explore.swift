@@ -60,7 +60,7 @@ struct StoreExploration: Sendable {
     return Self.firstFailure(
       runs: runs, seed: seed, simpler: generator.simpler,
       attempt: { random in
-        let failure = run((0..<steps).map { generator.next(using: &random, seqs: $0 + 1) })
+        let failure = run((0..<steps).map { generator.next(using: &random, seqs: $0 + 1) }, grace: Self.grace(timeout))
         if failure?.kind == Self.hang, setup.instances.runsPluginsHere {
           shrinkIn = Self.canShrinkInWorkers ? inWorkers : nil
         }
@@ -71,6 +71,24 @@ struct StoreExploration: Sendable {
 
   /// The kind of failure a call that never returns is.
   static let hang = ContractViolation.hung("").kind
+
+  /// How much longer a run that is exploring (not a candidate being shrunk) waits for effects
+  /// still in flight past the settle timeout, when no call is stuck: on a loaded machine an
+  /// effect's thread may start late, and a slow effect is no hang. Once per failure found, where
+  /// a candidate would pay it at every rerun. The settle budget of workers that end a hang.
+  static func grace(_ timeout: Duration) -> Duration { hangEndingWorkers(timeout: timeout).settle }
+
+  /// Settles `store` within `timeout` moving the manual clock up to `maxTicks`; with a `grace`,
+  /// one whose effects are still in flight (no call stuck in process) gets that much longer, the
+  /// clock moving only by the ticks left. Whether it settled.
+  static func settle(
+    _ store: Store, timeout: Duration, grace: Duration, maxTicks: Int, instances: InstanceFactory
+  ) -> Bool {
+    let first = store.settleMovingClock(timeout: timeout, maxTicks: maxTicks)
+    guard first.result == .timedOut else { return true }
+    guard grace > .zero, !isStuckInProcess(store, instances: instances) else { return false }
+    return store.settleMovingClock(timeout: grace, maxTicks: max(0, maxTicks - first.ticks)).result != .timedOut
+  }
 
   /// Whether the built host is there to run workers.
   static var canShrinkInWorkers: Bool { access(HostProcess.executable, X_OK) == 0 }
@@ -128,7 +146,7 @@ struct StoreExploration: Sendable {
   ///
   /// A refusal is checked on the store thread as it happens, against the state right after the
   /// action before it (an effect's or a feedback's included), not against what settling left.
-  func run(_ steps: [ExploreStep]) -> Failure? {
+  func run(_ steps: [ExploreStep], grace: Duration = .zero) -> Failure? {
     let watch = RefusalWatch()
     let store: Store
     do {
@@ -159,7 +177,9 @@ struct StoreExploration: Sendable {
       let ran = Array(steps[...index])
       guard let action = try? ActionLine.parse(step.line, manifest: plugin.manifest) else { continue }
       store.send(action, source: .user)
-      if store.settleMovingClock(timeout: timeout, maxTicks: FlowExploration.maxTicks).result == .timedOut {
+      let settled = Self.settle(
+        store, timeout: timeout, grace: grace, maxTicks: FlowExploration.maxTicks, instances: setup.instances)
+      if !settled {
         if Self.isStuckInProcess(store, instances: setup.instances) {
           stuck = true
           return Failure(

@@ -59,7 +59,7 @@ struct FlowExploration: Sendable {
       runs: runs, seed: seed, simpler: generator.simpler,
       attempt: { random in
         var left = steps
-        let failure = run { position in
+        let failure = run(grace: StoreExploration.grace(settings.timeout)) { position in
           guard left > 0 else { return nil }
           left -= 1
           return generator.next(using: &random, at: position)
@@ -86,8 +86,9 @@ struct FlowExploration: Sendable {
   }
 
   /// Runs the steps `next` draws in a fresh coordinator until it gives nil; the steps up to the
-  /// first broken rule and why, or nil when every check held.
-  func run(_ next: (ExplorePosition) -> ExploreStep?) -> StoreExploration.Failure? {
+  /// first broken rule and why, or nil when every check held. `grace`: as a feature's
+  /// exploration gives effects still in flight (`StoreExploration.grace`).
+  func run(grace: Duration = .zero, _ next: (ExplorePosition) -> ExploreStep?) -> StoreExploration.Failure? {
     let launcher = FlowLauncher(settings: settings)
     let coordinator = Coordinator(
       flow: flow, plugins: plugins.map(PluginRecord.init), launcher: launcher, logsNavigation: false)
@@ -108,7 +109,7 @@ struct FlowExploration: Sendable {
       StoreExploration.Failure(steps: ran, kind: kind, problem: problem)
     }
     func settled() -> StoreExploration.Failure? {
-      guard let problem = settle(launcher) else { return nil }
+      guard let problem = settle(launcher, grace: grace) else { return nil }
       guard let hung = problem.hung else { return failure("crash", problem.text) }
       stuck = true
       return failure(StoreExploration.hang, hung)
@@ -164,12 +165,13 @@ struct FlowExploration: Sendable {
   /// Waits until the flow is idle, moving the manual clock of each live feature a few ticks (a
   /// paced feature's regulation interleaves with the steps); why not, when a store did not (and,
   /// in process, when that store is stuck in a call, what that hang is).
-  private func settle(_ launcher: FlowLauncher) -> (text: String, hung: String?)? {
+  private func settle(_ launcher: FlowLauncher, grace: Duration) -> (text: String, hung: String?)? {
     launcher.waitUntilIdle()
     for record in launcher.live {
       let store = record.feature.store
-      let (result, _) = store.settleMovingClock(timeout: settings.timeout, maxTicks: Self.maxTicks)
-      guard result == .timedOut else { continue }
+      let settled = StoreExploration.settle(
+        store, timeout: settings.timeout, grace: grace, maxTicks: Self.maxTicks, instances: settings.instances)
+      guard !settled else { continue }
       let text = "\(record.id) did not settle within \(settings.timeout) (a hang?)"
       guard StoreExploration.isStuckInProcess(store, instances: settings.instances) else { return (text, nil) }
       return (text, "\(record.id) did not answer within \(settings.timeout) in process (a call that never returns)")

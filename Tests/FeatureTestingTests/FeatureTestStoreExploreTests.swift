@@ -107,6 +107,22 @@ struct ExploreContractTests {
     #expect(issue.line == issue.at)
   }
 
+  @Test("an effect slower than the timeout is no failure while exploring: it is waited for once more")
+  func aSlowEffectIsNoHang() async throws {
+    // given a tally whose ping's effect takes 0.5 s, explored in process with a 0.3 s timeout
+    let library = try FixturePlugin.path(["FIXTURE_TALLY", "EXPLORE_SLOW_EFFECT"])
+    let store = try await FeatureTestStore(plugin: library, timeout: .milliseconds(300))
+    let pongs = Mutex(0)
+    // when it explores a run with pings in it
+    await store.explore(runs: 1, steps: 6, seed: 5) { state in
+      pongs.withLock { $0 = max($0, Int(state["pongs"].flatMap(\.intValue) ?? 0)) }
+      return true
+    }
+    await store.finish()
+    // then no issue was recorded (a settle past 0.3 s waited for the effects), and their pongs came
+    #expect(pongs.withLock { $0 } >= 1)
+  }
+
   @Test("a paced feature explores on the manual clock: its timers fire by ticks, not by waiting")
   func levelsExploresOnTheManualClock() async throws {
     // given levels paced at a minute a step, on the manual clock

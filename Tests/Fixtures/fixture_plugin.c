@@ -34,7 +34,8 @@
 // a tally left on show after ':open tally' then ':back' answers "stopped" to every action),
 // EXPLORE_REFUSAL_CHANGES (add amount=10 is refused but adds 1 all the same), EXPLORE_HANG (an add of 9
 // right after another add never returns, in dispatch only), EXPLORE_ENDLESS_EFFECT (a ping right
-// after an add begins an effect that never ends).
+// after an add begins an effect that never ends), EXPLORE_SLOW_EFFECT (a ping's effect takes 0.5 s:
+// slow, not endless).
 // FIXTURE_HANG_IN_DISPATCH (fixture only): {"type":"hang"} never returns, for call timeouts.
 //
 // Config, for either feature: "refuse" anywhere refuses it; {"destroy_log": "/path"} (or, without it,
@@ -127,7 +128,11 @@ static fh_status refuse_action(fh_instance *instance, const char *message) {
 
 static void *ping_effect(void *argument) {
     const fh_host *host = argument;
+#ifdef EXPLORE_SLOW_EFFECT
+    usleep(500000);
+#else
     usleep(1000);
+#endif
     host->emit("{\"type\":\"pong\"}", FH_ORIGIN_EFFECT);
     host->effect_ended();
     return NULL;
