@@ -8,9 +8,13 @@ public protocol JSONObjectWritable: Encodable {
 
 /// Writes one JSON object, member by member, as `JSONBytesEncoder` writes the same members:
 /// keys given in UTF-8 order, a nil optional left out (as synthesized `Encodable` does).
+///
+/// Inlinable, so the writer a feature's module generates is compiled with it: a member of a
+/// number or a flag is put together on the stack and appended at once (each `append` across a
+/// module costs a call and the array's checks: most of a small state's snapshot).
 public struct JSONObjectWriter {
-  private(set) var bytes: [UInt8] = []
-  private var empty = true
+  @usableFromInline var bytes: [UInt8] = []
+  @usableFromInline var empty = true
 
   init(capacity: Int) {
     bytes.reserveCapacity(max(capacity, 2))
@@ -23,7 +27,45 @@ public struct JSONObjectWriter {
     return bytes
   }
 
-  private mutating func key(_ key: StaticString) {
+  /// The longest key written with its value in one go; a longer one goes piece by piece.
+  @usableFromInline static var shortKey: Int { 40 }
+
+  /// Appends `,"name":` (no comma first) then what `value` writes after it, in one append: at
+  /// most `valueBytes` bytes, `value` answering how many it wrote.
+  @inlinable
+  mutating func member(
+    _ name: StaticString, valueBytes: Int, _ value: (UnsafeMutablePointer<UInt8>) -> Int
+  ) {
+    let keyCount = name.utf8CodeUnitCount
+    guard keyCount <= Self.shortKey else {
+      key(name)
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: valueBytes) { buffer in
+        bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: value(buffer.baseAddress!)))
+      }
+      return
+    }
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.shortKey + 4 + valueBytes) { buffer in
+      let base = buffer.baseAddress!
+      var count = 0
+      if !empty {
+        base[count] = UInt8(ascii: ",")
+        count += 1
+      }
+      base[count] = UInt8(ascii: "\"")
+      (base + count + 1).update(from: name.utf8Start, count: keyCount)
+      count += keyCount + 1
+      base[count] = UInt8(ascii: "\"")
+      base[count + 1] = UInt8(ascii: ":")
+      count += 2
+      count += value(base + count)
+      bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
+    }
+    empty = false
+  }
+
+  /// `,"name":` piece by piece.
+  @usableFromInline
+  mutating func key(_ key: StaticString) {
     if !empty { bytes.append(.comma) }
     empty = false
     bytes.append(.quote)
@@ -32,14 +74,43 @@ public struct JSONObjectWriter {
     bytes.append(.colon)
   }
 
-  public mutating func member(_ name: StaticString, _ value: Int) {
-    key(name)
-    JSONSerializer.writeNumber(.int(Int64(value)), into: &bytes)
+  /// Writes `value` in decimal at `out` (at most 20 bytes); how many bytes it wrote.
+  @inlinable
+  static func writeDecimal(_ value: Int, at out: UnsafeMutablePointer<UInt8>) -> Int {
+    var count = 0
+    if value < 0 {
+      out[0] = UInt8(ascii: "-")
+      count = 1
+    }
+    var magnitude = value.magnitude
+    // Digits come out last-first: counted first, then written from the end.
+    var digits = 1
+    var rest = magnitude / 10
+    while rest > 0 {
+      digits += 1
+      rest /= 10
+    }
+    var position = count + digits
+    repeat {
+      position -= 1
+      out[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+      magnitude /= 10
+    } while magnitude > 0
+    return count + digits
   }
 
+  @inlinable
+  public mutating func member(_ name: StaticString, _ value: Int) {
+    member(name, valueBytes: 20) { Self.writeDecimal(value, at: $0) }
+  }
+
+  @inlinable
   public mutating func member(_ name: StaticString, _ value: Bool) {
-    key(name)
-    JSONSerializer.write(.bool(value), into: &bytes)
+    member(name, valueBytes: 5) { out in
+      let word: StaticString = value ? "true" : "false"
+      out.update(from: word.utf8Start, count: word.utf8CodeUnitCount)
+      return word.utf8CodeUnitCount
+    }
   }
 
   public mutating func member(_ name: StaticString, _ value: String) {
@@ -47,7 +118,9 @@ public struct JSONObjectWriter {
     JSONSerializer.writeString(value, into: &bytes)
   }
 
+  @inlinable
   public mutating func member(_ name: StaticString, _ value: Int?) { if let value { member(name, value) } }
+  @inlinable
   public mutating func member(_ name: StaticString, _ value: Bool?) { if let value { member(name, value) } }
   public mutating func member(_ name: StaticString, _ value: String?) { if let value { member(name, value) } }
 }

@@ -380,8 +380,23 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   }
 
   override func render(_ out: inout UnsafePointer<CChar>?) -> fh_status {
-    out = output.set(feature.render(state).joined(separator: "\n"))
+    out = output.set(sharing: Self.cString(joining: feature.render(state)))
     return succeed()
+  }
+
+  /// `lines` joined by line breaks, with the NUL a C string ends in: one buffer, with no joined
+  /// `String` and no copy of it between (the view is made for every new state while exploring).
+  static func cString(joining lines: [String]) -> [UInt8] {
+    var count = lines.count
+    for line in lines { count += line.utf8.count }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(count)
+    for (index, line) in lines.enumerated() {
+      if index > 0 { bytes.append(0x0A) }
+      bytes.append(contentsOf: line.utf8)
+    }
+    bytes.append(0)
+    return bytes
   }
 
   override func render(options json: UnsafePointer<CChar>, _ out: inout UnsafePointer<CChar>?) -> fh_status {
@@ -391,7 +406,7 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
     } catch {
       return fail(FH_ERR_INTERNAL, "render options are not valid JSON: \(error)")
     }
-    out = output.set(feature.render(state, options: options).joined(separator: "\n"))
+    out = output.set(sharing: Self.cString(joining: feature.render(state, options: options)))
     return succeed()
   }
 

@@ -21,8 +21,37 @@ struct PlainState: Codable, JSONObjectWritable {
   }
 }
 
+/// A member whose key is longer than the writer puts together on the stack, and a flag after it.
+struct LongKeyed: Codable, JSONObjectWritable {
+  var aKeyLongerThanTheWriterPutsTogetherAtOnce: Int
+  var b: Bool
+
+  func writeJSONObject(into writer: inout JSONObjectWriter) {
+    writer.member("aKeyLongerThanTheWriterPutsTogetherAtOnce", aKeyLongerThanTheWriterPutsTogetherAtOnce)
+    writer.member("b", b)
+  }
+}
+
 @Suite("JSONObjectWriter")
 struct JSONObjectWriterTests {
+  /// Every length of number, both signs, and the extremes, as the only member and after another.
+  @Test(arguments: [
+    0, 1, -1, 9, -9, 10, -10, 99, 100, -100, 12_345, -12_345, 999_999_999, 1_000_000_000, -1_000_000_000, .max,
+    .min, .min + 1,
+  ])
+  func numbersAndLongKeysAreWrittenAsTheContainersWriteThem(_ number: Int) throws {
+    for value in [
+      PlainState(count: number, _zed: true, label: "x", note: nil, limit: number / 3, done: false),
+      PlainState(count: 0, _zed: false, label: "", note: nil, limit: number, done: nil),
+    ] {
+      let direct = String(decoding: try JSONBytesEncoder().encode(value), as: UTF8.self)
+      #expect(direct == (try JSONValueEncoder().encode(value).serialized()))
+    }
+    let long = LongKeyed(aKeyLongerThanTheWriterPutsTogetherAtOnce: number, b: number % 2 == 0)
+    let direct = String(decoding: try JSONBytesEncoder().encode(long), as: UTF8.self)
+    #expect(direct == (try JSONValueEncoder().encode(long).serialized()))
+  }
+
   static let samples: [PlainState] = [
     PlainState(count: 0, _zed: false, label: "", note: nil, limit: nil, done: nil),
     PlainState(

@@ -28,3 +28,30 @@ struct ExploreCutTests {
     #expect(ExploreRun.cut(Self.steps, afterSteps: 9) == Self.steps)
   }
 }
+
+/// The run's table of lines already parsed, kept by feature.
+@Suite("Explore: lines parsed once")
+struct ExploreParsedLinesTests {
+  @Test func aLineIsFoundForTheFeatureItWasTypedIntoOnly() {
+    var parsed = ExploreRun.ParsedLines()
+    #expect(parsed.action(typed: "increment", into: "counter") == nil)
+    parsed.keep(#"{"type":"increment"}"#, typed: "increment", into: "counter", limit: 10)
+    parsed.keep(#"{"type":"reset"}"#, typed: "reset", into: "tally", limit: 10)
+    // Back and forth between the features, each keeps its own.
+    #expect(parsed.action(typed: "increment", into: "counter") == #"{"type":"increment"}"#)
+    #expect(parsed.action(typed: "increment", into: "tally") == nil)
+    #expect(parsed.action(typed: "reset", into: "tally") == #"{"type":"reset"}"#)
+    #expect(parsed.action(typed: "reset", into: "counter") == nil)
+    #expect(parsed.action(typed: "increment", into: "counter") == #"{"type":"increment"}"#)
+  }
+
+  @Test func pastTheLimitEveryTableStartsAgain() {
+    var parsed = ExploreRun.ParsedLines()
+    parsed.keep("a", typed: "a", into: "one", limit: 2)
+    parsed.keep("b", typed: "b", into: "two", limit: 2)
+    parsed.keep("c", typed: "c", into: "two", limit: 2)
+    #expect(parsed.action(typed: "c", into: "two") == "c")
+    #expect(parsed.action(typed: "b", into: "two") == nil)
+    #expect(parsed.action(typed: "a", into: "one") == nil)
+  }
+}

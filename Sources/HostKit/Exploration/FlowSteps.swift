@@ -2,6 +2,9 @@
 /// and, when it navigates, `:open ID`, `:back` and `:focus ID` between them.
 public struct FlowSteps: Sendable {
   private let generators: [String: StepGenerator]
+  /// The generators again, in plugin order: found by comparing ids (a few short strings), not by
+  /// hashing the focused id at every step.
+  private let ordered: [(id: String, generator: StepGenerator)]
   private let ids: [String]
   private let navigates: Bool
   /// How often a navigation is drawn instead (per thousand).
@@ -10,10 +13,14 @@ public struct FlowSteps: Sendable {
   /// `openable`: the ids `:open` draws from (nil: every plugin's).
   public init(plugins: [PluginRecord], navigates: Bool, openable: [String]? = nil, events: [StepGenerator.Event]) {
     var generators: [String: StepGenerator] = [:]
+    var ordered: [(id: String, generator: StepGenerator)] = []
     for plugin in plugins where generators[plugin.id] == nil {
-      generators[plugin.id] = StepGenerator(manifest: plugin.manifest, events: events)
+      let generator = StepGenerator(manifest: plugin.manifest, events: events)
+      generators[plugin.id] = generator
+      ordered.append((plugin.id, generator))
     }
     self.generators = generators
+    self.ordered = ordered
     ids = openable ?? plugins.map(\.id)
     self.navigates = navigates
   }
@@ -46,7 +53,9 @@ public struct FlowSteps: Sendable {
       default: return .command(":back")
       }
     }
-    guard let generator = generators[position.focused], !generator.isEmpty else { return .command(":back") }
+    guard let generator = ordered.first(where: { $0.id == position.focused })?.generator, !generator.isEmpty else {
+      return .command(":back")
+    }
     return generator.next(using: &random, seqs: position.seqs)
   }
 

@@ -9,36 +9,55 @@ public struct StepGenerator: Sendable {
     case undo, redo, gotoEarlier, reload
   }
 
-  private let actions: [ActionSpec]
-  private let values: [String: [String: [JSONValue]]]
-  /// The events drawn, and how often one is drawn instead of an action (per thousand).
-  private let events: [Event]
-  /// The events but reloads (drawn at every step: not filtered out each time).
-  private let travels: [Event]
-  private let eventsPerThousand: Int
+  /// Held by reference: a generator is copied out of its flow's table at every step.
+  private final class Catalogue: Sendable {
+    let actions: [ActionSpec]
+    let values: [String: [String: [JSONValue]]]
+    /// Each action's arguments, in catalogue order, with the values drawn for each.
+    let arguments: [[(spec: ArgumentSpec, values: [JSONValue])]]
+    /// The events drawn, and how often one is drawn instead of an action (per thousand).
+    let events: [Event]
+    /// The events but reloads (drawn at every step: not filtered out each time).
+    let travels: [Event]
+    let eventsPerThousand: Int
+    let drawsReloads: Bool
+
+    init(actions: [ActionSpec], values: [String: [String: [JSONValue]]], events: [Event], eventsPerThousand: Int) {
+      self.actions = actions
+      self.values = values
+      arguments = actions.map { action in action.arguments.map { ($0, values[action.type]?[$0.name] ?? [.null]) } }
+      self.events = events
+      travels = events.filter { $0 != .reload }
+      self.eventsPerThousand = events.isEmpty ? 0 : eventsPerThousand
+      drawsReloads = events.contains(.reload)
+    }
+  }
+
+  private let catalogue: Catalogue
+  private var actions: [ActionSpec] { catalogue.actions }
+  private var values: [String: [String: [JSONValue]]] { catalogue.values }
   static let reloadsPerThousand = 3
 
   public init(manifest: Manifest, events: [Event] = [.undo, .redo, .gotoEarlier], eventsPerThousand: Int = 60) {
-    actions = manifest.actions
     var values: [String: [String: [JSONValue]]] = [:]
     for action in manifest.actions {
       for argument in action.arguments { values[action.type, default: [:]][argument.name] = Self.values(argument) }
     }
-    self.values = values
-    self.events = events
-    travels = events.filter { $0 != .reload }
-    self.eventsPerThousand = events.isEmpty ? 0 : eventsPerThousand
+    catalogue = Catalogue(
+      actions: manifest.actions, values: values, events: events, eventsPerThousand: eventsPerThousand)
   }
 
   /// Whether the catalogue has anything to send.
-  public var isEmpty: Bool { actions.isEmpty }
+  public var isEmpty: Bool { catalogue.actions.isEmpty }
 
   /// The next step; `seqs` is how many actions the run has journaled (for `:goto`).
   public func next(using random: inout SeededRandom, seqs: Int) -> ExploreStep {
+    let catalogue = self.catalogue
     let roll = Int.random(in: 0..<1000, using: &random)
     // A reload starts a worker (milliseconds): rarer than the travels, which cost a few calls.
-    if events.contains(.reload) && roll < Self.reloadsPerThousand { return .command(":reload") }
-    if !travels.isEmpty, roll < Self.reloadsPerThousand + eventsPerThousand {
+    if catalogue.drawsReloads && roll < Self.reloadsPerThousand { return .command(":reload") }
+    let travels = catalogue.travels
+    if !travels.isEmpty, roll < Self.reloadsPerThousand + catalogue.eventsPerThousand {
       switch travels[Int.random(in: 0..<travels.count, using: &random)] {
       case .undo: return .command(":undo")
       case .redo: return .command(":redo")
@@ -47,15 +66,15 @@ public struct StepGenerator: Sendable {
       case .gotoEarlier: return .command(":undo")
       }
     }
-    let action = actions[Int.random(in: 0..<actions.count, using: &random)]
+    // Drawn as before the catalogue was held by reference: the same seed, the same steps.
+    let index = Int.random(in: 0..<catalogue.actions.count, using: &random)
     var arguments: [ExploreStep.Argument] = []
-    for argument in action.arguments {
+    for (argument, list) in catalogue.arguments[index] {
       // An optional argument is left out now and then.
       if !argument.required && Bool.random(using: &random) { continue }
-      let list = values[action.type]?[argument.name] ?? [.null]
       arguments.append(.init(name: argument.name, value: list[Int.random(in: 0..<list.count, using: &random)]))
     }
-    return .action(type: action.type, arguments: arguments)
+    return .action(type: catalogue.actions[index].type, arguments: arguments)
   }
 
   /// The values drawn for `argument`: the validator's, then the edges around each number it

@@ -58,7 +58,7 @@ struct ExploreRun {
     guard var feature = runtime.focused else { throw HostError("the flow '\(flow.name)' presented nothing") }
     var steps: [ExploreStep] = []
     var ticks = 0
-    var parsed: [ParsedKey: String] = [:]
+    var parsed = ParsedLines()
     var seen: Seen?
     /// The stores that have had a timer pending (paced features).
     var paced = Set<ObjectIdentifier>()
@@ -211,12 +211,11 @@ struct ExploreRun {
   private static let parsesKept = 4_096
 
   private func send(
-    _ step: ExploreStep, to feature: PresentedFeature, in runtime: SessionRuntime, parsed: inout [ParsedKey: String]
+    _ step: ExploreStep, to feature: PresentedFeature, in runtime: SessionRuntime, parsed: inout ParsedLines
   ) throws(ContractViolation) {
     let line = feature.id == HomeMenu.id ? HomeMenu.action(for: step.line) : step.line
-    let key = ParsedKey(feature: feature.id, line: line)
     let action: String
-    if let known = parsed[key] {
+    if let known = parsed.action(typed: line, into: feature.id) {
       action = known
     } else {
       do throws(HostError) {
@@ -224,17 +223,42 @@ struct ExploreRun {
       } catch {
         throw .failed("\(feature.id) could not take '\(step.line)': \(error.message)")
       }
-      if parsed.count >= Self.parsesKept { parsed.removeAll(keepingCapacity: true) }
-      parsed[key] = action
+      parsed.keep(action, typed: line, into: feature.id, limit: Self.parsesKept)
     }
     // As a pipe sends a parsed line: a feature with steps waits for the navigation it causes.
     runtime.sendParsed(action, to: feature)
   }
 
-  /// A line typed to a feature (not joined into one string: that would allocate at every step).
-  private struct ParsedKey: Hashable {
-    let feature: String
-    let line: String
+  /// The actions parsed from the lines typed so far, by feature: the focused feature's table is
+  /// found by comparing its id with the last one's, so a step hashes only its line.
+  struct ParsedLines {
+    private var featureID = ""
+    private var lines: [String: String] = [:]
+    private var others: [String: [String: String]] = [:]
+    private var count = 0
+
+    /// The action parsed from `line` typed into feature `id`, if it was parsed before.
+    mutating func action(typed line: String, into id: String) -> String? {
+      if id != featureID { switchTo(id) }
+      return lines[line]
+    }
+
+    /// Keeps `action` as parsed from `line` typed into feature `id`; past `limit` lines in all,
+    /// every table starts again.
+    mutating func keep(_ action: String, typed line: String, into id: String, limit: Int) {
+      if id != featureID { switchTo(id) }
+      if count >= limit {
+        (lines, others, count) = ([:], [:], 0)
+      }
+      lines[line] = action
+      count += 1
+    }
+
+    private mutating func switchTo(_ id: String) {
+      others[featureID] = lines
+      lines = others.removeValue(forKey: id) ?? [:]
+      featureID = id
+    }
   }
 
   /// Runs `steps` as they are (a candidate while shrinking).
