@@ -60,6 +60,20 @@ struct JSONObjectWriterTests {
     PlainState(count: .max, _zed: false, label: "line\nnext\r\u{1F}", note: "ok", limit: -12, done: true),
   ]
 
+  /// Strings around and past what the writer keeps on the stack (512 bytes), escapes included:
+  /// the bytes move to an array partway through.
+  @Test(arguments: [60, 80, 83, 84, 85, 90, 100, 500, 1_000])
+  func longStringsAreWrittenAsTheContainersWriteThem(_ length: Int) throws {
+    let label = String(repeating: "ab\"\u{1}é", count: length / 5) + String(repeating: "x", count: length % 5)
+    for value in [
+      PlainState(count: 7, _zed: true, label: label, note: label, limit: -3, done: true),
+      PlainState(count: 0, _zed: false, label: "", note: String(label.prefix(length / 2)), limit: nil, done: nil),
+    ] {
+      let direct = String(decoding: try JSONBytesEncoder().encode(value), as: UTF8.self)
+      #expect(direct == (try JSONValueEncoder().encode(value).serialized()))
+    }
+  }
+
   @Test("writes the bytes Encodable's containers write", arguments: samples.indices)
   func writesWhatTheContainersWrite(_ index: Int) throws {
     let value = Self.samples[index]
