@@ -30,14 +30,15 @@ public struct StoreOrigin: Sendable {
 
   private enum Visibility {
     case known(isVisible: Bool, count: Int)
-    case stage((any FeatureStage)?)
+    /// The listeners' stage, read (a weak load) only when asked.
+    case stage(of: StoreListeners)
   }
 
   /// Whether the feature is on the top frame of the navigation.
   public var isVisible: Bool {
     switch visibility {
     case .known(let isVisible, _): return isVisible
-    case .stage(let stage): return feature.map { stage?.isVisible($0) ?? false } ?? false
+    case .stage(let listeners): return feature.map { listeners.stage?.isVisible($0) ?? false } ?? false
     }
   }
 
@@ -45,7 +46,7 @@ public struct StoreOrigin: Sendable {
   public var visibleCount: Int {
     switch visibility {
     case .known(_, let count): return count
-    case .stage(let stage): return stage?.visibleCount ?? 0
+    case .stage(let listeners): return listeners.stage?.visibleCount ?? 0
     }
   }
 
@@ -55,10 +56,10 @@ public struct StoreOrigin: Sendable {
     visibility = .known(isVisible: isVisible, count: visibleCount)
   }
 
-  init(box: PluginBox, feature: PresentedFeature?, stage: (any FeatureStage)?) {
+  init(box: PluginBox, feature: PresentedFeature?, listeners: StoreListeners) {
     self.box = box
     self.feature = feature
-    visibility = .stage(stage)
+    visibility = .stage(of: listeners)
   }
 }
 

@@ -53,10 +53,13 @@ public final class StoreListeners: Sendable {
   private func forward(_ event: StoreEvent) {
     let applied = if case .applied = event { true } else { false }
     if applied, !appliedHeard.load(ordering: .acquiring) { return }
-    let (listeners, feature, stage) = state.withLock {
-      ((applied ? $0.hearingApplied : $0.listeners), $0.feature, $0.stage)
-    }
-    let origin = StoreOrigin(box: plugin, feature: feature, stage: stage)
+    let (listeners, feature) = state.withLock { ((applied ? $0.hearingApplied : $0.listeners), $0.feature) }
+    // The stage is read only when a listener asks about visibility (the renderer, of a view): its
+    // weak load is a slow retain and release at every event.
+    let origin = StoreOrigin(box: plugin, feature: feature, listeners: self)
     for listener in listeners { listener.hear(event, from: origin) }
   }
+
+  /// The stage that answers whether the feature is on screen, while it is there.
+  var stage: (any FeatureStage)? { state.withLock { $0.stage } }
 }

@@ -43,6 +43,8 @@ final class ProbeListener: StoreListener {
   private struct Watch {
     /// Each store's probe, by store.
     var probes: [ObjectIdentifier: StoreProbe] = [:]
+    /// The probe found last, and its store: a run's events mostly come from one store.
+    var lastProbe: (store: ObjectIdentifier, probe: StoreProbe)?
     var violation: ContractViolation?
     /// The event it was found at: a violation found later but reached earlier replaces it.
     var violationOrder = Int.max
@@ -161,45 +163,27 @@ final class ProbeListener: StoreListener {
     // is kept in a side table (it is held weakly elsewhere), each retain a slow path.
     guard origin.feature != nil else { return }
     unowned(unsafe) let feature = origin.feature.unsafelyUnwrapped
+    // An applied action's event, the path of every action, matched once.
+    if case .applied(_, _, let source, _) = event {
+      heardApplied(from: feature, user: source == .user)
+      return
+    }
     // What the event counts for, worked out before the lock (the event is not copied there).
-    var (applied, user, refused) = (0, 0, 0)
+    var (user, refused) = (0, 0)
     switch event {
-    case .applied(_, _, let source, _):
-      applied = 1
-      if source == .user { user = 1 }
     case .rejected(_, .user, _, _): (user, refused) = (1, 1)
     case .instanceLost(_, _, _?): user = 1
     default: break
     }
-    // An applied action's state: on the store thread (a listener hears it there), before the
-    // next action. Its round trip is `checkNext`'s.
-    var failure: PluginCallError?
     let store = feature.store
-    let state = applied == 1 && probes ? Self.snapshot(of: store, failure: &failure) : nil
-    // The counts, the store's probe and the state queued in one trip to the lock: the path of
-    // every action.
     let key = ObjectIdentifier(store)
     let (seen, order, steps) = watch.withLock { watch -> (StoreProbe?, Int, Int) in
       watch.heard += 1
-      watch.applied += applied
       watch.steps += user
       watch.refusals += refused
-      let seen = watch.probes[key]
-      if let state, let seen {
-        seen.state = state
-        hold(Pending(probe: seen, state: state, order: watch.heard, steps: watch.steps), in: &watch)
-      }
-      return (seen, watch.heard, watch.steps)
+      return (watch.probes[key], watch.heard, watch.steps)
     }
     switch event {
-    case .applied where probes:
-      if let state {
-        // Noted for travels to start from.
-        let probe = seen ?? queue(state, of: feature, order: order, steps: steps)
-        probe.journal?.noteState(state)
-      } else if let failure {
-        found(ContractViolation(failure, of: feature.id), order: order, steps: steps)
-      }
     case .rejected(let action, let source, let error, _):
       if error.isLifecycle && !store.isClosed {
         found(.stopped(feature: feature.id, reason: error.description), order: order, steps: steps)
@@ -232,6 +216,41 @@ final class ProbeListener: StoreListener {
       }
     default:
       break
+    }
+  }
+
+  /// An applied action's event, on the store thread: its state snapshot and queued for its
+  /// round trip, and noted for travels; or the rule the snapshot broke kept.
+  private func heardApplied(from feature: PresentedFeature, user: Bool) {
+    var failure: PluginCallError?
+    let store = feature.store
+    let state = probes ? Self.snapshot(of: store, failure: &failure) : nil
+    // The counts, the store's probe and the state queued in one trip to the lock.
+    let key = ObjectIdentifier(store)
+    let (seen, order, steps) = watch.withLock { watch -> (StoreProbe?, Int, Int) in
+      watch.heard += 1
+      watch.applied += 1
+      if user { watch.steps += 1 }
+      let seen: StoreProbe?
+      if let last = watch.lastProbe, last.store == key {
+        seen = last.probe
+      } else {
+        seen = watch.probes[key]
+        if let seen { watch.lastProbe = (key, seen) }
+      }
+      if let state, let seen {
+        seen.state = state
+        hold(Pending(probe: seen, state: state, order: watch.heard, steps: watch.steps), in: &watch)
+      }
+      return (seen, watch.heard, watch.steps)
+    }
+    guard probes else { return }
+    if let state {
+      // Noted for travels to start from.
+      let probe = seen ?? queue(state, of: feature, order: order, steps: steps)
+      probe.journal?.noteState(state)
+    } else if let failure {
+      found(ContractViolation(failure, of: feature.id), order: order, steps: steps)
     }
   }
 
