@@ -69,7 +69,7 @@ final class StoreLoop: @unchecked Sendable {
       while index < batch.count {
         let item = batch[index]
         let outcome: Outcome
-        if case .action = item, options.batchesDispatches, recovery.sendAlone == 0,
+        if item.isAction, options.batchesDispatches, recovery.sendAlone == 0,
           let run = ActionRun(
             in: batch, from: index, snapshotLimit: journal?.actionsBeforeSnapshot ?? .max,
             snapshotEvery: journal?.actionsBetweenSnapshots ?? 0, feedbackRun: feedbackRun,
@@ -79,7 +79,7 @@ final class StoreLoop: @unchecked Sendable {
           outcome = applied.outcome
           index += applied.handled
         } else {
-          if case .job = item { ranJob = true }
+          if item.isJob { ranJob = true }
           outcome = process(item)
           // .again: the instance was lost before this item reached it; its successor takes it.
           if outcome != .again { index += 1 }
