@@ -29,17 +29,21 @@ public struct JSONBytesEncoder: Sendable {
   }
 
   /// For a type that writes itself (`JSONObjectWritable`), its encoding as `encode` makes it,
-  /// worked out once: no cast and no encoder for each value (a snapshot after every action). Nil
-  /// for any other type.
-  public static func objectWriter<T: Encodable>(for type: T.Type) -> ((T, _ capacity: Int) -> [UInt8])? {
+  /// worked out once: no cast and no encoder for each value (a snapshot after every action). The
+  /// function writes into the array it is given, in place of what it held, reusing its storage
+  /// when no one else holds it (reserving `capacity`): a snapshot after every action then
+  /// allocates nothing. Nil for any other type.
+  public static func objectWriter<T: Encodable>(
+    for type: T.Type
+  ) -> ((T, _ capacity: Int, _ bytes: inout [UInt8]) -> Void)? {
     guard let writable = type as? any JSONObjectWritable.Type else { return nil }
-    func make<W: JSONObjectWritable>(_: W.Type) -> (T, Int) -> [UInt8] {
+    func make<W: JSONObjectWritable>(_: W.Type) -> (T, Int, inout [UInt8]) -> Void {
       precondition(W.self == T.self, "the conformance found is T's own")
-      return { value, capacity in
-        var writer = JSONObjectWriter(capacity: capacity)
+      return { value, capacity, bytes in
+        var writer = JSONObjectWriter(reusing: &bytes, capacity: capacity)
         // The same type, so the same layout.
         unsafeBitCast(value, to: W.self).writeJSONObject(into: &writer)
-        return writer.finish()
+        bytes = writer.finish()
       }
     }
     return make(writable)

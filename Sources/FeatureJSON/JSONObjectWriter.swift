@@ -21,6 +21,15 @@ public struct JSONObjectWriter {
     bytes.append(.openBrace)
   }
 
+  /// A writer that takes `storage`'s array (leaving it empty), emptied but with its storage kept
+  /// where no one else holds it.
+  init(reusing storage: inout [UInt8], capacity: Int) {
+    swap(&bytes, &storage)
+    bytes.removeAll(keepingCapacity: true)
+    bytes.reserveCapacity(max(capacity, 2))
+    bytes.append(.openBrace)
+  }
+
   /// The object's bytes, closed.
   mutating func finish() -> [UInt8] {
     bytes.append(.closeBrace)

@@ -63,7 +63,12 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   @usableFromInline let generatedDecode: ((String, ActionPayload) -> F.Action?)?
   private let encoder = JSONValueEncoder()
   /// The writer generated for `F.State` (`JSONObjectWritable`), when it has one.
-  private let generatedWrite: ((F.State, Int) -> [UInt8])?
+  private let generatedWrite: ((F.State, Int, inout [UInt8]) -> Void)?
+  /// The last encoding let go (an action changed the state, a restore replaced it): its storage
+  /// is written over by the next encoding once nothing else holds it (the text handed out is let
+  /// go at the next call), so a snapshot after every action allocates nothing. Unchecked as
+  /// `state` is.
+  @exclusivity(unchecked) @usableFromInline var spareEncoding: [UInt8] = []
   /// The reader generated for `F.State` (`FlatStateDecodable`), when it has one.
   let generatedRead: ((UnsafePointer<CChar>) -> F.State?)?
   /// The length of the state JSON last restored or snapshot, to reserve for the next snapshot.
@@ -90,8 +95,21 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
 
   /// `state`'s JSON, by its generated writer when it has one.
   private func encoding(of state: F.State, capacity: Int) throws -> [UInt8] {
-    if let generatedWrite { return generatedWrite(state, capacity) }
+    if let generatedWrite {
+      var bytes: [UInt8] = []
+      swap(&bytes, &spareEncoding)
+      generatedWrite(state, capacity, &bytes)
+      return bytes
+    }
     return try JSONBytesEncoder().encode(state, capacity: capacity)
+  }
+
+  /// Lets the current encoding go, keeping its storage for the next.
+  @inlinable
+  func forgetEncoding() {
+    guard var encoding = stateEncoding else { return }
+    stateEncoding = nil
+    swap(&encoding, &spareEncoding)
   }
 
   override func start() -> fh_status {
@@ -250,7 +268,7 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
   @inlinable
   func apply(_ action: F.Action, type: String, flags: inout UInt32, runsEffects: Bool) -> fh_status {
     if let refused = refusedLifecycle(type, runsEffects: runsEffects) { return refused }
-    if stateEncoding != nil { stateEncoding = nil }
+    forgetEncoding()
     let effect: Effect<F.Action>
     var changed = false
     do {
@@ -336,6 +354,7 @@ final class FeatureInstance<F: Feature>: AnyFeatureInstance {
       // member is one the state has, so none is left unread.
       if let generatedRead, let restored = generatedRead(json) {
         try feature.validate(restored)
+        forgetEncoding()
         var encoded = try encoding(of: restored, capacity: length + 1)
         encoded.append(0)
         (state, stateSize, stateEncoding) = (restored, length, encoded)
