@@ -20,8 +20,9 @@ struct OwnedCString: ~Copyable {
   }
 
   /// Replaces the held string with `bytes`, which end in their NUL, shared rather than copied:
-  /// the caller may keep them too (the instance keeps its state's encoding), as neither side
-  /// ever mutates them. Returns a pointer to it.
+  /// the caller may keep them too (the instance keeps its state's encoding); while this holds
+  /// them, a write by the caller goes to a copy (the array's copy on write), so the pointer stays
+  /// good until the next `set` or `clear`. Returns a pointer to it.
   mutating func set(sharing bytes: [UInt8]) -> UnsafePointer<CChar>? {
     precondition(bytes.last == 0, "a shared C string ends in its NUL")
     release()
