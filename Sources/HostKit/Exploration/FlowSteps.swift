@@ -1,10 +1,9 @@
 /// Draws the steps of a flow: the focused feature's actions and travels (its `StepGenerator`)
 /// and, when it navigates, `:open ID`, `:back` and `:focus ID` between them.
 public struct FlowSteps: Sendable {
-  private let generators: [String: StepGenerator]
-  /// The generators again, in plugin order: found by comparing ids (a few short strings), not by
-  /// hashing the focused id at every step.
-  private let ordered: [(id: String, generator: StepGenerator)]
+  /// Each plugin's generator, in plugin order: found by comparing ids (a few short strings), not
+  /// by hashing the focused id at every step.
+  private let generators: [(id: String, generator: StepGenerator)]
   private let ids: [String]
   private let navigates: Bool
   /// How often a navigation is drawn instead (per thousand).
@@ -12,20 +11,18 @@ public struct FlowSteps: Sendable {
 
   /// `openable`: the ids `:open` draws from (nil: every plugin's).
   public init(plugins: [PluginRecord], navigates: Bool, openable: [String]? = nil, events: [StepGenerator.Event]) {
-    var generators: [String: StepGenerator] = [:]
-    var ordered: [(id: String, generator: StepGenerator)] = []
-    for plugin in plugins where generators[plugin.id] == nil {
-      let generator = StepGenerator(manifest: plugin.manifest, events: events)
-      generators[plugin.id] = generator
-      ordered.append((plugin.id, generator))
+    var generators: [(id: String, generator: StepGenerator)] = []
+    for plugin in plugins where !generators.contains(where: { $0.id == plugin.id }) {
+      generators.append((plugin.id, StepGenerator(manifest: plugin.manifest, events: events)))
     }
     self.generators = generators
-    self.ordered = ordered
     ids = openable ?? plugins.map(\.id)
     self.navigates = navigates
   }
 
-  public func isEmpty(_ id: String) -> Bool { generators[id]?.isEmpty ?? true }
+  public func isEmpty(_ id: String) -> Bool { generator(of: id)?.isEmpty ?? true }
+
+  private func generator(of id: String) -> StepGenerator? { generators.first(where: { $0.id == id })?.generator }
 
   /// The features `flow` names itself (its start and its rules), which `:open` draws from: a
   /// feature it does not name may need a config the exploration does not give (a network).
@@ -53,15 +50,13 @@ public struct FlowSteps: Sendable {
       default: return .command(":back")
       }
     }
-    guard let generator = ordered.first(where: { $0.id == position.focused })?.generator, !generator.isEmpty else {
-      return .command(":back")
-    }
+    guard let generator = generator(of: position.focused), !generator.isEmpty else { return .command(":back") }
     return generator.next(using: &random, seqs: position.seqs)
   }
 
   /// Simpler versions of an action, from the catalogue that has its type.
   public func simpler(_ step: ExploreStep) -> [ExploreStep] {
-    for generator in generators.values {
+    for (_, generator) in generators {
       let found = generator.simpler(step)
       if !found.isEmpty { return found }
     }
