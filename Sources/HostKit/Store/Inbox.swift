@@ -31,6 +31,12 @@ enum InboxItem {
   var isLostAtStop: Bool { isAction && !isFeedbackAction }
 }
 
+extension [InboxItem] {
+  /// Whether a feedback action is among the items. A closure, not a key path: a key path copies
+  /// each item it reads.
+  var holdsFeedbackAction: Bool { contains { $0.isFeedbackAction } }
+}
+
 /// The store's FIFO inbox: what waits for the store thread, how much a user sender may queue
 /// before it waits (backpressure), and the counts the stop report gives of what was never applied.
 ///
@@ -60,7 +66,7 @@ struct Inbox {
   }
 
   /// Whether a feedback action waits.
-  var holdsFeedbackAction: Bool { items.contains(where: \.isFeedbackAction) }
+  var holdsFeedbackAction: Bool { items.holdsFeedbackAction }
 
   /// Queues `item` unless the store's `life` no longer applies actions (then an action is only
   /// counted). Returns whether it was queued.

@@ -297,8 +297,7 @@ final class StoreExternalState: @unchecked Sendable {
     while !life.isEnding && !inbox.hasRunnableItem(under: gate) { condition.wait() }
     if case .closing = life { return false }
     inbox.take(under: gate, into: &batch)
-    // A closure, not a key path: a key path copies each item it reads.
-    activity = .applying(withFeedback: batch.contains { $0.isFeedbackAction })
+    activity = .applying(withFeedback: batch.holdsFeedbackAction)
     // Senders held back by a full inbox may go on.
     if batch.count >= inbox.capacity || emitterWaits {
       emitterWaits = false
