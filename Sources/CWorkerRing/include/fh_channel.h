@@ -65,6 +65,27 @@ void fh_channel_unmap(fh_channel *channel);
 // callbacks ring (which rings the listener); otherwise to the replies ring (which wakes a caller
 // that sleeps). One thread at a time writes each ring.
 long fh_channel_write(fh_channel *channel, const void *bytes, size_t count, int listener);
+// The kind byte of a `done` frame (`WorkerFrame.Message.done`): an answer with status OK, no text.
+#define FH_FRAME_DONE 29
+
+// Host: writes one request frame whole (a kind, and for an action its text with a NUL, as
+// `FrameWriter.frame(_:_:)` does) and shows it: 1; 0 when the ring has no room for it now or
+// it is large (the caller writes it the general way); -1 as for write.
+long fh_channel_write_request(fh_channel *channel, uint8_t kind, const void *text, size_t count);
+// Host: takes the next reply when it is a whole `done` frame: its changed byte (0 or 1); -1,
+// with nothing read, for anything else or nothing yet. The caller holds no bytes read before.
+int fh_channel_take_done(fh_channel *channel);
+// Worker: writes a `done` answer (`changed` 0 or 1) into the replies ring, shown or held as by
+// `fh_channel_write` and `fh_channel_write_held`: 1; 0 when not written (no room now, or the
+// shown position is not this side's), to be written the general way.
+int fh_channel_write_done(fh_channel *channel, int changed, int shown);
+// Worker: the next request where it lies in the ring, when it is all that is waiting, whole and
+// in one piece: its address (its length word's) and its size, length word included; 0 when not
+// so (read it the general way). `fh_channel_consume` takes it once served.
+long fh_channel_peek_request(const fh_channel *channel, const unsigned char **frame);
+// Either end: takes `count` bytes of the incoming ring as read (after a peek).
+void fh_channel_consume(fh_channel *channel, uint32_t count);
+
 // Worker: copies up to `count` bytes into the replies ring without showing them to the host yet
 // (a batch's answers, shown together by the next `fh_channel_write` of a reply, or before the
 // worker waits for room); they count as written for blame (`fh_channel_take_committed`). The

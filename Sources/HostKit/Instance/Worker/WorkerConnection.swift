@@ -22,6 +22,8 @@ import Synchronization
 // @unchecked: the replies side is used under `role`, the callbacks side by the listener thread
 // alone; what both touch is in `book` (a Mutex) or atomic.
 final class WorkerConnection: @unchecked Sendable {
+  typealias ChannelPointer = UnsafeMutablePointer<fh_channel>
+
   let feature: String
   let pid: pid_t
   let role = NSLock()
@@ -48,6 +50,8 @@ final class WorkerConnection: @unchecked Sendable {
   /// handed over through the kernel is out of ThreadSanitizer's sight (it reported the effects
   /// told under it as races).
   let book = Locked(WorkerBook())
+  /// Set once `book.loss` is: a call looks here before it takes the book's lock.
+  let lossRecorded = Atomic<Bool>(false)
   /// Set by the listener when the socket closed (the worker is gone): a sleeping caller is woken
   /// to read what is left and reap it.
   let gone = Atomic<Bool>(false)
@@ -155,12 +159,34 @@ final class WorkerConnection: @unchecked Sendable {
     return try exchange(streaming: &bytes, call: call, replies: replies, blamed: &blamed, more: more, each: each)
   }
 
+  /// One request, answered: written straight into the ring when it is small (a call without
+  /// text, or an action, as `FrameWriter.frame(_:_:)` writes them), else built in `writer`; its
+  /// answer taken from the ring as it lies when it is a `done` frame (most dispatches'). The path
+  /// of calls made one at a time, where a call's cost is what this side does besides waiting.
+  func call(
+    _ request: WorkerFrame.Request, _ text: String?, writer: inout FrameWriter, blamed: inout Int?
+  ) throws(PluginCallError) -> WorkerReply {
+    let direct: Bool
+    switch request {
+    case .dispatch, .reduce: direct = text.map { !$0.isEmpty } ?? true
+    default: direct = text == nil
+    }
+    writer.bytes.removeAll(keepingCapacity: true)
+    if !direct { writer.frame(request, text) }
+    return try exchange(
+      streaming: &writer.bytes, call: request.name, replies: 1, blamed: &blamed, direct: direct ? request : nil,
+      text: text, more: { _ in 0 }, each: { _ in })
+  }
+
   /// `exchange` with the bytes in the caller's buffer, which `more` swaps with its own: the
   /// caller keeps both buffers for its next batch (a batch of piped actions fills up to half a
-  /// ring, 128 KB, that a new buffer would take in page by page).
+  /// ring, 128 KB, that a new buffer would take in page by page). `direct`, when given, is a
+  /// request (with `text`) written straight into the ring before `bytes`, or appended to them when
+  /// it does not fit now.
   func exchange(
     streaming bytes: inout [UInt8], call: String, replies: Int, blamed: inout Int?,
-    more: (inout [UInt8]) -> Int, each: (WorkerReply) -> Void
+    direct: WorkerFrame.Request? = nil, text: String? = nil, more: (inout [UInt8]) -> Int,
+    each: (WorkerReply) -> Void
   ) throws(PluginCallError) -> WorkerReply {
     let me = UInt(pthread_self())
     guard caller.load(ordering: .acquiring) != me else {
@@ -182,10 +208,42 @@ final class WorkerConnection: @unchecked Sendable {
         call: call, status: fh_status(FH_ERR_LIFECYCLE), message: "\(call) on an instance that was destroyed")
     }
     // Lost between calls (the listener saw it go): this call never reached the worker.
-    if let loss = book.withLock({ $0.loss }) { throw error(call, loss).attributed(.notThisCall) }
+    if lossRecorded.load(ordering: .acquiring), let loss = book.withLock({ $0.loss }) {
+      throw error(call, loss).attributed(.notThisCall)
+    }
     // Callbacks that came before this call are delivered before its answers.
-    if let broken = readChannel() {
+    if reader.hasBytes || fh_channel_readable(channel) != 0, let broken = readChannel() {
       throw lost(call, broken, replies: replies, answered: 0, blamed: &blamed).attributed(.notThisCall)
+    }
+    var spun = false
+    if let direct {
+      let written = Self.write(direct, text, into: channel)
+      if written < 0 {
+        throw lost(
+          call, broken("moved its read position past the host's"), replies: replies, answered: 0, blamed: &blamed)
+      }
+      if written == 0 {
+        var writer = FrameWriter()
+        writer.bytes = bytes
+        writer.frame(direct, text)
+        bytes = writer.bytes
+      } else if replies == 1 {
+        // Its answer cannot be there yet: wait for it before anything else, and take a `done`
+        // where it lies. Anything else (callbacks first, no answer within the spin) goes the
+        // general way below.
+        let spin = channel.pointee.woke_peer != 0 ? Self.wokenSpin : Self.callSpin
+        channel.pointee.woke_peer = 0
+        if fh_channel_spin(channel, 0, spin) == 0 {
+          // Spun for it already: the loop sleeps at once.
+          spun = true
+        } else if !reader.hasBytes, case let changed = fh_channel_take_done(channel), changed >= 0 {
+          let reply = WorkerReply(status: fh_status(FH_OK), changed: changed != 0, text: "", extra: "")
+          answeredTotal += 1
+          answers.store(answeredTotal, ordering: .relaxed)
+          each(reply)
+          return reply
+        }
+      }
     }
     var replies = replies
     // Not an optional closure: that would escape, boxing what the caller's closure captures.
@@ -225,6 +283,17 @@ final class WorkerConnection: @unchecked Sendable {
         written += count
         progressed = count > 0
       }
+      // The last answer due, with nothing read before it: a `done` frame is taken where it lies.
+      if answered + 1 == replies, !reader.hasBytes, case let changed = fh_channel_take_done(channel), changed >= 0 {
+        let reply = WorkerReply(status: fh_status(FH_OK), changed: changed != 0, text: "", extra: "")
+        answered += 1
+        answeredTotal += 1
+        answers.store(answeredTotal, ordering: .relaxed)
+        each(reply)
+        last = reply
+        waited = false
+        continue
+      }
       let read = reader.fill { fh_channel_read(channel, $0, $1) }
       if read < 0 {
         throw lost(
@@ -253,7 +322,8 @@ final class WorkerConnection: @unchecked Sendable {
       // side less than spinning that long, and keeps an idle feature's wake-ups cheap.
       let spin = channel.pointee.woke_peer != 0 ? Self.wokenSpin : Self.callSpin
       channel.pointee.woke_peer = 0
-      if fh_channel_spin(channel, room, spin) != 0 { continue }
+      if !spun, fh_channel_spin(channel, room, spin) != 0 { continue }
+      spun = false
       // Read before `gone`: the listener sets it, then wakes this side.
       let seen = fh_channel_caller_wake_count(channel)
       if gone.load(ordering: .acquiring) {
@@ -348,6 +418,14 @@ final class WorkerConnection: @unchecked Sendable {
     }
   }
 
+  /// Writes `request` (with `text`, an action's, when given) straight into the ring: 1 when
+  /// written, 0 when it takes the general way (no room now, or large), -1 when the worker moved
+  /// its read position where it cannot be.
+  private static func write(_ request: WorkerFrame.Request, _ text: String?, into channel: ChannelPointer) -> Int {
+    guard var text else { return fh_channel_write_request(channel, request.rawValue, nil, 0) }
+    return text.withUTF8 { fh_channel_write_request(channel, request.rawValue, $0.baseAddress, $0.count) }
+  }
+
   /// Reads the doorbell's bytes; false at end of file or on an error: the worker is gone.
   func drainDoorbell() -> Bool {
     var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
@@ -387,7 +465,10 @@ final class WorkerConnection: @unchecked Sendable {
   /// Records how the worker was lost (the first account stands) and returns it.
   func lose(_ how: InstanceLoss) -> InstanceLoss {
     book.withLock { book in
-      if book.loss == nil { book.loss = how }
+      if book.loss == nil {
+        book.loss = how
+        lossRecorded.store(true, ordering: .releasing)
+      }
       return book.loss ?? how
     }
   }

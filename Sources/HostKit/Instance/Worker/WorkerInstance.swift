@@ -423,13 +423,16 @@ public final class WorkerInstance: InterruptibleInstance {
 
   private func call(_ request: WorkerFrame.Request, _ text: String? = nil) throws(PluginCallError) -> WorkerReply {
     takenSnapshot = nil
-    callWriter.bytes.removeAll(keepingCapacity: true)
-    callWriter.frame(request, text)
     var blamed: Int?
-    let reply = try connection.exchange(callWriter.bytes, call: request.name, replies: 1, blamed: &blamed) { _ in }
+    let reply = try connection.call(request, text, writer: &callWriter, blamed: &blamed)
     // Room for the usual small frames is kept; a large action's is not.
     if callWriter.bytes.capacity > 1 << 16 { callWriter.bytes = [] }
-    return try reply.result(call: request.name).get()
+    // Not through `result(call:)`: a `Result` of the reply copies its strings through the
+    // runtime's generic witnesses, on every call.
+    guard reply.status == fh_status(FH_OK) else {
+      throw PluginCallError(call: request.name, status: reply.status, message: reply.text)
+    }
+    return reply
   }
 }
 
