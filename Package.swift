@@ -121,7 +121,7 @@ let package = Package(
       dependencies: ["HostKit", "FeatureJSON", "CounterFeature", "KittensFeature", "LevelsFeature", "CIPCFloor"],
       path: "Benchmarks", exclude: ["CIPCFloor"]
     ),
-    .target(name: "CIPCFloor", path: "Benchmarks/CIPCFloor"),
+    .target(name: "CIPCFloor", dependencies: ["CWorkerRing"], path: "Benchmarks/CIPCFloor"),
 
     .testTarget(name: "FeatureJSONTests", dependencies: ["FeatureJSON"], path: "Tests/FeatureJSONTests"),
     .testTarget(

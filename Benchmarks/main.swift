@@ -393,11 +393,16 @@ if wanted("ipc.floor") {
   let blocks = try ipcFloorBlocks(101, roundTrips: 2_000)
   report("ipc.floor.futex", median(blocks.map(\.floor)), "ns/roundtrip")
   report("ipc.floor.socket", median((0..<rounds).map { _ in ipcFloorSocket(roundTrips: 5_000) }), "ns/roundtrip")
+  // The channel's C alone: what the transport costs before Swift and the plugin.
+  report("ipc.channel", median(blocks.map(\.channel)), "ns/roundtrip")
+  report("ipc.channel.floor.ratio", median(blocks.map { $0.channel / $0.floor }), "x")
   report("isolated.roundtrip.blocks", median(blocks.map(\.worker)), "ns/call")
   report("isolated.roundtrip.floor.ratio", median(blocks.map { $0.worker / $0.floor }), "x")
   if environment("BENCHMARK_BLOCKS") != nil {
     for block in blocks {
-      print(String(format: "  block %.0f %.0f %.2f", block.floor, block.worker, block.worker / block.floor))
+      print(
+        String(
+          format: "  block %.0f %.0f %.0f %.2f", block.floor, block.channel, block.worker, block.worker / block.floor))
     }
   }
 }

@@ -16,6 +16,15 @@ fh_ipc_floor_pair *fh_ipc_floor_futex_start(double spin_ns);
 double fh_ipc_floor_futex_run(fh_ipc_floor_pair *pair, long round_trips);
 void fh_ipc_floor_futex_stop(fh_ipc_floor_pair *pair);
 
+/// The worker's channel (Sources/CWorkerRing) between this process and a forked child, with no
+/// Swift and no plugin on either side: a counter action written as a request, served where it
+/// lies, answered `done` and taken. Started (NULL when it cannot be), run for `round_trips`
+/// (nanoseconds per round trip; negative when an answer was not as expected), stopped.
+typedef struct fh_ipc_channel_pair fh_ipc_channel_pair;
+fh_ipc_channel_pair *fh_ipc_channel_start(void);
+double fh_ipc_channel_run(fh_ipc_channel_pair *pair, long round_trips);
+void fh_ipc_channel_stop(fh_ipc_channel_pair *pair);
+
 /// Nanoseconds per round trip of one byte each way over a socketpair with a forked child,
 /// blocking reads and writes. Returns a negative value when the child cannot be started.
 double fh_ipc_floor_socket(long round_trips);
