@@ -35,7 +35,8 @@ static void serve(int descriptor) {
         // The worker's request spin (`WorkerServer.requestSpin`).
         if (fh_channel_worker_wait_readable(&worker, 30000)) _exit(0);
         const unsigned char *frame;
-        long size = fh_channel_peek_request(&worker, &frame);
+        int more;
+        long size = fh_channel_peek_request(&worker, 0, &frame, &more);
         if (size > 0) {
             fh_channel_consume(&worker, (uint32_t)size);
         } else if (fh_channel_read(&worker, buffer, sizeof buffer) < 0) {

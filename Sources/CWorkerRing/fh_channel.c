@@ -366,18 +366,29 @@ int fh_channel_write_done(fh_channel *channel, int changed, int shown) {
     return 1;
 }
 
-long fh_channel_peek_request(const fh_channel *channel, const unsigned char **frame) {
+long fh_channel_peek_request(const fh_channel *channel, uint32_t offset, const unsigned char **frame, int *more) {
+    *more = 0;
     if (channel->host) return 0;
     long waiting = readable_in(channel, &channel->shared->to_worker, channel->in_head);
-    if (waiting < 5) return 0;
+    if (waiting < 0 || (uint64_t)waiting < (uint64_t)offset + 5) return 0;
+    waiting -= (long)offset;
     const unsigned char *data = ring_data(channel, TO_WORKER);
-    uint32_t at = channel->in_head & (channel->capacity - 1);
+    uint32_t mask = channel->capacity - 1;
+    uint32_t at = (channel->in_head + offset) & mask;
     // Not when its length word wraps: read the general way.
     if (channel->capacity - at < 4) return 0;
     const unsigned char *start = data + at;
     uint32_t length = (uint32_t)start[0] | (uint32_t)start[1] << 8 | (uint32_t)start[2] << 16 | (uint32_t)start[3] << 24;
-    if (length < 1 || (uint64_t)length + 4 != (uint64_t)waiting || length + 4 > channel->capacity - at) return 0;
+    if (length < 1 || (uint64_t)length + 4 > (uint64_t)waiting || length + 4 > channel->capacity - at) return 0;
     *frame = start;
+    // Whether the next frame is whole too, in one piece or not.
+    long rest = waiting - (long)(length + 4);
+    if (rest >= 4) {
+        uint32_t next = at + length + 4;
+        uint32_t following = 0;
+        for (uint32_t i = 0; i < 4; i++) following |= (uint32_t)data[(next + i) & mask] << (8 * i);
+        *more = following >= 1 && (uint64_t)following + 4 <= (uint64_t)rest;
+    }
     return (long)length + 4;
 }
 

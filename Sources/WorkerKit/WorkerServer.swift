@@ -53,10 +53,9 @@ public enum WorkerServer {
         instance?.destroy()
         _exit(0)
       }
-      // A lone action where it lies in the ring, the path of calls made one at a time; a batch
-      // and any other request are read into `input`.
-      if !input.hasBytes, let instance, serveInPlace(&channel, &begun, instance: instance, output: output) {
-        held = 0
+      // Actions where they lie in the ring (a call made alone, a batch); any other request, and
+      // one across the ring's end, are read into `input`.
+      if !input.hasBytes, let instance, serveInPlace(&channel, &begun, &held, instance: instance, output: output) {
         continue
       }
       if input.fill({ fh_channel_read(&channel, $0, $1) }) < 0 { _exit(72) }
@@ -104,40 +103,53 @@ public enum WorkerServer {
     }
   }
 
-  /// Serves the request waiting in the ring where it lies, when it is all that waits and is an
-  /// action with its NUL in one piece, and writes its answer; false, with nothing read, otherwise.
+  /// Serves the actions waiting in the ring where they lie, one after another while the next is
+  /// a whole action with its NUL in one piece, and writes their answers, each held while another
+  /// whole request waits (as the general way holds them, `held` counting); false, with nothing
+  /// read, when the first is not such an action.
   private static func serveInPlace(
-    _ channel: inout fh_channel, _ begun: inout UInt64, instance: InProcessInstance, output: WorkerOutput
+    _ channel: inout fh_channel, _ begun: inout UInt64, _ held: inout Int, instance: InProcessInstance,
+    output: WorkerOutput
   ) -> Bool {
-    var start: UnsafePointer<UInt8>?
-    let size = fh_channel_peek_request(&channel, &start)
-    guard size >= 10, let frame = start else { return false }
-    let kind = frame[4]
-    guard kind == WorkerFrame.Request.dispatch.rawValue || kind == WorkerFrame.Request.reduce.rawValue else {
-      return false
+    // Bytes served and not yet taken: taken every so many actions, so that a host waiting for room
+    // gets it while the run goes on, and at the end. Never the one being served (the plugin reads
+    // it where it lies).
+    var served: UInt32 = 0
+    var count = 0
+    defer { if served > 0 { fh_channel_consume(&channel, served) } }
+    while true {
+      var start: UnsafePointer<UInt8>?
+      var more: Int32 = 0
+      let size = fh_channel_peek_request(&channel, served, &start, &more)
+      guard size >= 10, let frame = start else { return count > 0 }
+      let kind = frame[4]
+      guard kind == WorkerFrame.Request.dispatch.rawValue || kind == WorkerFrame.Request.reduce.rawValue else {
+        return count > 0
+      }
+      let field = Int(frame[5]) | Int(frame[6]) << 8 | Int(frame[7]) << 16 | Int(frame[8]) << 24
+      guard field >= 1, 9 + field == size, frame[size - 1] == 0 else { return count > 0 }
+      begun += 1
+      fh_channel_worker_begins(&channel, begun)
+      let text = UnsafeRawPointer(frame + 9).assumingMemoryBound(to: CChar.self)
+      let holds = held < answersHeld && more != 0
+      do throws(PluginCallError) {
+        let changed =
+          try kind == WorkerFrame.Request.reduce.rawValue
+          ? instance.reduce(cString: text) : instance.dispatch(cString: text)
+        output.done(changed: changed, shown: !holds)
+        held = holds ? held + 1 : 0
+      } catch {
+        output.reply(status: error.status, text: error.message)
+        output.flush()
+        held = 0
+      }
+      served += UInt32(size)
+      count += 1
+      if count % 16 == 0 {
+        fh_channel_consume(&channel, served)
+        served = 0
+      }
     }
-    let field = Int(frame[5]) | Int(frame[6]) << 8 | Int(frame[7]) << 16 | Int(frame[8]) << 24
-    guard field >= 1, 9 + field == size, frame[size - 1] == 0 else { return false }
-    begun += 1
-    fh_channel_worker_begins(&channel, begun)
-    let text = UnsafeRawPointer(frame + 9).assumingMemoryBound(to: CChar.self)
-    let changed: Result<Bool, PluginCallError>
-    do throws(PluginCallError) {
-      changed = .success(
-        try kind == WorkerFrame.Request.reduce.rawValue
-          ? instance.reduce(cString: text) : instance.dispatch(cString: text))
-    } catch {
-      changed = .failure(error)
-    }
-    // Taken once served: the host does not write over it meanwhile.
-    fh_channel_consume(&channel, UInt32(size))
-    switch changed {
-    case .success(let changed): output.done(changed: changed, shown: true)
-    case .failure(let error):
-      output.reply(status: error.status, text: error.message)
-      output.flush()
-    }
-    return true
   }
 
   /// Applies the sandbox `grant` asks for, then loads the plugin (its constructors run sandboxed)

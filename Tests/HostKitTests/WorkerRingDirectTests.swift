@@ -69,39 +69,55 @@ struct WorkerRingDirectTests {
     #expect(Self.request(ends, .dispatch, String(repeating: "a", count: 256)) == 1)
   }
 
-  @Test func theWorkerTakesALoneRequestWhereItLiesAndNothingElse() throws {
-    let ends = try Ends(capacity: 1024)
+  /// The request `offset` bytes on, as the worker peeks at it: its bytes (nil: not taken) and
+  /// whether another whole one follows.
+  static func peek(_ ends: Ends, at offset: Int = 0) -> (bytes: [UInt8]?, more: Bool) {
     var frame: UnsafePointer<UInt8>?
+    var more: Int32 = -1
+    let size = fh_channel_peek_request(&ends.worker, UInt32(offset), &frame, &more)
+    guard size > 0, let frame else { return (nil, more != 0) }
+    return (Array(UnsafeBufferPointer(start: frame, count: size)), more != 0)
+  }
+
+  @Test func theWorkerTakesWholeRequestsInOnePieceWhereTheyLieAndSaysWhetherAnotherFollows() throws {
+    let ends = try Ends(capacity: 1024)
     // given nothing: nothing to take
-    #expect(fh_channel_peek_request(&ends.worker, &frame) == 0)
-    // a lone action: its whole frame, in place, until consumed
+    #expect(Self.peek(ends).bytes == nil)
+    // a lone action: its whole frame, in place, nothing after it, until consumed
     let action = #"{"type":"increment"}"#
-    #expect(Self.request(ends, .dispatch, action) == 1)
     var writer = FrameWriter()
     writer.frame(.dispatch, action)
-    let size = fh_channel_peek_request(&ends.worker, &frame)
-    #expect(size == writer.bytes.count)
-    let start = try #require(frame)
-    #expect(Array(UnsafeBufferPointer(start: start, count: size)) == writer.bytes)
-    #expect(fh_channel_readable(&ends.worker) == size)
-    fh_channel_consume(&ends.worker, UInt32(size))
+    let frame = writer.bytes
+    #expect(Self.request(ends, .dispatch, action) == 1)
+    #expect(Self.peek(ends) == (frame, false))
+    #expect(fh_channel_readable(&ends.worker) == frame.count)
+    fh_channel_consume(&ends.worker, UInt32(frame.count))
     #expect(fh_channel_readable(&ends.worker) == 0)
     #expect(fh_channel_writable(&ends.host) == 1024)
-    // two requests waiting: neither is taken (a batch is read the general way)
+    // two waiting: the first says the second follows; the second, at its offset, that none does
     #expect(Self.request(ends, .dispatch, action) == 1)
-    #expect(Self.request(ends, .dispatch, action) == 1)
-    #expect(fh_channel_peek_request(&ends.worker, &frame) == 0)
-    #expect(Self.drain(ends) == writer.bytes + writer.bytes)
-    // half a frame waiting: not taken
-    #expect(fh_channel_write(&ends.host, writer.bytes, 7, 0) == 7)
-    #expect(fh_channel_peek_request(&ends.worker, &frame) == 0)
+    #expect(Self.request(ends, .snapshot, nil) == 1)
+    #expect(Self.peek(ends) == (frame, true))
+    #expect(Self.peek(ends, at: frame.count) == ([1, 0, 0, 0, WorkerFrame.Request.snapshot.rawValue], false))
+    #expect(Self.peek(ends, at: frame.count + 5).bytes == nil)
     _ = Self.drain(ends)
-    // a frame across the ring's end: not taken in place
-    for offset in 1..<writer.bytes.count {
+    // a whole frame then half of one: taken, nothing whole after it; the half is not taken
+    #expect(Self.request(ends, .dispatch, action) == 1)
+    #expect(fh_channel_write(&ends.host, frame, 7, 0) == 7)
+    #expect(Self.peek(ends) == (frame, false))
+    #expect(Self.peek(ends, at: frame.count).bytes == nil)
+    _ = Self.drain(ends)
+    // a frame across the ring's end: not taken in place; one before it says it follows
+    for offset in 1..<frame.count {
       Self.move(ends, toBeforeTheEnd: offset)
       #expect(Self.request(ends, .dispatch, action) == 1)
-      #expect(fh_channel_peek_request(&ends.worker, &frame) == 0, "\(offset) bytes before the end")
-      #expect(Self.drain(ends) == writer.bytes)
+      #expect(Self.peek(ends).bytes == nil, "\(offset) bytes before the end")
+      #expect(Self.drain(ends) == frame)
+      Self.move(ends, toBeforeTheEnd: offset + frame.count)
+      #expect(Self.request(ends, .dispatch, action) == 1)
+      #expect(Self.request(ends, .dispatch, action) == 1)
+      #expect(Self.peek(ends) == (frame, true), "followed by one \(offset) bytes before the end")
+      #expect(Self.drain(ends) == frame + frame)
     }
   }
 

@@ -79,10 +79,11 @@ int fh_channel_take_done(fh_channel *channel);
 // `fh_channel_write` and `fh_channel_write_held`: 1; 0 when not written (no room now, or the
 // shown position is not this side's), to be written the general way.
 int fh_channel_write_done(fh_channel *channel, int changed, int shown);
-// Worker: the next request where it lies in the ring, when it is all that is waiting, whole and
-// in one piece: its address (its length word's) and its size, length word included; 0 when not
-// so (read it the general way). `fh_channel_consume` takes it once served.
-long fh_channel_peek_request(const fh_channel *channel, const unsigned char **frame);
+// Worker: the request `offset` bytes past this side's read position, where it lies in the ring,
+// when it is whole and in one piece: its address (its length word's) and its size, length word
+// included, and in `more` whether another whole request follows it; 0 when not so (read it the
+// general way). `fh_channel_consume` takes what was served.
+long fh_channel_peek_request(const fh_channel *channel, uint32_t offset, const unsigned char **frame, int *more);
 // Either end: takes `count` bytes of the incoming ring as read (after a peek).
 void fh_channel_consume(fh_channel *channel, uint32_t count);
 
