@@ -172,10 +172,16 @@ struct WorkerRingDirectTests {
   @Test func positionsTheWorkerCannotHaveReachedAreNotTakenAsADone() throws {
     let ends = try Ends(capacity: 1024)
     #expect(fh_channel_write_done(&ends.worker, 1, 1) == 1)
+    // given requests that used up the room the host last saw (read since, so it must look again)
+    let filler = [UInt8](repeating: 1, count: 1000)
+    #expect(fh_channel_write(&ends.host, filler, filler.count, 0) == 1000)
+    #expect(Self.drain(ends).count == 1000)
     // when the worker fills the shared memory with garbage
     memset(UnsafeMutableRawPointer(try #require(ends.worker.shared)), 0xA5, ends.worker.mapped)
-    // the host takes nothing, and the general way finds the channel broken
+    // the host takes nothing, writes nothing past the room it knew, and the general way finds the
+    // channel broken
     #expect(fh_channel_take_done(&ends.host) == -1)
+    #expect(Self.request(ends, .dispatch, #"{"type":"increment"}"#) == -1)
     var buffer = [UInt8](repeating: 0, count: 16)
     #expect(fh_channel_read(&ends.host, &buffer, 16) == -1)
   }
