@@ -246,17 +246,22 @@ long fh_channel_callbacks_readable(const fh_channel *channel) {
     return readable_in(channel, &channel->shared->callbacks, channel->callbacks_head);
 }
 
+// Copies `count` bytes into `lane` at `offset` past this side's tail, wrapping at the ring's end.
+static void copy_at(const fh_channel *channel, struct lane_out lane, uint32_t offset, const void *bytes, size_t count) {
+    uint32_t mask = channel->capacity - 1;
+    uint32_t at = (*lane.tail + offset) & mask;
+    size_t first = channel->capacity - at < count ? channel->capacity - at : count;
+    memcpy(lane.data + at, bytes, first);
+    if (count > first) memcpy(lane.data, (const unsigned char *)bytes + first, count - first);
+}
+
 // Copies what fits into `lane` and moves this side's own tail: the count, or -1 as for write.
 static long copy_in(const fh_channel *channel, struct lane_out lane, const void *bytes, size_t count) {
     long room = room_for(channel, lane, count);
     if (room < 0) return -1;
     size_t n = count < (size_t)room ? count : (size_t)room;
     if (n == 0) return 0;
-    uint32_t mask = channel->capacity - 1;
-    uint32_t at = *lane.tail & mask;
-    size_t first = channel->capacity - at < n ? channel->capacity - at : n;
-    memcpy(lane.data + at, bytes, first);
-    if (n > first) memcpy(lane.data, (const unsigned char *)bytes + first, n - first);
+    copy_at(channel, lane, 0, bytes, n);
     *lane.tail += (uint32_t)n;
     return (long)n;
 }
@@ -288,15 +293,6 @@ long fh_channel_write(fh_channel *channel, const void *bytes, size_t count, int 
     long n = copy_in(channel, lane, bytes, count);
     if (n > 0) publish(channel, lane, listener);
     return n;
-}
-
-// Copies `count` bytes into `lane` at `offset` past this side's tail, wrapping at the ring's end.
-static void copy_at(const fh_channel *channel, struct lane_out lane, uint32_t offset, const void *bytes, size_t count) {
-    uint32_t mask = channel->capacity - 1;
-    uint32_t at = (*lane.tail + offset) & mask;
-    size_t first = channel->capacity - at < count ? channel->capacity - at : count;
-    memcpy(lane.data + at, bytes, first);
-    if (count > first) memcpy(lane.data, (const unsigned char *)bytes + first, count - first);
 }
 
 long fh_channel_write_request(fh_channel *channel, uint8_t kind, const void *text, size_t count) {

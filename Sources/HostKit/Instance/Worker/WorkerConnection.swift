@@ -237,7 +237,7 @@ final class WorkerConnection: @unchecked Sendable {
           // Spun for it already: the loop sleeps at once.
           spun = true
         } else if !reader.hasBytes, case let changed = fh_channel_take_done(channel), changed >= 0 {
-          let reply = WorkerReply(status: fh_status(FH_OK), changed: changed != 0, text: "", extra: "")
+          let reply = WorkerReply.done(changed: changed != 0)
           answeredTotal += 1
           answers.store(answeredTotal, ordering: .relaxed)
           each(reply)
@@ -282,17 +282,6 @@ final class WorkerConnection: @unchecked Sendable {
         }
         written += count
         progressed = count > 0
-      }
-      // The last answer due, with nothing read before it: a `done` frame is taken where it lies.
-      if answered + 1 == replies, !reader.hasBytes, case let changed = fh_channel_take_done(channel), changed >= 0 {
-        let reply = WorkerReply(status: fh_status(FH_OK), changed: changed != 0, text: "", extra: "")
-        answered += 1
-        answeredTotal += 1
-        answers.store(answeredTotal, ordering: .relaxed)
-        each(reply)
-        last = reply
-        waited = false
-        continue
       }
       let read = reader.fill { fh_channel_read(channel, $0, $1) }
       if read < 0 {
@@ -440,11 +429,11 @@ final class WorkerConnection: @unchecked Sendable {
   /// The next reply, delivering the callbacks before it; nil when no whole reply is read yet.
   private func nextReply() -> WorkerReply? {
     if let changed = reader.nextDone() {
-      return WorkerReply(status: fh_status(FH_OK), changed: changed != 0, text: "", extra: "")
+      return .done(changed: changed != 0)
     }
     while var frame = reader.next() {
       if frame.kind == WorkerFrame.Message.done.rawValue {
-        return WorkerReply(status: fh_status(FH_OK), changed: frame.fields.byte() != 0, text: "", extra: "")
+        return .done(changed: frame.fields.byte() != 0)
       }
       guard frame.kind == WorkerFrame.Message.reply.rawValue else {
         deliver(frame.kind, &frame.fields)

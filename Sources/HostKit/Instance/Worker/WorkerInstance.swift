@@ -472,6 +472,11 @@ struct WorkerReply {
   var text: String
   var extra: String
 
+  /// A `done` frame's answer: status OK, no text.
+  static func done(changed: Bool) -> WorkerReply {
+    WorkerReply(status: fh_status(FH_OK), changed: changed, text: "", extra: "")
+  }
+
   func result(call: @autoclosure () -> String) -> Result<WorkerReply, PluginCallError> {
     status == fh_status(FH_OK) ? .success(self) : .failure(PluginCallError(call: call(), status: status, message: text))
   }
